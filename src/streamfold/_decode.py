@@ -1,0 +1,109 @@
+"""Decoding: a frame's payload becomes JSON, the `[DONE]` sentinel, a
+comment/keep-alive, an empty payload, glued documents, or invalid text.
+
+Nothing here knows vendors. Invalid payloads are kept with the decoder's
+message and position, so the rest of the stream still folds.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ._frames import Frame
+from ._json import loads
+
+__all__ = ["Payload", "PayloadKind", "decode_data", "decode_frame"]
+
+DONE_SENTINEL = "[DONE]"
+
+
+class PayloadKind(str, enum.Enum):
+    JSON = "json"
+    #: The `[DONE]` sentinel of OpenAI-style streams.
+    DONE = "done"
+    #: No data at all: comments, keep-alives, event/id/retry-only blocks.
+    COMMENT = "comment"
+    #: A data field that is empty or whitespace (F8: `json.loads("")` fails in clients).
+    EMPTY = "empty"
+    #: Two or more JSON documents in one frame: a blank line was lost.
+    GLUED = "glued"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """What a frame carried. For GLUED, `value` is a tuple of (document, char offset)."""
+
+    kind: PayloadKind
+    value: Any = None
+    error: str | None = None
+    #: Character position of the error in the frame's data.
+    position: int | None = None
+
+
+COMMENT = Payload(PayloadKind.COMMENT)
+DONE = Payload(PayloadKind.DONE)
+EMPTY = Payload(PayloadKind.EMPTY)
+
+
+def decode_frame(frame: Frame) -> Payload:
+    """Decode one frame's data."""
+    if frame.data is None:
+        return COMMENT
+    return decode_data(frame.data)
+
+
+def decode_data(data: str) -> Payload:
+    if data == DONE_SENTINEL:
+        return DONE
+    try:
+        return Payload(PayloadKind.JSON, loads(data))
+    except ValueError as exc:
+        return _not_one_document(data, exc)
+
+
+def _not_one_document(data: str, exc: ValueError) -> Payload:
+    stripped = data.strip()
+    if not stripped:
+        return EMPTY
+    if stripped == DONE_SENTINEL:
+        return DONE
+    documents = split_glued(data)
+    if documents is not None:
+        return Payload(PayloadKind.GLUED, tuple(documents))
+    if isinstance(exc, json.JSONDecodeError):
+        return Payload(PayloadKind.INVALID, None, exc.msg, exc.pos)
+    return Payload(PayloadKind.INVALID, None, str(exc), None)
+
+
+_decoder = json.JSONDecoder()
+_WHITESPACE = " \t\r\n"
+
+
+def split_glued(data: str) -> list[tuple[Any, int]] | None:
+    """Split `data` into 2+ JSON documents (optionally each behind `data:`), or None.
+
+    Covers a lost blank line (two `data:` lines joined by "\\n"), documents
+    back to back on one line, and a `data:` prefix left inside the data.
+    """
+    documents: list[tuple[Any, int]] = []
+    pos, end = 0, len(data)
+    while True:
+        while pos < end and data[pos] in _WHITESPACE:
+            pos += 1
+        if pos >= end:
+            break
+        if data.startswith("data:", pos):
+            pos += 5
+            if data.startswith(" ", pos):
+                pos += 1
+        try:
+            value, stop = _decoder.raw_decode(data, pos)
+        except ValueError:
+            return None
+        documents.append((value, pos))
+        pos = stop
+    return documents if len(documents) >= 2 else None

@@ -1,0 +1,313 @@
+"""The pipeline: bytes -> frames -> payloads -> dialect -> merge -> Result.
+
+`Folder` is incremental and sans-I/O: `feed(chunk)` returns what the chunk
+completed, `close()` returns the `Result`. `fold(data)` is feed-all plus
+close without collecting per-chunk events. However the bytes are chunked,
+the result is the same.
+
+Bad input never raises here: it becomes an error or a diagnostic pointing at
+its frame. Only misuse raises (feeding after close, a wrong argument type).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._decode import DONE_SENTINEL, PayloadKind, decode_data
+from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame
+from ._jsonarray import JSONArrayParser
+from ._json import loads
+from ._merge import Merger
+from ._ndjson import NDJSONParser
+from ._report import Report
+from ._result import Result, build_result
+from ._sniff import TRANSPORTS, sniff
+from ._sse import SSEParser
+from .dialects import DIALECTS, Dialect, detect
+from .dialects.unknown import Unknown
+
+__all__ = ["Folder", "fold"]
+
+_FRAMERS = {"sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser}
+# Payloads buffered while no dialect has claimed one; past this, "unknown".
+_DETECTION_WINDOW = 16
+_SNIFF_WINDOW = 64 * 1024
+
+_JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
+
+
+class Folder:
+    """Fold a stream incrementally.
+
+    >>> folder = Folder()
+    >>> for chunk in (b'data: {"object":"chat.completion.chunk","choices":[{"index":0,', b'"delta":{"content":"Hi"}}]}\\n\\n'):
+    ...     events = folder.feed(chunk)
+    >>> events
+    [TextDelta(frame=0, choice=0, field='content', text='Hi')]
+    >>> folder.close().choices[0].content
+    'Hi'
+    """
+
+    def __init__(self, dialect: str | None = None, *, transport: str | None = None,
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, _events: bool = True) -> None:
+        if dialect is not None and dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+        if transport is not None and transport not in TRANSPORTS:
+            raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
+        self.max_frame_size = max_frame_size
+        self.transport = transport
+        self._framer: SSEParser | NDJSONParser | JSONArrayParser | None = None
+        self._head = bytearray()
+        self._frames: list[Frame] = []
+        self._kinds: list[PayloadKind] = []
+        self._merger = Merger(journal=_events)
+        self._report = Report(self._frames)
+        self._dialect: Dialect | None = DIALECTS[dialect](self._merger, self._report) if dialect else None
+        self._undetected: list[tuple[Any, int]] = []
+        self._after_terminal: list[int] = []
+        # An in-stream error found by framing (F5), before a dialect may exist.
+        self._failed = False
+        self._closed = False
+        if transport is not None:
+            self._framer = _FRAMERS[transport](max_frame_size=max_frame_size)
+
+    @property
+    def frames(self) -> list[Frame]:
+        """The frames seen so far (read-only use)."""
+        return self._frames
+
+    @property
+    def dialect(self) -> str | None:
+        return None if self._dialect is None else self._dialect.name
+
+    def feed(self, chunk: bytes | str) -> list[Event]:
+        """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
+        self._feed(chunk)
+        return self._drain()
+
+    def close(self) -> Result:
+        """End the stream and return the folded `Result`."""
+        if self._closed:
+            raise RuntimeError("close() called twice")
+        self._closed = True
+        if self._framer is None:
+            self._start(sniff(bytes(self._head), final=True) or "sse")
+        assert self._framer is not None
+        self._fold(self._framer.close())
+        dialect = self._dialect
+        if dialect is None:
+            dialect = self._adopt(Unknown)
+        last = self._frames[-1].index if self._frames else 0
+        dialect.finish(last)
+        dialect.failed = dialect.failed or self._failed
+        self._stream_findings(dialect)
+        assert self.transport is not None
+        return build_result(self.transport, dialect, self._merger, self._frames, self._kinds,
+                            self._report.errors, self._report.diagnostics)
+
+    # -- bytes to frames ------------------------------------------------------
+
+    def _feed(self, chunk: bytes | str) -> None:
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        elif not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"feed() takes bytes or str, got {type(chunk).__name__}")
+        if self._closed:
+            raise RuntimeError("feed() after close(): the stream has ended")
+        framer = self._framer
+        if framer is None:
+            self._head += chunk
+            head = self._head
+            if b"\n" not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+                return  # nothing new to decide on
+            transport = sniff(bytes(head), final=len(head) >= _SNIFF_WINDOW)
+            if transport is None:
+                return
+            framer = self._start(transport)
+            chunk, self._head = bytes(head), bytearray()
+        self._fold(framer.feed(chunk))
+
+    def _start(self, transport: str) -> SSEParser | NDJSONParser | JSONArrayParser:
+        self.transport = transport
+        self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
+        if self._head:
+            head, self._head = bytes(self._head), bytearray()
+            self._fold(self._framer.feed(head))
+        return self._framer
+
+    # -- frames to the merger (the hot loop: once per frame) -----------------
+
+    def _fold(self, frames: list[Frame]) -> None:
+        all_frames, kinds, dialect = self._frames, self._kinds, self._dialect
+        for frame in frames:
+            all_frames.append(frame)
+            if frame.issues:
+                self._frame_issues(frame)
+            data = frame.data
+            if data is None:
+                kinds.append(_COMMENT)
+                continue
+            if data == DONE_SENTINEL:
+                kinds.append(_DONE)
+                self._payload(_DONE, None, frame.index)
+                continue
+            try:
+                value = loads(data)
+            except ValueError:
+                self._not_one_document(frame)
+                continue
+            kinds.append(_JSON)
+            if dialect is not None and dialect.terminal is None:
+                dialect.fold(value, frame.index)
+            else:
+                self._payload(_JSON, value, frame.index)
+                dialect = self._dialect
+
+    def _payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
+        """A payload off the fast path: sentinel, before detection, or after the terminal."""
+        dialect = self._dialect
+        if dialect is not None and dialect.terminal is not None:
+            self._after_terminal.append(frame)
+            return
+        if dialect is None:
+            if kind is _JSON:
+                claimed = detect(value)
+                if claimed is None and len(self._undetected) < _DETECTION_WINDOW:
+                    self._undetected.append((value, frame))
+                    return
+                dialect = self._adopt(claimed or Unknown)
+            else:
+                self._undetected.append((_DONE, frame))
+                return
+        if kind is _DONE:
+            dialect.done(frame)
+        else:
+            dialect.fold(value, frame)
+
+    def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
+        """Choose the dialect, then fold what waited for it."""
+        dialect = self._dialect = dialect_class(self._merger, self._report)
+        waiting, self._undetected = self._undetected, []
+        for value, frame in waiting:
+            if dialect.terminal is not None:
+                self._after_terminal.append(frame)
+            elif value is _DONE:
+                dialect.done(frame)
+            else:
+                dialect.fold(value, frame)
+        return dialect
+
+    def _not_one_document(self, frame: Frame) -> None:
+        assert frame.data is not None
+        payload = decode_data(frame.data)
+        kind = payload.kind
+        self._kinds.append(kind)
+        report = self._report
+        if kind is PayloadKind.GLUED:
+            documents = payload.value
+            starts = ", ".join(str(start) for _, start in documents)
+            report.diagnostic(
+                "glued-frames", frame.index,
+                f"frame {frame.index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
+                "the blank line between frames was lost. Each was folded; a client that parses the frame as "
+                "one document fails here",
+                documents=[document for document, _ in documents])
+            for document, _ in documents:
+                self._payload(_JSON, document, frame.index)
+        elif kind is PayloadKind.DONE:
+            self._payload(_DONE, None, frame.index)
+        elif kind is PayloadKind.EMPTY:
+            report.diagnostic(
+                "empty-data", frame.index,
+                f"frame {frame.index} has an empty data field; skipped. Clients that JSON-parse every "
+                "data field fail here (F8)", severity="info", once=True)
+        else:
+            hint = ""
+            if "data:" in frame.data:
+                hint = " It contains `data:`: a frame was probably cut and the next one glued onto it."
+            elif not frame.terminated:
+                hint = " The stream ended inside this frame."
+            report.error(
+                "invalid-json", frame.index,
+                f"frame {frame.index} is not valid JSON: {payload.error}: character {payload.position} "
+                f"of its data; it is kept aside and the rest of the stream folds.{hint}",
+                raw=frame.data)
+            if self._dialect is not None and self._dialect.terminal is not None:
+                self._after_terminal.append(frame.index)
+
+    def _frame_issues(self, frame: Frame) -> None:
+        report = self._report
+        for issue in frame.issues:
+            if issue.code == "frame-too-large":
+                report.error("frame-too-large", frame.index, issue.message, offset=issue.offset, line=issue.line)
+            elif issue.code == "unknown-field" and issue.text.partition(":")[0] == "error":
+                # F5: llama.cpp before #16109 sent errors as an `error:` field.
+                value = issue.text.partition(":")[2].strip()
+                report.error("in-stream-error", frame.index,
+                             f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}",
+                             raw=value, offset=issue.offset, line=issue.line)
+                self._failed = True
+            else:
+                severity = "info" if issue.code in ("invalid-retry", "invalid-id") else "warning"
+                report.diagnostic(issue.code, frame.index, issue.message, severity=severity,
+                                  offset=issue.offset, line=issue.line)
+
+    # -- end of stream ------------------------------------------------------------
+
+    def _stream_findings(self, dialect: Dialect) -> None:
+        report, frames = self._report, self._frames
+        if frames and not frames[-1].terminated:
+            last = frames[-1]
+            if self.transport == "sse":
+                message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
+                           "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
+                severity = "warning"
+            else:
+                message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
+                severity = "info"
+            report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
+        if self._after_terminal:
+            first = self._after_terminal[0]
+            report.diagnostic(
+                "frame-after-terminal", first,
+                f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal}, "
+                f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
+                "but not folded", frames=list(self._after_terminal))
+        has_data = any(kind is not _COMMENT for kind in self._kinds)
+        if dialect.terminal is None and has_data and not isinstance(dialect, Unknown) and not dialect.failed:
+            last_index = frames[-1].index if frames else None
+            report.diagnostic(
+                "missing-terminal", last_index,
+                "the stream ended without its terminal frame (`data: [DONE]` for this dialect): it was "
+                "probably cut off, so the reply may be truncated", severity="warning")
+
+    def _drain(self) -> list[Event]:
+        events: list[Event] = []
+        merger = self._merger
+        for op, path, value, frame in merger.drain():
+            if op == "append":
+                if len(path) == 2:
+                    events.append(TextDelta(frame, path[0], path[1], value))
+                elif path[1] == "tool":
+                    events.append(ToolCallDelta(frame, path[0], path[2], merger.get((*path[:3], "name")), value))
+            elif op == "parsed":
+                events.append(ToolCallDone(frame, path[0], path[2], merger.get((*path[:3], "name")),
+                                           value.value, value.error))
+            elif path == ("usage",):
+                events.append(UsageUpdate(frame, value))
+            elif len(path) == 2 and path[1] == "finish_reason":
+                events.append(FinishReason(frame, path[0], value))
+        errors, diagnostics = self._report.drain()
+        events.extend(Finding(finding.frame, finding) for finding in (*errors, *diagnostics))
+        return events
+
+
+def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
+         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> Result:
+    """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`."""
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
+    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, _events=False)
+    folder._feed(data)
+    return folder.close()

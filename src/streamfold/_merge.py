@@ -1,0 +1,162 @@
+"""The one generic merger. Dialects say *where* (a path) and *how* (a rule);
+the merger owns the state and the rules (reference/dialects.md §0):
+
+- APPEND (`append`): string concatenation in arrival order; None and "" are no-ops.
+- SET-ONCE (`set_once`): the first non-empty value wins ("" and "null" are empty).
+- REPLACE (`replace`): the last non-None value wins; None never clears.
+- WHOLE (`whole`): an item that arrives complete; a copy with the same path replaces it.
+- PARSE-AT-END (`parse`): an APPEND buffer parsed once, when its block closes or the stream ends.
+
+Paths are tuples. The canonical ones, shared by every dialect and read by the
+result builder:
+
+    ("id",) ("model",) ("created",) ("usage",)
+    (choice, "role") (choice, "content") (choice, "reasoning") (choice, "refusal")
+    (choice, "finish_reason") (choice, "error")
+    (choice, "tool", key, "id" | "name" | "arguments")
+
+Every APPEND buffer remembers which frame gave each piece (provenance), so a
+character of the reply can be traced back to its frame. Pieces are collected
+and joined once; nothing re-copies a growing string.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Any, Hashable
+
+from ._toolargs import ParsedArguments, parse_arguments
+
+__all__ = ["Merger", "TextBuffer"]
+
+Path = tuple[Hashable, ...]
+_EMPTY = (None, "", "null")
+
+
+class TextBuffer:
+    """An APPEND buffer with provenance: pieces, the frame of each, running ends."""
+
+    __slots__ = ("pieces", "frames", "ends", "length", "parsed")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.frames: list[int] = []
+        self.ends: list[int] = []
+        self.length = 0
+        #: The PARSE-AT-END outcome, None until parsed (or after a later append).
+        self.parsed: ParsedArguments | None = None
+
+    def add(self, text: str, frame: int) -> None:
+        self.pieces.append(text)
+        self.frames.append(frame)
+        self.length += len(text)
+        self.ends.append(self.length)
+        self.parsed = None
+
+    def text(self) -> str:
+        if len(self.pieces) > 1:
+            # Join once and keep the result: later reads are free.
+            joined = "".join(self.pieces)
+            self.pieces[:] = [joined]
+            return joined
+        return self.pieces[0] if self.pieces else ""
+
+    @property
+    def first_frame(self) -> int:
+        return self.frames[0]
+
+    @property
+    def last_frame(self) -> int:
+        return self.frames[-1]
+
+    def frame_at(self, offset: int) -> int | None:
+        """The frame that produced character `offset` (None if out of range)."""
+        if offset < 0 or offset >= self.length:
+            return None
+        return self.frames[bisect_right(self.ends, offset)]
+
+    def fragments(self) -> list[tuple[str, int]]:
+        """(piece, frame) pairs as they arrived, rebuilt from the running ends."""
+        joined = self.text()
+        starts = [0, *self.ends[:-1]]
+        return [(joined[s:e], f) for s, e, f in zip(starts, self.ends, self.frames)]
+
+
+class Merger:
+    """Applies merge rules by path and records where every value came from."""
+
+    def __init__(self, *, journal: bool = False) -> None:
+        self.texts: dict[Path, TextBuffer] = {}
+        #: path -> [value, first frame, last frame]
+        self.values: dict[Path, list[Any]] = {}
+        #: Changes since the last drain, for `Folder.feed()`'s return value.
+        self.journal: list[tuple[str, Path, Any, int]] | None = [] if journal else None
+
+    def append(self, path: Path, text: str | None, frame: int) -> None:
+        if not text:
+            return
+        buffer = self.texts.get(path)
+        if buffer is None:
+            buffer = self.texts[path] = TextBuffer()
+        buffer.add(text, frame)
+        if self.journal is not None:
+            self.journal.append(("append", path, text, frame))
+
+    def set_once(self, path: Path, value: Any, frame: int) -> Any:
+        """Keep the first non-empty value; return the value now held (or None)."""
+        slot = self.values.get(path)
+        if slot is not None:
+            return slot[0]
+        if value in _EMPTY:
+            return None
+        self.values[path] = [value, frame, frame]
+        if self.journal is not None:
+            self.journal.append(("set", path, value, frame))
+        return value
+
+    def replace(self, path: Path, value: Any, frame: int) -> None:
+        if value is None:
+            return
+        slot = self.values.get(path)
+        if slot is None:
+            self.values[path] = [value, frame, frame]
+        else:
+            slot[0] = value
+            slot[2] = frame
+        if self.journal is not None:
+            self.journal.append(("set", path, value, frame))
+
+    whole = replace
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        slot = self.values.get(path)
+        return default if slot is None else slot[0]
+
+    def frames_of(self, path: Path) -> tuple[int, int] | None:
+        """First and last frame that touched a value or text path."""
+        buffer = self.texts.get(path)
+        if buffer is not None and buffer.frames:
+            return buffer.first_frame, buffer.last_frame
+        slot = self.values.get(path)
+        return None if slot is None else (slot[1], slot[2])
+
+    def text(self, path: Path) -> str | None:
+        buffer = self.texts.get(path)
+        return None if buffer is None else buffer.text()
+
+    def parse(self, path: Path, frame: int) -> ParsedArguments:
+        """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
+        buffer = self.texts.get(path)
+        if buffer is None:
+            buffer = self.texts[path] = TextBuffer()
+        if buffer.parsed is None:
+            buffer.parsed = parse_arguments(buffer.text(), buffer.fragments())
+            if self.journal is not None:
+                self.journal.append(("parsed", path, buffer.parsed, frame))
+        return buffer.parsed
+
+    def drain(self) -> list[tuple[str, Path, Any, int]]:
+        if not self.journal:
+            return []
+        out, self.journal = self.journal, []
+        return out

@@ -1,0 +1,120 @@
+"""NDJSON framing (Ollama native, Cohere v1): one JSON document per `\\n`-ended line.
+
+A trailing CR is stripped, whitespace-only lines are skipped, and a last line
+without its `\\n` is reported at `close()` as a frame with `terminated=False`.
+Fragments of the line being received are joined once, so a long line fed in
+small pieces stays linear.
+"""
+
+from __future__ import annotations
+
+from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
+from ._utf8 import decode_reporting
+
+__all__ = ["NDJSONParser"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class NDJSONParser:
+    """Incremental, sans-I/O NDJSON splitter with the same API as `SSEParser`."""
+
+    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        if max_frame_size < 1:
+            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
+        self.max_frame_size = max_frame_size
+        self._closed = False
+        self._at_stream_start = True
+        self._partial: list[bytes] = []
+        self._partial_size = 0
+        self._oversized_head: bytes | None = None
+        self._offset = 0
+        self._line = 1
+        self._index = 0
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        """Take the next bytes of the stream; return the lines they completed."""
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
+        if self._closed:
+            raise RuntimeError("feed() after close(): the stream has ended")
+        frames: list[Frame] = []
+        if not chunk:
+            return frames
+        chunk = bytes(chunk)
+        if b"\n" not in chunk:
+            self._add_partial(chunk)
+            return frames
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        if self._partial or self._oversized_head is not None:
+            self._add_partial(lines[0])
+            lines[0] = self._take_partial()
+        for line in lines:
+            self._take_line(line, b"\n", frames)
+        self._add_partial(tail)
+        return frames
+
+    def close(self) -> list[Frame]:
+        """End the stream: a last line without `\\n` becomes an unterminated frame."""
+        if self._closed:
+            raise RuntimeError("close() called twice")
+        self._closed = True
+        frames: list[Frame] = []
+        if self._partial_size:
+            self._take_line(self._take_partial(), b"", frames)
+        return frames
+
+    def _add_partial(self, fragment: bytes) -> None:
+        if not fragment:
+            return
+        if self._oversized_head is None and self._partial_size + len(fragment) > self.max_frame_size:
+            self._oversized_head = b"".join(self._partial + [fragment])[: self.max_frame_size]
+            self._partial.clear()
+        elif self._oversized_head is None:
+            self._partial.append(fragment)
+        self._partial_size += len(fragment)
+
+    def _take_partial(self) -> bytes:
+        line = b"".join(self._partial)
+        self._partial.clear()
+        return line
+
+    def _take_line(self, line: bytes, terminator: bytes, frames: list[Frame]) -> None:
+        # An oversized line was not kept, so its size is the running count.
+        length = (self._partial_size if self._oversized_head is not None else len(line)) + len(terminator)
+        self._partial_size = 0
+        offset, number = self._offset, self._line
+        self._offset += length
+        self._line += 1
+        if self._at_stream_start:
+            self._at_stream_start = False
+            if line.startswith(_BOM):
+                line = line[3:]
+                offset += 3
+        if self._oversized_head is not None:
+            head, self._oversized_head = self._oversized_head, None
+            issue = FrameIssue(
+                "frame-too-large",
+                offset,
+                number,
+                f"line of {length} bytes exceeds max_frame_size={self.max_frame_size}; "
+                f"its first {len(head)} bytes are kept in raw and the rest was dropped",
+            )
+            frames.append(Frame(self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,)))
+            self._index += 1
+            return
+        content = line[:-1] if line.endswith(b"\r") else line
+        if not content.strip():
+            return
+        issues: tuple[FrameIssue, ...] = ()
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            text, bad = decode_reporting(content, offset)
+            issues = tuple(
+                FrameIssue("invalid-utf8", at, number, f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD", text)
+                for at, run in bad
+            )
+        frames.append(Frame(self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues))
+        self._index += 1

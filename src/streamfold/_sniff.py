@@ -1,0 +1,44 @@
+"""Choose the transport from the first bytes of a capture (reference §3)."""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["sniff", "TRANSPORTS"]
+
+TRANSPORTS = ("sse", "ndjson", "json-array")
+
+_BOM = b"\xef\xbb\xbf"
+_SSE_STARTS = (b"data:", b"data\n", b"data\r", b"event:", b"id:", b"retry:", b":")
+# Enough to see past a long first NDJSON line; past it we stop waiting.
+_SNIFF_LIMIT = 64 * 1024
+
+
+def sniff(head: bytes, final: bool = False) -> str | None:
+    """Return "sse", "ndjson" or "json-array" for a capture starting with `head`.
+
+    None means "feed more bytes" and only happens while `final` is False.
+    """
+    text = head[3:] if head.startswith(_BOM) else head
+    text = text.lstrip(b" \t\r\n")
+    if not text:
+        return "sse" if final else None
+    first = text[:1]
+    if first == b"[":
+        return "json-array"
+    if first == b"{":
+        newline = text.find(b"\n")
+        if newline < 0 and not final and len(head) < _SNIFF_LIMIT:
+            return None
+        line = text if newline < 0 else text[:newline]
+        try:
+            json.loads(line)
+        except ValueError:
+            # A pretty-printed object (or a cut one): frame it by brackets.
+            return "ndjson" if newline < 0 and final else "json-array"
+        return "ndjson"
+    if text.startswith(_SSE_STARTS):
+        return "sse"
+    if not final and len(text) < 6 and any(s.startswith(text) for s in _SSE_STARTS):
+        return None
+    return "sse"

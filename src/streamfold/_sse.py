@@ -1,0 +1,330 @@
+"""Server-sent events framing: the WHATWG "event stream interpretation", exactly.
+
+https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+
+Strategy. Bytes are split into lines on CR, LF and CRLF only (never
+`str.splitlines()`, which also splits on U+2028 and friends that JSON carries
+unescaped). A line whose terminator has not arrived yet is kept as a list of
+fragments and joined once, so a huge `data:` line fed in small pieces stays
+linear. A CR that ends a read is held back until the next byte shows whether
+it is half of a CRLF; this keeps `raw` (and therefore every offset) the same
+however the bytes were chunked. Each complete line is decoded from UTF-8 on
+its own (see `_utf8`), then interpreted.
+
+Where a debugger must differ from a browser, it reports instead of dropping:
+a block without `data` (comments, `event: ping`, id/retry only) is still a
+frame with `data=None`; a final block with no blank line after it is a frame
+with `terminated=False`; ignored fields become `FrameIssue`s.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
+from ._utf8 import decode_reporting
+
+__all__ = ["SSEParser"]
+
+_CR = 0x0D
+_LF = 0x0A
+_COLON = 0x3A
+_BOM = b"\xef\xbb\xbf"
+_KNOWN_FIELDS = ("data", "event", "id", "retry")
+
+
+class SSEParser:
+    """Incremental, sans-I/O SSE splitter.
+
+    `feed(chunk)` returns the frames that chunk completed; `close()` ends the
+    stream and returns the final, possibly unterminated, frame. Nothing a
+    stream contains makes these raise; only misuse does (`feed` after
+    `close`, a `str` instead of bytes).
+    """
+
+    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        if max_frame_size < 1:
+            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
+        self.max_frame_size = max_frame_size
+        #: The WHATWG last-event-id buffer: survives dispatch, per the spec.
+        self.last_event_id = ""
+        self._closed = False
+        self._at_stream_start = True
+        # The line being received: its fragments (without terminator) and
+        # whether it ended in a CR whose LF may still come.
+        self._partial: list[bytes] = []
+        self._partial_size = 0
+        self._held_cr = False
+        # Where the next complete line starts.
+        self._offset = 0
+        self._line = 1
+        self._index = 0
+        self._reset_block()
+        # Oversized block being skipped: its kept head, offset and line.
+        self._skipping: tuple[bytes, int, int, int] | None = None
+
+    def _reset_block(self) -> None:
+        self._block_lines: list[bytes] = []
+        self._block_size = 0
+        self._block_offset = 0
+        self._block_line = 0
+        self._data: list[str] = []
+        self._has_data = False
+        self._event: str | None = None
+        self._id: str | None = None
+        self._retry: int | None = None
+        self._comments: list[str] = []
+        self._issues: list[FrameIssue] = []
+
+    # -- public API ---------------------------------------------------------
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        """Take the next bytes of the stream; return the frames they completed."""
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
+        if self._closed:
+            raise RuntimeError("feed() after close(): the stream has ended")
+        if not chunk:
+            return []
+        chunk = bytes(chunk)
+        frames: list[Frame] = []
+        if self._held_cr:
+            # The held CR is a line end either way; an LF right after it
+            # belongs to the same terminator.
+            self._held_cr = False
+            if chunk[0] == _LF:
+                self._finish_partial(b"\r\n", frames)
+                chunk = chunk[1:]
+                if not chunk:
+                    return frames
+            else:
+                self._finish_partial(b"\r", frames)
+        if _LF not in chunk and _CR not in chunk:
+            self._add_partial(chunk)
+            return frames
+        lines = chunk.splitlines(keepends=True)
+        tail = lines.pop() if lines[-1][-1] != _LF else b""
+        if lines:
+            if self._partial or self._skipping is not None:
+                first = lines[0]
+                end = 2 if first.endswith(b"\r\n") else 1
+                self._add_partial(first[:-end])
+                self._finish_partial(first[-end:], frames)
+                del lines[0]
+            self._take_lines(lines, frames)
+        if tail:
+            if tail[-1] == _CR:
+                # Could be half of a CRLF: decide when the next byte arrives.
+                self._add_partial(tail[:-1])
+                self._held_cr = True
+            else:
+                self._add_partial(tail)
+        return frames
+
+    def close(self) -> list[Frame]:
+        """End the stream: flush a final line and block that never got their terminators."""
+        if self._closed:
+            raise RuntimeError("close() called twice")
+        self._closed = True
+        frames: list[Frame] = []
+        if self._held_cr:
+            self._held_cr = False
+            self._finish_partial(b"\r", frames)
+        elif self._partial or self._partial_size:
+            self._finish_partial(b"", frames)
+        if self._skipping is not None:
+            frames.append(self._oversized_frame(terminated=False))
+        elif self._block_lines:
+            frames.append(self._dispatch(terminated=False))
+        return frames
+
+    # -- lines --------------------------------------------------------------
+
+    def _add_partial(self, fragment: bytes) -> None:
+        if not fragment:
+            return
+        self._partial_size += len(fragment)
+        if self._skipping is not None:
+            return
+        self._partial.append(fragment)
+        if self._block_size + self._partial_size > self.max_frame_size:
+            self._start_skipping()
+
+    def _finish_partial(self, terminator: bytes, frames: list[Frame]) -> None:
+        """The line held in fragments got its terminator: interpret it."""
+        size = self._partial_size + len(terminator)
+        blank = self._partial_size == 0
+        if self._skipping is not None:
+            self._partial_size = 0
+            self._skip_line(size, blank, frames)
+            return
+        line = b"".join(self._partial) + terminator
+        self._partial.clear()
+        self._partial_size = 0
+        self._take_lines([line], frames)
+
+    def _take_lines(self, lines: list[bytes], frames: list[Frame]) -> None:
+        """Interpret complete lines (each ends with its terminator, except at EOF)."""
+        for line in lines:
+            if self._skipping is not None:
+                self._skip_line(len(line), line in (b"\n", b"\r\n", b"\r"), frames)
+                continue
+            length = len(line)
+            if line[-1] == _LF:
+                content = line[:-2] if length > 1 and line[-2] == _CR else line[:-1]
+            elif line[-1] == _CR:
+                content = line[:-1]
+            else:
+                content = line  # the unterminated last line, at close()
+            if self._at_stream_start:
+                self._at_stream_start = False
+                if content.startswith(_BOM):
+                    # "One leading U+FEFF BYTE ORDER MARK character must be ignored."
+                    content = content[3:]
+                    line = line[3:]
+                    self._offset += 3
+                    length -= 3
+            if not content:
+                # "If the line is empty (a blank line): Dispatch the event."
+                if self._block_lines:
+                    self._block_lines.append(line)
+                    frames.append(self._dispatch(terminated=True))
+                self._offset += length
+                self._line += 1
+                continue
+            if not self._block_lines:
+                self._block_offset = self._offset
+                self._block_line = self._line
+            self._block_lines.append(line)
+            self._block_size += length
+            if self._block_size > self.max_frame_size:
+                self._start_skipping()
+            else:
+                self._interpret(content)
+            self._offset += length
+            self._line += 1
+
+    def _interpret(self, content: bytes) -> None:
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            text, bad = decode_reporting(content, self._offset)
+            for at, run in bad:
+                self._issues.append(
+                    FrameIssue(
+                        "invalid-utf8",
+                        at,
+                        self._line,
+                        f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; "
+                        "they were replaced with U+FFFD",
+                        text,
+                    )
+                )
+        if content[0] == _COLON:
+            # "If the line starts with a U+003A COLON character: Ignore the line."
+            self._comments.append(text[2:] if text[1:2] == " " else text[1:])
+            return
+        colon = text.find(":")
+        if colon < 0:
+            # "...the whole line as the field name, and the empty string as the field value."
+            name, value = text, ""
+        else:
+            name = text[:colon]
+            value = text[colon + 2 :] if text[colon + 1 : colon + 2] == " " else text[colon + 1 :]
+        if name == "data":
+            self._data.append(value)
+            self._has_data = True
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\x00" in value:
+                # "If the field value does not contain U+0000 NULL, then set the
+                # last event ID buffer to the field value. Otherwise, ignore the field."
+                self._issue("invalid-id", "id contains U+0000 NULL; the spec ignores the field", text)
+            else:
+                self._id = value
+                self.last_event_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                self._retry = int(value)
+            else:
+                self._issue(
+                    "invalid-retry",
+                    f"retry value {value!r} is not made only of ASCII digits; the spec ignores it",
+                    text,
+                )
+        else:
+            self._issue("unknown-field", _unknown_field_message(name), text)
+
+    def _issue(self, code: str, message: str, text: str) -> None:
+        self._issues.append(FrameIssue(code, self._offset, self._line, message, text))
+
+    def _dispatch(self, *, terminated: bool) -> Frame:
+        frame = Frame(
+            self._index,
+            self._block_offset,
+            self._block_line,
+            self._event,
+            "\n".join(self._data) if self._has_data else None,
+            self._id,
+            self._retry,
+            tuple(self._comments),
+            b"".join(self._block_lines),
+            terminated,
+            tuple(self._issues),
+        )
+        self._index += 1
+        self._reset_block()
+        return frame
+
+    # -- oversized blocks ---------------------------------------------------
+
+    def _start_skipping(self) -> None:
+        """The block outgrew max_frame_size: keep its head, drop the rest until it ends.
+
+        Offsets do not move here: lines already taken advanced them, and the
+        line being received is counted when it completes (`_skip_line`).
+        """
+        if not self._block_lines:
+            self._block_offset = self._offset
+            self._block_line = self._line
+        head = b"".join(self._block_lines + self._partial)[: self.max_frame_size]
+        self._skipping = (head, self._block_offset, self._block_line, self._block_size)
+        self._partial.clear()
+        self._reset_block()
+
+    def _skip_line(self, length: int, blank: bool, frames: list[Frame]) -> None:
+        assert self._skipping is not None
+        head, offset, line, size = self._skipping
+        self._skipping = (head, offset, line, size + length)
+        self._offset += length
+        self._line += 1
+        if blank:
+            frames.append(self._oversized_frame(terminated=True))
+
+    def _oversized_frame(self, *, terminated: bool) -> Frame:
+        assert self._skipping is not None
+        head, offset, line, size = self._skipping
+        self._skipping = None
+        issue = FrameIssue(
+            "frame-too-large",
+            offset,
+            line,
+            f"frame of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
+            f"its first {len(head)} bytes are kept in raw and the rest was dropped",
+        )
+        frame = Frame(self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
+        self._index += 1
+        return frame
+
+
+def _unknown_field_message(name: str) -> str:
+    hint = ""
+    folded = name.strip().lower()
+    if folded in _KNOWN_FIELDS:
+        hint = f"; did you mean `{folded}:`? (field names are case-sensitive and exact)"
+    else:
+        close = difflib.get_close_matches(folded, _KNOWN_FIELDS, n=1, cutoff=0.6)
+        if close:
+            hint = f"; did you mean `{close[0]}:`?"
+    return f"unknown field {name!r} is ignored by SSE clients{hint}"

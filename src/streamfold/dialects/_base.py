@@ -1,0 +1,68 @@
+"""What every dialect is: a small object that maps one vendor's payloads to
+merge operations on canonical paths (see `streamfold._merge`), plus the
+vendor's own vocabulary (finish reasons, usage fields, terminal markers).
+
+A dialect never owns merge rules or result shape; it only says where things
+go. Vendor quirks live in the vendor's module and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .._merge import Merger
+from .._report import Report
+
+__all__ = ["Dialect", "top_level_keys"]
+
+#: The normalised finish reasons of the contract.
+STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
+#: Reference §5, last row: the reply paused or is incomplete (pause_turn, CONTINUATION, ...).
+INCOMPLETE = "incomplete"
+#: A raw value this dialect does not know (kept in finish_reason_raw).
+OTHER = "other"
+
+
+class Dialect:
+    """Base class: subclasses set `name`, implement `claims` and `fold`."""
+
+    name: ClassVar[str] = "unknown"
+    #: Raw finish reason -> normalised value.
+    finish_reasons: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, merger: Merger, report: Report) -> None:
+        self.merger = merger
+        self.report = report
+        #: Frame index of the terminal frame ([DONE], message_stop, ...), once seen.
+        self.terminal: int | None = None
+        #: An in-stream error was seen: the reply is not complete.
+        self.failed = False
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        """Does this decoded payload look like this dialect's?"""
+        return False
+
+    def fold(self, value: Any, frame: int) -> None:
+        """Fold one decoded JSON payload into the merger."""
+
+    def done(self, frame: int) -> None:
+        """The `[DONE]` sentinel arrived."""
+        self.terminal = frame
+
+    def finish(self, last_frame: int) -> None:
+        """End of stream: close open blocks, parse what is parsed at the end."""
+
+    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
+        value = self.finish_reasons.get(raw, OTHER)
+        if value == STOP and has_tool_calls:
+            # Reference §5 "derive it": a plain stop that produced tool calls.
+            return TOOL_CALLS
+        return value
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        return None
+
+
+def top_level_keys(value: Any) -> list[str]:
+    return sorted(value) if isinstance(value, dict) else [type(value).__name__]

@@ -1,0 +1,409 @@
+"""OpenAI Chat Completions (`chat.completion.chunk`) and the compatible family.
+
+Reference §4.1 and traps O1-O16, U1. Everything vendor-specific about the
+family lives here: Azure's empty-choices prelude and delta-less filter
+annotations (O1, O2), the usage-only last chunk (O3), usage under `x_groq`
+or inside the choice (U1), every reasoning field name (O11), Mistral's
+content arrays and object-valued arguments (B4), and the many ways tool-call
+identity goes wrong (O4-O8).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._merge import Merger
+from .._report import Report
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect
+
+__all__ = ["OpenAIChat"]
+
+_NO_ID = (None, "", "null")
+_THINK_TAGS = ("<think>", "<thinking>", "<thought>")
+
+
+class _Choice:
+    """Per-choice bookkeeping the merger does not need: tool-call identity."""
+
+    __slots__ = ("tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame", "legacy_call")
+
+    def __init__(self) -> None:
+        self.tool_by_index: dict[int, int] = {}
+        self.tool_by_id: dict[str, int] = {}
+        self.tool_keys: list[int] = []
+        self.last_tool: int | None = None
+        self.finish_frame: int | None = None
+        self.legacy_call: int | None = None
+
+    def new_tool(self, preferred: int) -> int:
+        key = preferred if preferred >= 0 and preferred not in self.tool_keys else max(self.tool_keys, default=-1) + 1
+        self.tool_keys.append(key)
+        return key
+
+
+class OpenAIChat(Dialect):
+    name = "openai-chat"
+    finish_reasons = {
+        "stop": STOP,
+        "eos": STOP,
+        "length": LENGTH,
+        "tool_calls": TOOL_CALLS,
+        "function_call": TOOL_CALLS,
+        "content_filter": CONTENT_FILTER,
+        "error": ERROR,
+        "insufficient_system_resource": ERROR,
+    }
+
+    def __init__(self, merger: Merger, report: Report) -> None:
+        super().__init__(merger, report)
+        self._choices: dict[int, _Choice] = {}
+        self._identified = False
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        kind = value.get("object")
+        if kind == "chat.completion.chunk":
+            return True
+        if kind == "" and ("prompt_filter_results" in value or "prompt_annotations" in value):
+            return True  # Azure's prelude (O1)
+        choices = value.get("choices")
+        return bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict) and "delta" in choices[0]
+
+    # -- the fold loop (once per frame: keep it lean) -------------------------
+
+    def fold(self, chunk: Any, frame: int) -> None:
+        if type(chunk) is not dict:
+            self._unexpected(chunk, frame)
+            return
+        merger = self.merger
+        if not self._identified:
+            # SET-ONCE skips Azure's empty prelude values (O1).
+            found_id = merger.set_once(("id",), chunk.get("id"), frame)
+            found_model = merger.set_once(("model",), chunk.get("model"), frame)
+            merger.set_once(("created",), chunk.get("created") or None, frame)
+            self._identified = found_id is not None and found_model is not None
+        choices = chunk.get("choices")
+        if choices:
+            if type(choices) is list:
+                for choice in choices:
+                    if type(choice) is dict:
+                        self._choice(choice, frame)
+            else:
+                self.report.diagnostic("unexpected-payload", frame, f"`choices` is a {type(choices).__name__}, not a list; ignored")
+        usage = chunk.get("usage")
+        if usage:
+            merger.replace(("usage",), usage, frame)
+        groq = chunk.get("x_groq")
+        if groq and type(groq) is dict and groq.get("usage"):
+            merger.replace(("usage",), groq["usage"], frame)  # U1: vercel/ai#1651
+        error = chunk.get("error")
+        if error:
+            self._in_stream_error(error, frame)  # O12: OpenAI and OpenRouter shape
+        elif chunk.get("object") == "error":
+            self._in_stream_error(chunk, frame)  # O12: vLLM shape, block/goose#8031
+
+    def _choice(self, choice: dict[str, Any], frame: int) -> None:
+        index = choice.get("index")
+        if type(index) is not int:
+            index = 0  # what the Mistral SDK assumes too
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = _Choice()
+        delta = choice.get("delta")
+        if delta:
+            if type(delta) is dict:
+                self._delta(index, state, delta, frame)
+        finish = choice.get("finish_reason")
+        if finish:
+            self._finish(index, state, finish, frame)
+        usage = choice.get("usage")
+        if usage:
+            self.merger.replace(("usage",), usage, frame)  # U1: Moonshot puts it in the choice
+
+    def _delta(self, index: int, state: _Choice, delta: dict[str, Any], frame: int) -> None:
+        merger = self.merger
+        content = delta.get("content")
+        if content:
+            if state.finish_frame is not None and frame > state.finish_frame:
+                self._after_finish(index, state, frame, "content")
+            if type(content) is str:
+                merger.append((index, "content"), content, frame)
+            elif type(content) is list:
+                self._content_parts(index, content, frame)
+            if len(delta) == 1:
+                return
+        role = delta.get("role")
+        if role:
+            merger.set_once((index, "role"), role, frame)
+        reasoning = delta.get("reasoning_content")
+        alias = delta.get("reasoning")
+        if reasoning or alias:
+            merger.append((index, "reasoning"), reasoning, frame)
+            if alias != reasoning and type(alias) is str:
+                # O11: vLLM's back-compat layer sends both names with the same text.
+                merger.append((index, "reasoning"), alias, frame)
+        elif delta.get("reasoning_details"):
+            self._reasoning_details(index, delta["reasoning_details"], frame)
+        refusal = delta.get("refusal")
+        if refusal:
+            merger.append((index, "refusal"), refusal, frame)
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            if state.finish_frame is not None and frame > state.finish_frame:
+                self._after_finish(index, state, frame, "tool call arguments")
+            self._tool_calls(index, state, tool_calls if type(tool_calls) is list else [tool_calls], frame)
+        function_call = delta.get("function_call")
+        if function_call and type(function_call) is dict:
+            self._legacy_function_call(index, state, function_call, frame)
+
+    # -- rarer shapes -------------------------------------------------------
+
+    def _content_parts(self, index: int, parts: list[Any], frame: int) -> None:
+        """Mistral: content as an array of text and thinking chunks (B4)."""
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                self.merger.append((index, "content"), part.get("text"), frame)
+            elif kind == "thinking":
+                for inner in part.get("thinking") or ():
+                    if type(inner) is dict and inner.get("type") == "text":
+                        self.merger.append((index, "reasoning"), inner.get("text"), frame)
+
+    def _reasoning_details(self, index: int, details: Any, frame: int) -> None:
+        """OpenRouter `reasoning_details`, read only when no plain reasoning string came."""
+        for detail in details if type(details) is list else ():
+            if type(detail) is dict:
+                kind = detail.get("type")
+                if kind == "reasoning.text":
+                    self.merger.append((index, "reasoning"), detail.get("text"), frame)
+                elif kind == "reasoning.summary":
+                    self.merger.append((index, "reasoning"), detail.get("summary"), frame)
+
+    def _tool_calls(self, index: int, state: _Choice, calls: list[Any], frame: int) -> None:
+        merger = self.merger
+        for call in calls:
+            if type(call) is not dict:
+                continue
+            function = call.get("function")
+            if type(function) is not dict:
+                function = {}
+            key = self._tool_key(index, state, call, function, frame)
+            path = (index, "tool", key)
+            call_id = call.get("id")
+            if call_id not in _NO_ID:
+                merger.set_once((*path, "id"), call_id, frame)
+            name = function.get("name")
+            if name not in _NO_ID:
+                held = merger.set_once((*path, "name"), name, frame)
+                if held != name:
+                    self.report.diagnostic(
+                        "tool-call-identity-changed", frame,
+                        f"tool call {key} of choice {index} changed its name from {held!r} to {name!r}; "
+                        f"the first name is kept",
+                        once=(index, key, "name"), choice=index, tool_call=key)
+            arguments = function.get("arguments")
+            if type(arguments) is str:
+                merger.append((*path, "arguments"), arguments, frame)
+            elif arguments is not None:
+                # B4: Mistral may send the arguments as a JSON object, whole.
+                merger.append((*path, "arguments"), json.dumps(arguments, separators=(",", ":"), ensure_ascii=False), frame)
+
+    def _tool_key(self, index: int, state: _Choice, call: dict[str, Any], function: dict[str, Any], frame: int) -> int:
+        """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
+        call_id = call.get("id")
+        if call_id in _NO_ID:
+            call_id = None
+        position = call.get("index")
+        if type(position) is int:
+            key = state.tool_by_index.get(position)
+            if key is None:
+                key = state.tool_by_index[position] = state.new_tool(position)
+            elif call_id is not None:
+                held = self.merger.get((index, "tool", key, "id"))
+                if held is not None and held != call_id:
+                    key = self._identity_changed(index, state, key, position, held, call_id, frame)
+        else:
+            key = self._infer_tool_key(index, state, call_id, function)
+            self.report.diagnostic(
+                "tool-call-missing-index", frame,
+                f"a tool-call fragment of choice {index} has no `index`; it was attributed to tool call {key} "
+                "(by its id, else as the continuation of the open call). Clients that default the index to 0 "
+                "merge separate calls; the openai SDK raises here",
+                once=(index, key), choice=index, tool_call=key)
+        if call_id is not None:
+            state.tool_by_id.setdefault(call_id, key)
+        state.last_tool = key
+        return key
+
+    def _infer_tool_key(self, index: int, state: _Choice, call_id: str | None, function: dict[str, Any]) -> int:
+        if call_id is not None:
+            known = state.tool_by_id.get(call_id)
+            return known if known is not None else state.new_tool(len(state.tool_keys))
+        last = state.last_tool
+        name = function.get("name")
+        if last is not None:
+            held_name = self.merger.get((index, "tool", last, "name"))
+            starts_new_call = name not in _NO_ID and held_name is not None and (
+                name != held_name or self._arguments_complete(index, last))
+            if not starts_new_call:
+                return last
+        return state.new_tool(len(state.tool_keys))
+
+    def _identity_changed(self, index: int, state: _Choice, key: int, position: int, held: str, new: str,
+                          frame: int) -> int:
+        if self._arguments_complete(index, key):
+            fresh = state.tool_by_index[position] = state.new_tool(-1)
+            self.report.diagnostic(
+                "tool-call-identity-changed", frame,
+                f"tool call index {position} of choice {index} got a new id {new!r} (was {held!r}) after its "
+                f"arguments were complete: folded as a new tool call {fresh}. A client that keys by index "
+                "alone glues both calls' arguments together",
+                choice=index, tool_call=fresh, previous_id=held, id=new)
+            return fresh
+        self.report.diagnostic(
+            "tool-call-identity-changed", frame,
+            f"tool call index {position} of choice {index} changed its id from {held!r} to {new!r} mid-call; "
+            "fragments are keyed by index, so they stay one call with the first id",
+            once=(index, key, "id"), choice=index, tool_call=key, previous_id=held, id=new)
+        return key
+
+    def _arguments_complete(self, index: int, key: int) -> bool:
+        buffer = self.merger.texts.get((index, "tool", key, "arguments"))
+        if buffer is None or not buffer.length:
+            return False
+        parsed = self.merger.parse((index, "tool", key, "arguments"), buffer.last_frame)
+        return parsed.error is None and parsed.recovery is None
+
+    def _legacy_function_call(self, index: int, state: _Choice, call: dict[str, Any], frame: int) -> None:
+        if state.legacy_call is None:
+            state.legacy_call = state.new_tool(len(state.tool_keys))
+        path = (index, "tool", state.legacy_call)
+        self.merger.set_once((*path, "name"), call.get("name"), frame)
+        arguments = call.get("arguments")
+        if type(arguments) is str:
+            self.merger.append((*path, "arguments"), arguments, frame)
+
+    def _finish(self, index: int, state: _Choice, raw: Any, frame: int) -> None:
+        if type(raw) is not str:
+            return
+        held = self.merger.get((index, "finish_reason"))
+        if held is not None and held != raw:
+            self.report.diagnostic(
+                "finish-reason-conflict", frame,
+                f"choice {index} finish_reason changed from {held!r} to {raw!r}; the last value is kept "
+                "(clients that stop at the first finish_reason report the other one)",
+                once=(index,), choice=index, previous=held, value=raw)
+        self.merger.replace((index, "finish_reason"), raw, frame)
+        if state.finish_frame is None:
+            state.finish_frame = frame
+        for key in state.tool_keys:
+            # The choice is finished, so its tool calls are closed blocks.
+            self.merger.parse((index, "tool", key, "arguments"), frame)
+
+    def _after_finish(self, index: int, state: _Choice, frame: int, what: str) -> None:
+        self.report.diagnostic(
+            "content-after-finish", frame,
+            f"frame {frame} adds {what} to choice {index} after frame {state.finish_frame} set its "
+            "finish_reason; it is folded, but a client that stops at the finish_reason loses it",
+            once=(index,), choice=index, finish_frame=state.finish_frame)
+
+    def _in_stream_error(self, error: Any, frame: int) -> None:
+        if type(error) is dict:
+            message = error.get("message") or error.get("type") or json.dumps(error)
+            code = error.get("code") or error.get("type")
+        else:
+            message, code = str(error), None
+        detail = f" ({code})" if code not in (None, "") else ""
+        self.report.error(
+            "in-stream-error", frame,
+            f"the server sent an error inside the HTTP 200 stream{detail}: {message}",
+            raw=json.dumps(error, ensure_ascii=False) if not isinstance(error, str) else error)
+        self.failed = True
+        unfinished = [i for i in self._choices if self.merger.get((i, "finish_reason")) is None] or [0]
+        for index in unfinished:
+            self._choices.setdefault(index, _Choice())
+            self.merger.replace((index, "error"), str(message), frame)
+
+    def _unexpected(self, value: Any, frame: int) -> None:
+        self.report.diagnostic(
+            "unexpected-payload", frame,
+            f"expected a JSON object (a chat.completion.chunk), got {type(value).__name__}; ignored")
+
+    # -- end of stream ------------------------------------------------------
+
+    def finish(self, last_frame: int) -> None:
+        for index, state in self._choices.items():
+            for key in state.tool_keys:
+                self._check_arguments(index, key, last_frame)
+            self._check_think_tags(index)
+
+    def _check_arguments(self, index: int, key: int, last_frame: int) -> None:
+        path = (index, "tool", key, "arguments")
+        parsed = self.merger.parse(path, last_frame)
+        buffer = self.merger.texts[path]
+        name = self.merger.get((index, "tool", key, "name"))
+        label = f"tool call {key} ({name})" if name else f"tool call {key}"
+        if parsed.error is not None:
+            position = parsed.position if parsed.position is not None else buffer.length
+            culprit = buffer.frame_at(min(position, buffer.length - 1)) if buffer.length else last_frame
+            hint = ""
+            if self.merger.get((index, "finish_reason")) == "length":
+                hint = " The reply was cut by the token limit (finish_reason 'length'), so the arguments are incomplete (B8)."
+            self.report.diagnostic(
+                "tool-args-invalid", culprit,
+                f"{label} of choice {index}: the joined arguments do not parse ({parsed.error}: character "
+                f"{position}); that character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
+                severity="error", choice=index, tool_call=key, position=position)
+        elif parsed.recovery is not None:
+            what = {
+                "identical-copies": f"the arguments were sent {parsed.copies} times over (a final chunk repeating the streamed arguments)",
+                "cumulative": f"each of {parsed.copies} fragments repeats everything sent before it (cumulative resend)",
+                "first-document": f"the join holds {parsed.copies} JSON document(s) followed by more text",
+            }[parsed.recovery]
+            self.report.diagnostic(
+                "cumulative-resend", buffer.last_frame,
+                f"{label} of choice {index}: {what}. A client that appends fragments gets invalid JSON; "
+                f"`parsed` holds the recovered value ({parsed.recovery}), `arguments` the raw join",
+                choice=index, tool_call=key, recovery=parsed.recovery, copies=parsed.copies)
+
+    def _check_think_tags(self, index: int) -> None:
+        buffer = self.merger.texts.get((index, "content"))
+        if buffer is None:
+            return
+        text = buffer.text()
+        for tag in _THINK_TAGS:
+            at = text.find(tag)
+            if at >= 0:
+                frame = buffer.frame_at(at)
+                self.report.diagnostic(
+                    "reasoning-in-content", frame,
+                    f"choice {index} content contains {tag} at character {at} (from frame {frame}): the server "
+                    "put reasoning inside the reply text instead of a reasoning field; it is left in content",
+                    choice=index, position=at, tag=tag)
+                return
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        if type(raw) is not dict:
+            return None
+        completion_details = raw.get("completion_tokens_details")
+        prompt_details = raw.get("prompt_tokens_details")
+        cached = prompt_details.get("cached_tokens") if type(prompt_details) is dict else None
+        if cached is None:
+            cached = raw.get("prompt_cache_hit_tokens")  # DeepSeek (U2)
+        input_tokens = raw.get("prompt_tokens")
+        output_tokens = raw.get("completion_tokens")
+        total = raw.get("total_tokens")
+        if total is None and isinstance(input_tokens, int) and isinstance(output_tokens, int):
+            total = input_tokens + output_tokens
+        return {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "reasoning_tokens": completion_details.get("reasoning_tokens") if type(completion_details) is dict else None,
+            "cache_read_tokens": cached,
+            "total_tokens": total,
+        }

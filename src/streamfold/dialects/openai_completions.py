@@ -1,0 +1,38 @@
+"""Legacy OpenAI completions (`text_completion`), reference §4.8.
+
+`choices[].text` appends per choice index; the rest (usage, errors, finish
+reasons, `[DONE]`) is the chat dialect's, so this is the chat dialect with a
+different text path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .openai_chat import OpenAIChat
+
+__all__ = ["OpenAICompletions"]
+
+
+class OpenAICompletions(OpenAIChat):
+    name = "openai-completions"
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        if value.get("object") in ("text_completion", "completion.chunk"):
+            return True
+        choices = value.get("choices")
+        return (bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict)
+                and "text" in choices[0] and "delta" not in choices[0])
+
+    def _choice(self, choice: dict[str, Any], frame: int) -> None:
+        text = choice.get("text")
+        if text and type(text) is str:
+            index = choice.get("index")
+            if type(index) is not int:
+                index = 0
+            # Together also sends `delta.content` with the same text: read `text` only.
+            choice = {**choice, "delta": {"content": text}}
+        super()._choice(choice, frame)

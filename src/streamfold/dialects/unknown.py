@@ -1,0 +1,49 @@
+"""The dialect of last resort: folds nothing, says what it saw.
+
+A capture no dialect claims still lists every frame; this records the
+top-level keys of its payloads so the report can say what the stream looked
+like instead of guessing silently. Errors in a generic `{"error": ...}`
+envelope are still reported.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._merge import Merger
+from .._report import Report
+from ._base import Dialect, top_level_keys
+
+__all__ = ["Unknown"]
+
+
+class Unknown(Dialect):
+    name = "unknown"
+
+    def __init__(self, merger: Merger, report: Report) -> None:
+        super().__init__(merger, report)
+        self.keys_seen: dict[str, int] = {}
+        self.first_frame: int | None = None
+
+    def fold(self, value: Any, frame: int) -> None:
+        if self.first_frame is None:
+            self.first_frame = frame
+        for key in top_level_keys(value):
+            self.keys_seen[key] = self.keys_seen.get(key, 0) + 1
+        if isinstance(value, dict) and value.get("error"):
+            error = value["error"]
+            message = error.get("message", error) if isinstance(error, dict) else error
+            self.report.error("in-stream-error", frame, f"the stream carries an error: {message}",
+                              raw=json.dumps(value, ensure_ascii=False))
+            self.failed = True
+
+    def finish(self, last_frame: int) -> None:
+        if self.first_frame is None:
+            return
+        keys = ", ".join(f"{key} ({count})" for key, count in sorted(self.keys_seen.items(), key=lambda kv: -kv[1])[:20])
+        self.report.diagnostic(
+            "unknown-dialect", self.first_frame,
+            f"no dialect recognises these payloads, so nothing was folded; every frame is still listed. "
+            f"Top-level keys seen: {keys}. Force one with --dialect if you know it",
+            keys=sorted(self.keys_seen))
