@@ -124,8 +124,8 @@ class Folder:
             transport = sniff(bytes(head), final=len(head) >= _SNIFF_WINDOW)
             if transport is None:
                 return
-            framer = self._start(transport)
-            chunk, self._head = bytes(head), bytearray()
+            self._start(transport)  # feeds the buffered head
+            return
         self._fold(framer.feed(chunk))
 
     def _start(self, transport: str) -> SSEParser | NDJSONParser | JSONArrayParser:
