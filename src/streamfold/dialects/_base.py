@@ -8,12 +8,13 @@ go. Vendor quirks live in the vendor's module and nowhere else.
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 from .._merge import Merger
 from .._report import Report
 
-__all__ = ["Dialect", "top_level_keys"]
+__all__ = ["Dialect", "compact_json", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
@@ -62,6 +63,16 @@ class Dialect:
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         return None
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        """A one-line description of a payload, for the frames table."""
+        return compact_json(value)
+
+
+def compact_json(value: Any, limit: int = 200) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def top_level_keys(value: Any) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._merge import Merger
 from .._report import Report
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 __all__ = ["OpenAIChat"]
 
@@ -386,6 +386,40 @@ class OpenAIChat(Dialect):
                     "put reasoning inside the reply text instead of a reasoning field; it is left in content",
                     choice=index, position=at, tag=tag)
                 return
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        if type(value) is not dict:
+            return compact_json(value)
+        parts: list[str] = []
+        if value.get("error") or value.get("object") == "error":
+            parts.append(f"error {compact_json(value.get('error') or value.get('message'), 120)}")
+        choices = value.get("choices")
+        for choice in choices if type(choices) is list else ():
+            if type(choice) is not dict:
+                continue
+            prefix = f"[{choice.get('index')}] " if choice.get("index") not in (0, None) else ""
+            delta = choice.get("delta")
+            if type(delta) is dict:
+                for name in ("role", "content", "reasoning_content", "reasoning", "refusal"):
+                    if delta.get(name):
+                        parts.append(f"{prefix}{name} {compact_json(delta[name], 80)}")
+                for call in delta.get("tool_calls") or ():
+                    if type(call) is dict:
+                        function = call.get("function") if type(call.get("function")) is dict else {}
+                        name = f" {function['name']}" if function.get("name") else ""
+                        arguments = function.get("arguments")
+                        parts.append(f"{prefix}tool {call.get('index', '?')}{name}"
+                                     + (f" args {compact_json(arguments, 60)}" if arguments else ""))
+            elif "content_filter_results" in choice:
+                parts.append(f"{prefix}content filter annotation")
+            if choice.get("finish_reason"):
+                parts.append(f"{prefix}finish {choice['finish_reason']}")
+        if value.get("usage"):
+            parts.append("usage")
+        if not parts and ("prompt_filter_results" in value or "prompt_annotations" in value):
+            parts.append("prompt filter results")
+        return ", ".join(parts) or "(empty delta)"
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         if type(raw) is not dict:

@@ -1,0 +1,3 @@
+from streamfold.cli import main
+
+main()

@@ -1,0 +1,122 @@
+"""Commands. Each reads its input, calls the core, and hands the Result to
+`render`. Exit codes: 0 when the input was read (whatever it contained),
+2 on usage errors or unreadable input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+
+from .. import __version__
+from .._folder import fold
+from .._result import Result
+from .._sniff import TRANSPORTS
+from ..dialects import DIALECTS
+from .render import frame_rows, render_frames, render_result
+
+__all__ = ["cli", "main"]
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+_dialect_option = click.option(
+    "--dialect", type=click.Choice(sorted(DIALECTS)), default=None,
+    help="Force the dialect instead of detecting it from the payloads.")
+_transport_option = click.option(
+    "--transport", type=click.Choice(TRANSPORTS), default=None,
+    help="Force the framing instead of sniffing it from the first bytes.")
+_input_argument = click.argument("capture", metavar="FILE|-")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="streamfold")
+def cli() -> None:
+    """Fold a captured LLM stream (SSE, NDJSON, JSON array) into the reply it carried,
+    and explain what went wrong, frame by frame. Nothing leaves your machine.
+
+    \b
+    Examples:
+      streamfold show examples/openai-tool-calls.sse
+      curl -sN https://... | streamfold show -
+      streamfold frames examples/openai-broken.sse
+    """
+
+
+@cli.command()
+@_input_argument
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
+@_dialect_option
+@_transport_option
+def show(capture: str, as_json: bool, dialect: str | None, transport: str | None) -> None:
+    """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
+
+    \b
+    Examples:
+      streamfold show examples/openai-reasoning.sse
+      streamfold show --json capture.sse | jq .choices[0].content
+    """
+    result = _fold_input(capture, dialect, transport)
+    if as_json:
+        _write_json(result.to_dict())
+    else:
+        _console().print(render_result(result))
+
+
+@cli.command()
+@_input_argument
+@click.option("--jsonl", is_flag=True, help="One JSON object per frame, for machines.")
+@_dialect_option
+@_transport_option
+def frames(capture: str, jsonl: bool, dialect: str | None, transport: str | None) -> None:
+    """List every frame: index, line, byte offset, event, kind and a short summary or its error.
+
+    \b
+    Examples:
+      streamfold frames examples/openai-broken.sse
+      streamfold frames --jsonl capture.sse | grep invalid
+    """
+    result = _fold_input(capture, dialect, transport)
+    if jsonl:
+        out = sys.stdout
+        for row in frame_rows(result):
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        _console().print(render_frames(result))
+
+
+def _fold_input(capture: str, dialect: str | None, transport: str | None) -> Result:
+    return fold(_read(capture), dialect=dialect, transport=transport)
+
+
+def _read(capture: str) -> bytes:
+    """The capture's bytes; unreadable input ends the program with one line and exit 2."""
+    try:
+        if capture == "-":
+            return sys.stdin.buffer.read()
+        with open(capture, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        click.echo(f"streamfold: cannot read {capture!r}: {reason}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def _write_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        cli.main(args=argv, prog_name="streamfold", standalone_mode=True)
+    except KeyboardInterrupt:  # pragma: no cover - interactive only
+        sys.exit(130)

@@ -1,0 +1,155 @@
+"""Turn a `Result` into rich renderables. Knows terminals; knows no files or argv.
+
+Stream content is untrusted: every string from a stream goes through
+`Text(...)` (never markup), so `[bold]` or escape-looking text in a reply is
+shown as typed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from rich.console import Group, RenderableType
+from rich.json import JSON
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from .._decode import PayloadKind
+from .._result import Choice, Result, ToolCall
+from ..dialects import DIALECTS
+
+__all__ = ["frame_rows", "render_frames", "render_result"]
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render_result(result: Result) -> RenderableType:
+    parts: list[RenderableType] = [_header(result)]
+    for choice in result.choices:
+        parts.append(_choice(choice, several=len(result.choices) > 1))
+    if not result.choices:
+        parts.append(Text("(no reply was folded)", style="dim"))
+    if result.usage is not None:
+        parts.append(_usage(result))
+    if result.errors or result.diagnostics:
+        parts.append(_findings(result))
+    return Group(*parts)
+
+
+def _header(result: Result) -> RenderableType:
+    counts = result.frame_counts
+    status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
+    first = Text.assemble(
+        (result.dialect, "bold"), " · ", result.transport, " · ", status,
+        *((" · ", (result.model, "bold")) if result.model else ()))
+    second = Text(f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
+                  f"{counts['invalid']} invalid", style="dim")
+    if result.id:
+        second.append(f" · {result.id}")
+    return Group(first, second)
+
+
+def _choice(choice: Choice, *, several: bool) -> RenderableType:
+    parts: list[RenderableType] = []
+    title = f"choice {choice.index}" if several else "reply"
+    parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
+    if choice.reasoning:
+        parts.append(Text("reasoning", style="dim italic"))
+        parts.append(Padding(Text(choice.reasoning, style="dim"), (0, 0, 1, 2)))
+    if choice.content:
+        parts.append(Text(choice.content))
+    if choice.refusal:
+        parts.append(Text.assemble(("refusal: ", "bold red"), choice.refusal))
+    for call in choice.tool_calls:
+        parts.append(_tool_call(call))
+    finish = choice.finish_reason or "none"
+    line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
+    if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
+        line.append(f" (raw {choice.finish_reason_raw!r})", style="dim")
+    parts.append(line)
+    return Group(*parts)
+
+
+def _tool_call(call: ToolCall) -> RenderableType:
+    title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ", (call.name or "?", "bold magenta"))
+    if call.id:
+        title.append(f"  {call.id}", style="dim")
+    if call.error is None:
+        body: RenderableType = JSON(json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
+    else:
+        body = Group(Text.assemble(("arguments do not parse: ", "bold red"), call.error),
+                     Text(call.arguments, style="red"))
+    return Group(title, Padding(body, (0, 0, 0, 2), expand=False))
+
+
+def _usage(result: Result) -> Text:
+    assert result.usage is not None
+    usage = result.usage
+    fields = (("input", usage.input_tokens), ("output", usage.output_tokens), ("reasoning", usage.reasoning_tokens),
+              ("cache read", usage.cache_read_tokens), ("total", usage.total_tokens))
+    text = Text("usage: ", style="dim")
+    text.append(", ".join(f"{name} {value}" for name, value in fields if value is not None))
+    return text
+
+
+def _findings(result: Result) -> RenderableType:
+    lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
+    for error in result.errors:
+        lines.append(_finding("error", error.code, error.frame, error.line, error.message))
+    for diagnostic in result.diagnostics:
+        lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line, diagnostic.message))
+    return Group(*lines)
+
+
+def _finding(severity: str, code: str, frame: int | None, line: int | None, message: str) -> Text:
+    where = []
+    if frame is not None:
+        where.append(f"frame {frame}")
+    if line is not None:
+        where.append(f"line {line}")
+    return Text.assemble(
+        (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
+        (f" ({', '.join(where)})" if where else "", "dim"), ": ", message)
+
+
+def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
+    """One record per frame: what `frames --jsonl` prints and the table shows."""
+    summarize = DIALECTS[result.dialect].summarize
+    errors = {error.frame: error.message for error in result.errors if error.frame is not None}
+    for frame, kind in zip(result.frames, result.frame_kinds):
+        if kind is PayloadKind.JSON:
+            summary = summarize(result.payload(frame.index).value)
+        elif kind is PayloadKind.COMMENT:
+            summary = " | ".join(f": {comment}" for comment in frame.comments) or (
+                f"event {frame.event!r} without data" if frame.event is not None else "no data")
+        elif kind is PayloadKind.DONE:
+            summary = "[DONE]"
+        elif kind is PayloadKind.GLUED:
+            summary = f"{len(result.payload(frame.index).value)} JSON documents glued together"
+        else:
+            summary = errors.get(frame.index, frame.data or "")
+        yield {"index": frame.index, "line": frame.line, "offset": frame.offset, "event": frame.event,
+               "kind": kind.value, "terminated": frame.terminated, "summary": summary,
+               "issues": [issue.code for issue in frame.issues]}
+
+
+def render_frames(result: Result) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold dim")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("line", justify="right", style="dim", no_wrap=True)
+    table.add_column("offset", justify="right", style="dim", no_wrap=True)
+    table.add_column("event", no_wrap=True, max_width=24)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("summary", overflow="ellipsis", no_wrap=True)
+    kind_style = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
+    for row in frame_rows(result):
+        kind = row["kind"] + ("" if row["terminated"] else " (cut)")
+        summary = Text(row["summary"])
+        if row["issues"]:
+            summary = Text.assemble((", ".join(row["issues"]) + " ", "yellow"), summary)
+        table.add_row(str(row["index"]), str(row["line"]), str(row["offset"]), Text(row["event"] or ""),
+                      Text(kind, style=kind_style.get(row["kind"], "")), summary)
+    return table
