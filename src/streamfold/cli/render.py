@@ -137,15 +137,20 @@ def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
 
 
 def render_frames(result: Result) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold dim")
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("line", justify="right", style="dim", no_wrap=True)
-    table.add_column("offset", justify="right", style="dim", no_wrap=True)
-    table.add_column("event", no_wrap=True, max_width=24)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("summary", overflow="ellipsis", no_wrap=True)
+    rows = list(frame_rows(result))
     kind_style = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
-    for row in frame_rows(result):
+
+    def widest(key: str, header: str, cap: int = 24) -> int:
+        return min(cap, max([len(header), *(len(str(row[key] or "")) for row in rows)]))
+
+    table = Table(box=None, pad_edge=False, expand=True, header_style="bold dim")
+    table.add_column("#", justify="right", no_wrap=True, min_width=widest("index", "#"))
+    table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
+    table.add_column("offset", justify="right", style="dim", no_wrap=True, min_width=widest("offset", "offset"))
+    table.add_column("event", no_wrap=True, overflow="ellipsis", min_width=widest("event", "event", 16))
+    table.add_column("kind", no_wrap=True, min_width=widest("kind", "kind") + 6)
+    table.add_column("summary", overflow="ellipsis", no_wrap=True, ratio=1)
+    for row in rows:
         kind = row["kind"] + ("" if row["terminated"] else " (cut)")
         summary = Text(row["summary"])
         if row["issues"]:
