@@ -102,7 +102,7 @@ def split_glued(data: str) -> list[tuple[Any, int]] | None:
                 pos += 1
         try:
             value, stop = _decoder.raw_decode(data, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         documents.append((value, pos))
         pos = stop

@@ -30,7 +30,10 @@ def loads(text: str) -> Any:
     try:
         return _fast_loads(text)
     except ValueError:
-        return _std_loads(text)
+        try:
+            return _std_loads(text)
+        except RecursionError:
+            raise json.JSONDecodeError("document nested too deeply to decode", text, 0) from None
 
 
 def strict_error(text: str) -> json.JSONDecodeError | None:
@@ -39,4 +42,6 @@ def strict_error(text: str) -> json.JSONDecodeError | None:
         _std_loads(text)
     except json.JSONDecodeError as exc:
         return exc
+    except RecursionError:
+        return json.JSONDecodeError("document nested too deeply to decode", text, 0)
     return None

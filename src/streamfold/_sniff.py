@@ -19,6 +19,8 @@ def sniff(head: bytes, final: bool = False) -> str | None:
 
     None means "feed more bytes" and only happens while `final` is False.
     """
+    if not final and len(head) < 3 and _BOM.startswith(head):
+        return None  # could still be a BOM
     text = head[3:] if head.startswith(_BOM) else head
     text = text.lstrip(b" \t\r\n")
     if not text:
@@ -33,6 +35,9 @@ def sniff(head: bytes, final: bool = False) -> str | None:
         line = text if newline < 0 else text[:newline]
         try:
             json.loads(line)
+        except RecursionError:
+            # Too deep to parse here; a line that closes its object is one document.
+            return "ndjson" if line.rstrip().endswith(b"}") else "json-array"
         except ValueError:
             # A pretty-printed object (or a cut one): frame it by brackets.
             return "ndjson" if newline < 0 and final else "json-array"

@@ -31,6 +31,8 @@ _LF = 0x0A
 _COLON = 0x3A
 _BOM = b"\xef\xbb\xbf"
 _KNOWN_FIELDS = ("data", "event", "id", "retry")
+# Python refuses int() of longer digit strings (sys.int_info.default_max_str_digits).
+_MAX_RETRY_DIGITS = 4300
 
 
 class SSEParser:
@@ -50,6 +52,7 @@ class SSEParser:
         self.last_event_id = ""
         self._closed = False
         self._at_stream_start = True
+        self._bom_prefix = b""
         # The line being received: its fragments (without terminator) and
         # whether it ended in a CR whose LF may still come.
         self._partial: list[bytes] = []
@@ -88,6 +91,10 @@ class SSEParser:
             return []
         chunk = bytes(chunk)
         frames: list[Frame] = []
+        if self._at_stream_start:
+            chunk = self._strip_bom(chunk)
+            if not chunk:
+                return frames
         if self._held_cr:
             # The held CR is a line end either way; an LF right after it
             # belongs to the same terminator.
@@ -127,6 +134,10 @@ class SSEParser:
             raise RuntimeError("close() called twice")
         self._closed = True
         frames: list[Frame] = []
+        if self._at_stream_start and self._bom_prefix:
+            # The stream was only the start of a BOM: those bytes are data.
+            self._at_stream_start = False
+            self._add_partial(self._bom_prefix)
         if self._held_cr:
             self._held_cr = False
             self._finish_partial(b"\r", frames)
@@ -137,6 +148,19 @@ class SSEParser:
         elif self._block_lines:
             frames.append(self._dispatch(terminated=False))
         return frames
+
+    def _strip_bom(self, chunk: bytes) -> bytes:
+        """"One leading U+FEFF BYTE ORDER MARK character must be ignored", whatever the chunking."""
+        head = self._bom_prefix + chunk
+        if len(head) < 3 and _BOM.startswith(head):
+            self._bom_prefix = head
+            return b""
+        self._at_stream_start = False
+        self._bom_prefix = b""
+        if head.startswith(_BOM):
+            self._offset = 3
+            return head[3:]
+        return head
 
     # -- lines --------------------------------------------------------------
 
@@ -176,17 +200,14 @@ class SSEParser:
                 content = line[:-1]
             else:
                 content = line  # the unterminated last line, at close()
-            if self._at_stream_start:
-                self._at_stream_start = False
-                if content.startswith(_BOM):
-                    # "One leading U+FEFF BYTE ORDER MARK character must be ignored."
-                    content = content[3:]
-                    line = line[3:]
-                    self._offset += 3
-                    length -= 3
             if not content:
                 # "If the line is empty (a blank line): Dispatch the event."
                 if self._block_lines:
+                    if self._block_size + length > self.max_frame_size:
+                        # Only the dispatching blank line tips it over the limit.
+                        self._start_skipping()
+                        self._skip_line(length, True, frames)
+                        continue
                     self._block_lines.append(line)
                     frames.append(self._dispatch(terminated=True))
                 self._offset += length
@@ -246,7 +267,11 @@ class SSEParser:
                 self.last_event_id = value
         elif name == "retry":
             if value.isascii() and value.isdigit():
-                self._retry = int(value)
+                if len(value) <= _MAX_RETRY_DIGITS:
+                    self._retry = int(value)
+                else:
+                    # Valid per spec, but int() refuses it (and no client can wait that long).
+                    self._issue("invalid-retry", f"retry value has {len(value)} digits; ignored", text)
             else:
                 self._issue(
                     "invalid-retry",

@@ -75,7 +75,7 @@ def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
             return out
         try:
             value, stop = _decoder.raw_decode(joined, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             # Trailing garbage after at least one document: still usable for (3).
             return out or None
         out.append((value, pos, stop))
