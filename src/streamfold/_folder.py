@@ -15,7 +15,7 @@ from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame
+from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, FrameSequence
 from ._jsonarray import JSONArrayParser
 from ._json import loads
 from ._merge import Merger
@@ -59,7 +59,7 @@ class Folder:
         self.transport = transport
         self._framer: SSEParser | NDJSONParser | JSONArrayParser | None = None
         self._head = bytearray()
-        self._frames: list[Frame] = []
+        self._frames: list[FrameRecord] = []
         self._kinds: list[PayloadKind] = []
         self._merger = Merger(journal=_events)
         self._report = Report(self._frames)
@@ -73,9 +73,9 @@ class Folder:
             self._framer = _FRAMERS[transport](max_frame_size=max_frame_size)
 
     @property
-    def frames(self) -> list[Frame]:
-        """The frames seen so far (read-only use)."""
-        return self._frames
+    def frames(self) -> FrameSequence:
+        """The frames seen so far."""
+        return FrameSequence(self._frames)
 
     @property
     def dialect(self) -> str | None:
@@ -94,11 +94,11 @@ class Folder:
         if self._framer is None:
             self._start(sniff(bytes(self._head), final=True) or "sse")
         assert self._framer is not None
-        self._fold(self._framer.close())
+        self._fold(self._framer.close_records())
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)
-        last = self._frames[-1].index if self._frames else 0
+        last = self._frames[-1][INDEX] if self._frames else 0
         dialect.finish(last)
         dialect.failed = dialect.failed or self._failed
         self._stream_findings(dialect)
@@ -126,31 +126,31 @@ class Folder:
                 return
             self._start(transport)  # feeds the buffered head
             return
-        self._fold(framer.feed(chunk))
+        self._fold(framer.feed_records(chunk))
 
     def _start(self, transport: str) -> SSEParser | NDJSONParser | JSONArrayParser:
         self.transport = transport
         self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
         if self._head:
             head, self._head = bytes(self._head), bytearray()
-            self._fold(self._framer.feed(head))
+            self._fold(self._framer.feed_records(head))
         return self._framer
 
     # -- frames to the merger (the hot loop: once per frame) -----------------
 
-    def _fold(self, frames: list[Frame]) -> None:
+    def _fold(self, frames: list[FrameRecord]) -> None:
         all_frames, kinds, dialect = self._frames, self._kinds, self._dialect
         for frame in frames:
             all_frames.append(frame)
-            if frame.issues:
+            if frame[ISSUES]:
                 self._frame_issues(frame)
-            data = frame.data
+            data = frame[DATA]
             if data is None:
                 kinds.append(_COMMENT)
                 continue
             if data == DONE_SENTINEL:
                 kinds.append(_DONE)
-                self._payload(_DONE, None, frame.index)
+                self._payload(_DONE, None, frame[INDEX])
                 continue
             try:
                 value = loads(data)
@@ -159,9 +159,9 @@ class Folder:
                 continue
             kinds.append(_JSON)
             if dialect is not None and dialect.terminal is None:
-                dialect.fold(value, frame.index)
+                dialect.fold(value, frame[INDEX])
             else:
-                self._payload(_JSON, value, frame.index)
+                self._payload(_JSON, value, frame[INDEX])
                 dialect = self._dialect
 
     def _payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
@@ -198,7 +198,8 @@ class Folder:
                 dialect.fold(value, frame)
         return dialect
 
-    def _not_one_document(self, frame: Frame) -> None:
+    def _not_one_document(self, record: FrameRecord) -> None:
+        frame = FrameSequence([record])[0]
         assert frame.data is not None
         payload = decode_data(frame.data)
         kind = payload.kind
@@ -236,29 +237,29 @@ class Folder:
             if self._dialect is not None and self._dialect.terminal is not None:
                 self._after_terminal.append(frame.index)
 
-    def _frame_issues(self, frame: Frame) -> None:
-        report = self._report
-        for issue in frame.issues:
+    def _frame_issues(self, frame: FrameRecord) -> None:
+        report, index = self._report, frame[INDEX]
+        for issue in frame[ISSUES]:
             if issue.code == "frame-too-large":
-                report.error("frame-too-large", frame.index, issue.message, offset=issue.offset, line=issue.line)
+                report.error("frame-too-large", index, issue.message, offset=issue.offset, line=issue.line)
             elif issue.code == "unknown-field" and issue.text.partition(":")[0] == "error":
                 # F5: llama.cpp before #16109 sent errors as an `error:` field.
                 value = issue.text.partition(":")[2].strip()
-                report.error("in-stream-error", frame.index,
+                report.error("in-stream-error", index,
                              f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}",
                              raw=value, offset=issue.offset, line=issue.line)
                 self._failed = True
             else:
                 severity = "info" if issue.code in ("invalid-retry", "invalid-id") else "warning"
-                report.diagnostic(issue.code, frame.index, issue.message, severity=severity,
+                report.diagnostic(issue.code, index, issue.message, severity=severity,
                                   offset=issue.offset, line=issue.line)
 
     # -- end of stream ------------------------------------------------------------
 
     def _stream_findings(self, dialect: Dialect) -> None:
         report, frames = self._report, self._frames
-        if frames and not frames[-1].terminated:
-            last = frames[-1]
+        if frames and not frames[-1][TERMINATED]:
+            last = FrameSequence(frames)[-1]
             if self.transport == "sse":
                 message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
                            "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
@@ -276,7 +277,7 @@ class Folder:
                 "but not folded", frames=list(self._after_terminal))
         has_data = any(kind is not _COMMENT for kind in self._kinds)
         if dialect.terminal is None and has_data and not isinstance(dialect, Unknown) and not dialect.failed:
-            last_index = frames[-1].index if frames else None
+            last_index = frames[-1][INDEX] if frames else None
             report.diagnostic(
                 "missing-terminal", last_index,
                 "the stream ended without its terminal frame (`data: [DONE]` for this dialect): it was "

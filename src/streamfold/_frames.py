@@ -10,14 +10,18 @@ is still listed as an issue so the debugger can say "did you mean `data:`?".
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue"]
+__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameSequence", "Framer"]
 
 # A frame above this size is reported and dropped instead of buffered. It is
 # far above any real chunk (a base64 partial image from the Responses API is a
 # few MB) and keeps a hostile or broken capture from eating the machine.
 DEFAULT_MAX_FRAME_SIZE = 32 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +67,95 @@ class Frame:
     def end(self) -> int:
         """Byte offset just past the frame's last byte in the stream."""
         return self.offset + len(self.raw)
+
+
+#: A frame as the framers build it: the `Frame` fields, in order, in a plain
+#: tuple. Building a frozen dataclass costs more than decoding the frame's JSON,
+#: so the fold loop works on records and `Frame`s are made where people look.
+FrameRecord = tuple[int, int, int, "str | None", "str | None", "str | None", "int | None",
+                    tuple[str, ...], bytes, bool, tuple[FrameIssue, ...]]
+INDEX, OFFSET, LINE, EVENT, DATA, ID, RETRY, COMMENTS, RAW, TERMINATED, ISSUES = range(11)
+
+
+class Framer:
+    """The public face every framer shares: bytes in, `Frame`s out.
+
+    Subclasses implement `feed_records` and `close_records`, keep the stream
+    offset of their next line in `_offset`, and call `_strip_bom` on each chunk.
+    """
+
+    _offset = 0
+    _at_stream_start = True
+    _bom_prefix = b""
+
+    def _strip_bom(self, chunk: bytes) -> bytes:
+        """"One leading U+FEFF BYTE ORDER MARK character must be ignored", whatever the chunking.
+
+        Held bytes that might still be a BOM come back with the next chunk.
+        """
+        if not self._at_stream_start:
+            return chunk
+        head = self._bom_prefix + chunk
+        if len(head) < 3 and _BOM.startswith(head):
+            self._bom_prefix = head
+            return b""
+        self._at_stream_start = False
+        self._bom_prefix = b""
+        if head.startswith(_BOM):
+            self._offset += 3
+            return head[3:]
+        return head
+
+    def _unfinished_bom(self) -> bytes:
+        """At close: bytes held as a possible BOM that never completed are data."""
+        self._at_stream_start = False
+        held, self._bom_prefix = self._bom_prefix, b""
+        return held
+
+    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+        raise NotImplementedError
+
+    def close_records(self) -> list[FrameRecord]:
+        raise NotImplementedError
+
+    def feed(self, chunk: bytes) -> list[Frame]:
+        """Take the next bytes of the stream; return the frames they completed."""
+        return [Frame(*record) for record in self.feed_records(chunk)]
+
+    def close(self) -> list[Frame]:
+        """End the stream; return what was still open (an unterminated final frame)."""
+        return [Frame(*record) for record in self.close_records()]
+
+
+class FrameSequence(Sequence[Frame]):
+    """A read-only list of frames, made from records when accessed."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records: Sequence[FrameRecord]) -> None:
+        self._records = records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, index: int) -> Frame: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Frame]: ...
+    def __getitem__(self, index: int | slice) -> Frame | list[Frame]:
+        if isinstance(index, slice):
+            return [Frame(*record) for record in self._records[index]]
+        return Frame(*self._records[index])
+
+    def __iter__(self) -> Iterator[Frame]:
+        return (Frame(*record) for record in self._records)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, FrameSequence):
+            return self._records == other._records
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<FrameSequence of {len(self)} frames>"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
+from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
 from ._utf8 import decode_reporting
 
 __all__ = ["JSONArrayParser"]
@@ -26,11 +26,13 @@ _BOM = b"\xef\xbb\xbf"
 _BETWEEN = re.compile(rb"[^ \t\r\n,]")
 _STRUCTURE = re.compile(rb'[{}\[\]"]')
 _STRING_END = re.compile(rb'["\\]')
+# Junk between elements ends where a separator, bracket or line end begins.
+_JUNK_END = re.compile(rb"[,\[\]{\r\n]")
 
 _OUTSIDE, _ELEMENT, _STRING, _JUNK = range(4)
 
 
-class JSONArrayParser:
+class JSONArrayParser(Framer):
     """Incremental, sans-I/O splitter of a streamed JSON array into its elements."""
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
@@ -53,24 +55,24 @@ class JSONArrayParser:
         # An element over max_frame_size: (kept head, offset, line, bytes dropped so far).
         self._oversized: tuple[bytes, int, int, int] | None = None
 
-    def feed(self, chunk: bytes) -> list[Frame]:
-        """Take the next bytes of the stream; return the elements they completed."""
+    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+        """Take the next bytes of the stream; return the elements they completed, as records."""
         if not isinstance(chunk, (bytes, bytearray, memoryview)):
             raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
         if self._closed:
             raise RuntimeError("feed() after close(): the stream has ended")
-        frames: list[Frame] = []
+        frames: list[FrameRecord] = []
         if chunk:
             self._buf += chunk
             self._run(frames, final=False)
         return frames
 
-    def close(self) -> list[Frame]:
+    def close_records(self) -> list[FrameRecord]:
         """End the stream: an element still open becomes an unterminated frame."""
         if self._closed:
             raise RuntimeError("close() called twice")
         self._closed = True
-        frames: list[Frame] = []
+        frames: list[FrameRecord] = []
         self._run(frames, final=True)
         if self._oversized is not None:
             frames.append(self._oversized_frame(len(self._buf), terminated=False))
@@ -79,7 +81,7 @@ class JSONArrayParser:
         self._state = _OUTSIDE
         return frames
 
-    def _run(self, frames: list[Frame], *, final: bool) -> None:
+    def _run(self, frames: list[FrameRecord], *, final: bool) -> None:
         buf = self._buf
         if self._at_stream_start:
             if len(buf) < 3 and _BOM.startswith(bytes(buf)) and not final:
@@ -151,12 +153,12 @@ class JSONArrayParser:
                 if self._depth == 0:
                     pos = self._complete(pos, frames)
                     end = len(buf)
-            else:  # _JUNK runs to the end of its line
-                newline = buf.find(b"\n", pos)
-                if newline < 0:
+            else:  # _JUNK runs to the next separator, bracket or line end
+                found = _JUNK_END.search(buf, pos)
+                if found is None:
                     pos = end
                     break
-                pos = self._complete(newline + 1, frames)
+                pos = self._complete(len(buf[: found.start()].rstrip(b" \t")), frames)
                 end = len(buf)
         self._scan = pos
         if self._state == _OUTSIDE:
@@ -168,8 +170,10 @@ class JSONArrayParser:
             self._oversized = (bytes(buf[: self.max_frame_size]), self._base, self._line, 0)
             self._drop(pos)
 
-    def _complete(self, stop: int, frames: list[Frame]) -> int:
+    def _complete(self, stop: int, frames: list[FrameRecord]) -> int:
         """The element ending at `stop` is complete: emit it and drop its bytes."""
+        if self._oversized is None and stop > self.max_frame_size:
+            self._oversized = (bytes(self._buf[: self.max_frame_size]), self._base, self._line, 0)
         if self._oversized is not None:
             frames.append(self._oversized_frame(stop, terminated=True))
         else:
@@ -177,7 +181,7 @@ class JSONArrayParser:
         self._state = _OUTSIDE
         return 0
 
-    def _element(self, stop: int, *, terminated: bool) -> Frame:
+    def _element(self, stop: int, *, terminated: bool) -> FrameRecord:
         raw = bytes(self._buf[:stop])
         offset, line = self._base, self._line
         issues: tuple[FrameIssue, ...] = ()
@@ -189,7 +193,7 @@ class JSONArrayParser:
                 FrameIssue(
                     "invalid-utf8",
                     at,
-                    line + raw.count(b"\n", 0, at - offset),
+                    line + _line_ends(raw, at - offset),
                     f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD",
                 )
                 for at, run in bad
@@ -199,7 +203,7 @@ class JSONArrayParser:
         self._consume(stop)
         if self._state == _JUNK:
             text = text.rstrip("\r\n")
-        frame = Frame(self._index, offset, line, None, text, None, None, (), raw, terminated, issues)
+        frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues)
         self._index += 1
         return frame
 
@@ -211,7 +215,7 @@ class JSONArrayParser:
         self._oversized = (head, offset, line, dropped + stop)
         self._scan = 0
 
-    def _oversized_frame(self, stop: int, *, terminated: bool) -> Frame:
+    def _oversized_frame(self, stop: int, *, terminated: bool) -> FrameRecord:
         assert self._oversized is not None
         head, offset, line, dropped = self._oversized
         self._oversized = None
@@ -224,7 +228,7 @@ class JSONArrayParser:
             f"element of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
             f"its first {len(head)} bytes are kept in raw and the rest was dropped",
         )
-        frame = Frame(self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
+        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
         self._index += 1
         return frame
 
@@ -240,3 +244,8 @@ class JSONArrayParser:
         self._after_cr = buf[count - 1] == 0x0D
         self._base += count
         del buf[:count]
+
+
+def _line_ends(raw: bytes, stop: int) -> int:
+    """Line terminators (CR, LF, CRLF each count once) in raw[:stop]."""
+    return raw.count(b"\n", 0, stop) + raw.count(b"\r", 0, stop) - raw.count(b"\r\n", 0, stop)

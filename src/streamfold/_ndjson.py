@@ -8,15 +8,13 @@ small pieces stays linear.
 
 from __future__ import annotations
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
+from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
 from ._utf8 import decode_reporting
 
 __all__ = ["NDJSONParser"]
 
-_BOM = b"\xef\xbb\xbf"
 
-
-class NDJSONParser:
+class NDJSONParser(Framer):
     """Incremental, sans-I/O NDJSON splitter with the same API as `SSEParser`."""
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
@@ -24,7 +22,6 @@ class NDJSONParser:
             raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
         self.max_frame_size = max_frame_size
         self._closed = False
-        self._at_stream_start = True
         self._partial: list[bytes] = []
         self._partial_size = 0
         self._oversized_head: bytes | None = None
@@ -32,16 +29,16 @@ class NDJSONParser:
         self._line = 1
         self._index = 0
 
-    def feed(self, chunk: bytes) -> list[Frame]:
-        """Take the next bytes of the stream; return the lines they completed."""
+    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+        """Take the next bytes of the stream; return the lines they completed, as records."""
         if not isinstance(chunk, (bytes, bytearray, memoryview)):
             raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
         if self._closed:
             raise RuntimeError("feed() after close(): the stream has ended")
-        frames: list[Frame] = []
+        frames: list[FrameRecord] = []
+        chunk = self._strip_bom(bytes(chunk))
         if not chunk:
             return frames
-        chunk = bytes(chunk)
         if b"\n" not in chunk:
             self._add_partial(chunk)
             return frames
@@ -55,12 +52,13 @@ class NDJSONParser:
         self._add_partial(tail)
         return frames
 
-    def close(self) -> list[Frame]:
+    def close_records(self) -> list[FrameRecord]:
         """End the stream: a last line without `\\n` becomes an unterminated frame."""
         if self._closed:
             raise RuntimeError("close() called twice")
         self._closed = True
-        frames: list[Frame] = []
+        frames: list[FrameRecord] = []
+        self._add_partial(self._unfinished_bom())
         if self._partial_size:
             self._take_line(self._take_partial(), b"", frames)
         return frames
@@ -80,18 +78,15 @@ class NDJSONParser:
         self._partial.clear()
         return line
 
-    def _take_line(self, line: bytes, terminator: bytes, frames: list[Frame]) -> None:
+    def _take_line(self, line: bytes, terminator: bytes, frames: list[FrameRecord]) -> None:
         # An oversized line was not kept, so its size is the running count.
         length = (self._partial_size if self._oversized_head is not None else len(line)) + len(terminator)
         self._partial_size = 0
+        if self._oversized_head is None and length > self.max_frame_size:
+            self._oversized_head = line[: self.max_frame_size]
         offset, number = self._offset, self._line
         self._offset += length
         self._line += 1
-        if self._at_stream_start:
-            self._at_stream_start = False
-            if line.startswith(_BOM):
-                line = line[3:]
-                offset += 3
         if self._oversized_head is not None:
             head, self._oversized_head = self._oversized_head, None
             issue = FrameIssue(
@@ -101,11 +96,11 @@ class NDJSONParser:
                 f"line of {length} bytes exceeds max_frame_size={self.max_frame_size}; "
                 f"its first {len(head)} bytes are kept in raw and the rest was dropped",
             )
-            frames.append(Frame(self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,)))
+            frames.append((self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,)))
             self._index += 1
             return
         content = line[:-1] if line.endswith(b"\r") else line
-        if not content.strip():
+        if not content.strip(b" \t\r\n"):
             return
         issues: tuple[FrameIssue, ...] = ()
         try:
@@ -116,5 +111,5 @@ class NDJSONParser:
                 FrameIssue("invalid-utf8", at, number, f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD", text)
                 for at, run in bad
             )
-        frames.append(Frame(self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues))
+        frames.append((self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues))
         self._index += 1

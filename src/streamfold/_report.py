@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._frames import Frame
+from ._frames import LINE, OFFSET, FrameRecord
 
 __all__ = ["Diagnostic", "Report", "StreamError"]
 
@@ -54,7 +54,7 @@ class Diagnostic:
 class Report:
     """Collects findings; resolves a frame index to its offset and line."""
 
-    def __init__(self, frames: list[Frame]) -> None:
+    def __init__(self, frames: list[FrameRecord]) -> None:
         self._frames = frames
         self.errors: list[StreamError] = []
         self.diagnostics: list[Diagnostic] = []
@@ -65,7 +65,7 @@ class Report:
     def _where(self, frame: int | None, offset: int | None, line: int | None) -> tuple[int | None, int | None]:
         if frame is not None and 0 <= frame < len(self._frames):
             found = self._frames[frame]
-            return (found.offset if offset is None else offset, found.line if line is None else line)
+            return (found[OFFSET] if offset is None else offset, found[LINE] if line is None else line)
         return offset, line
 
     def error(self, code: str, frame: int | None, message: str, raw: str | None = None, *,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._decode import Payload, PayloadKind, decode_frame
-from ._frames import Frame
+from ._frames import INDEX, Frame, FrameRecord, FrameSequence
 from ._merge import Merger, TextBuffer
 from ._report import Diagnostic, StreamError
 from .dialects import Dialect
@@ -101,7 +101,7 @@ class Result:
     complete: bool
     model: str | None
     id: str | None
-    frames: tuple[Frame, ...]
+    frames: FrameSequence
     #: The payload kind of each frame, by frame index.
     frame_kinds: tuple[PayloadKind, ...]
     choices: tuple[Choice, ...]
@@ -170,7 +170,7 @@ class Result:
         }
 
 
-def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[Frame],
+def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[FrameRecord],
                  kinds: list[PayloadKind], errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
     choice_indexes: set[int] = set()
     tool_keys: dict[int, set[int]] = {}
@@ -192,7 +192,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
         for position, key in enumerate(sorted(tool_keys.get(index, ()))):
             path = (index, "tool", key)
             arguments_path = (*path, "arguments")
-            parsed = merger.parse(arguments_path, frames[-1].index if frames else 0)
+            parsed = merger.parse(arguments_path, frames[-1][INDEX] if frames else 0)
             buffer = merger.texts[arguments_path]
             sources[(index, f"tool:{key}")] = buffer
             error = None
@@ -226,7 +226,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
         complete=dialect.terminal is not None and not dialect.failed,
         model=merger.get(("model",)),
         id=merger.get(("id",)),
-        frames=tuple(frames),
+        frames=FrameSequence(frames),
         frame_kinds=tuple(kinds),
         choices=tuple(choices),
         usage=usage,

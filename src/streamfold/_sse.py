@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
+from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
 from ._utf8 import decode_reporting
 
 __all__ = ["SSEParser"]
@@ -29,13 +29,12 @@ __all__ = ["SSEParser"]
 _CR = 0x0D
 _LF = 0x0A
 _COLON = 0x3A
-_BOM = b"\xef\xbb\xbf"
 _KNOWN_FIELDS = ("data", "event", "id", "retry")
 # Python refuses int() of longer digit strings (sys.int_info.default_max_str_digits).
 _MAX_RETRY_DIGITS = 4300
 
 
-class SSEParser:
+class SSEParser(Framer):
     """Incremental, sans-I/O SSE splitter.
 
     `feed(chunk)` returns the frames that chunk completed; `close()` ends the
@@ -51,8 +50,6 @@ class SSEParser:
         #: The WHATWG last-event-id buffer: survives dispatch, per the spec.
         self.last_event_id = ""
         self._closed = False
-        self._at_stream_start = True
-        self._bom_prefix = b""
         # The line being received: its fragments (without terminator) and
         # whether it ended in a CR whose LF may still come.
         self._partial: list[bytes] = []
@@ -81,8 +78,8 @@ class SSEParser:
 
     # -- public API ---------------------------------------------------------
 
-    def feed(self, chunk: bytes) -> list[Frame]:
-        """Take the next bytes of the stream; return the frames they completed."""
+    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+        """Take the next bytes of the stream; return the frames they completed, as records."""
         if not isinstance(chunk, (bytes, bytearray, memoryview)):
             raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
         if self._closed:
@@ -90,7 +87,7 @@ class SSEParser:
         if not chunk:
             return []
         chunk = bytes(chunk)
-        frames: list[Frame] = []
+        frames: list[FrameRecord] = []
         if self._at_stream_start:
             chunk = self._strip_bom(chunk)
             if not chunk:
@@ -128,16 +125,13 @@ class SSEParser:
                 self._add_partial(tail)
         return frames
 
-    def close(self) -> list[Frame]:
+    def close_records(self) -> list[FrameRecord]:
         """End the stream: flush a final line and block that never got their terminators."""
         if self._closed:
             raise RuntimeError("close() called twice")
         self._closed = True
-        frames: list[Frame] = []
-        if self._at_stream_start and self._bom_prefix:
-            # The stream was only the start of a BOM: those bytes are data.
-            self._at_stream_start = False
-            self._add_partial(self._bom_prefix)
+        frames: list[FrameRecord] = []
+        self._add_partial(self._unfinished_bom())
         if self._held_cr:
             self._held_cr = False
             self._finish_partial(b"\r", frames)
@@ -148,19 +142,6 @@ class SSEParser:
         elif self._block_lines:
             frames.append(self._dispatch(terminated=False))
         return frames
-
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        """"One leading U+FEFF BYTE ORDER MARK character must be ignored", whatever the chunking."""
-        head = self._bom_prefix + chunk
-        if len(head) < 3 and _BOM.startswith(head):
-            self._bom_prefix = head
-            return b""
-        self._at_stream_start = False
-        self._bom_prefix = b""
-        if head.startswith(_BOM):
-            self._offset = 3
-            return head[3:]
-        return head
 
     # -- lines --------------------------------------------------------------
 
@@ -174,7 +155,7 @@ class SSEParser:
         if self._block_size + self._partial_size > self.max_frame_size:
             self._start_skipping()
 
-    def _finish_partial(self, terminator: bytes, frames: list[Frame]) -> None:
+    def _finish_partial(self, terminator: bytes, frames: list[FrameRecord]) -> None:
         """The line held in fragments got its terminator: interpret it."""
         size = self._partial_size + len(terminator)
         blank = self._partial_size == 0
@@ -187,7 +168,7 @@ class SSEParser:
         self._partial_size = 0
         self._take_lines([line], frames)
 
-    def _take_lines(self, lines: list[bytes], frames: list[Frame]) -> None:
+    def _take_lines(self, lines: list[bytes], frames: list[FrameRecord]) -> None:
         """Interpret complete lines (each ends with its terminator, except at EOF)."""
         for line in lines:
             if self._skipping is not None:
@@ -284,8 +265,8 @@ class SSEParser:
     def _issue(self, code: str, message: str, text: str) -> None:
         self._issues.append(FrameIssue(code, self._offset, self._line, message, text))
 
-    def _dispatch(self, *, terminated: bool) -> Frame:
-        frame = Frame(
+    def _dispatch(self, *, terminated: bool) -> FrameRecord:
+        frame = (
             self._index,
             self._block_offset,
             self._block_line,
@@ -318,7 +299,7 @@ class SSEParser:
         self._partial.clear()
         self._reset_block()
 
-    def _skip_line(self, length: int, blank: bool, frames: list[Frame]) -> None:
+    def _skip_line(self, length: int, blank: bool, frames: list[FrameRecord]) -> None:
         assert self._skipping is not None
         head, offset, line, size = self._skipping
         self._skipping = (head, offset, line, size + length)
@@ -327,7 +308,7 @@ class SSEParser:
         if blank:
             frames.append(self._oversized_frame(terminated=True))
 
-    def _oversized_frame(self, *, terminated: bool) -> Frame:
+    def _oversized_frame(self, *, terminated: bool) -> FrameRecord:
         assert self._skipping is not None
         head, offset, line, size = self._skipping
         self._skipping = None
@@ -338,7 +319,7 @@ class SSEParser:
             f"frame of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
             f"its first {len(head)} bytes are kept in raw and the rest was dropped",
         )
-        frame = Frame(self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
+        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
         self._index += 1
         return frame
 
