@@ -199,10 +199,10 @@ def test_fuzzed_streams_do_not_depend_on_chunking(data: bytes, cuts: list[int]) 
     assert fold_chunks(chunk(data, cuts)) == fold(data)
 
 
-def test_results_do_not_depend_on_orjson() -> None:
-    """Without orjson the core falls back to json and must give the same result."""
+def test_results_do_not_depend_on_the_fast_decoder() -> None:
+    """Without msgspec the core falls back to json and must give the same result."""
     script = (
-        "import sys, json; sys.modules['orjson'] = None\n"
+        "import sys, json; sys.modules['msgspec'] = None\n"
         "import streamfold, pathlib\n"
         "assert streamfold.FAST_DECODER == 'json'\n"
         "out = {p.name: streamfold.fold(p.read_bytes()).to_dict() for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.sse'))}\n"
@@ -212,3 +212,15 @@ def test_results_do_not_depend_on_orjson() -> None:
     without = subprocess.run([sys.executable, "-c", script, str(captures)], capture_output=True, text=True, check=True)
     with_fast = {p.name: fold(p.read_bytes()).to_dict() for p in sorted(captures.rglob("*.sse"))}
     assert json.loads(without.stdout) == json.loads(json.dumps(with_fast, sort_keys=True))
+
+
+def test_integers_beyond_64_bits_stay_exact() -> None:
+    # orjson would round this to a float; the reference must not depend on the decoder.
+    result = fold(b'data: {"object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":123456789012345678901234567890}}\n\n')
+    assert result.usage is not None and result.usage.input_tokens == 123456789012345678901234567890
+
+
+def test_payloads_only_the_standard_library_accepts_still_decode() -> None:
+    # NaN and lone surrogates are JSON to Python's json module (and to the vendors' SDKs).
+    result = fold(b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\ud800"}}],"x":NaN}\n\n')
+    assert result.errors == () and result.choices[0].content == "\ud800"

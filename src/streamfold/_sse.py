@@ -106,6 +106,17 @@ class SSEParser(Framer):
         if _LF not in chunk and _CR not in chunk:
             self._add_partial(chunk)
             return frames
+        if not self._partial and not self._block_lines and self._skipping is None:
+            # At a block boundary: take the whole blocks in one go.
+            cut = chunk.rfind(b"\n\n")
+            if cut >= 0 and _CR not in chunk[:cut]:
+                self._take_blocks(chunk[:cut], frames)
+                chunk = chunk[cut + 2 :]
+                if not chunk:
+                    return frames
+                if _LF not in chunk and _CR not in chunk:
+                    self._add_partial(chunk)
+                    return frames
         lines = chunk.splitlines(keepends=True)
         tail = lines.pop() if lines[-1][-1] != _LF else b""
         if lines:
@@ -205,6 +216,32 @@ class SSEParser(Framer):
                 self._interpret(content)
             self._offset += length
             self._line += 1
+
+    def _take_blocks(self, region: bytes, frames: list[FrameRecord]) -> None:
+        """Blocks separated by blank lines, with LF line ends only (each piece plus "\n\n").
+
+        The common block, one `data:` line, becomes a frame right here; any
+        other block goes through the line-by-line interpretation, which gives
+        the same frame, only slower.
+        """
+        offset, line, index = self._offset, self._line, self._index
+        limit = self.max_frame_size - 2
+        for piece in region.split(b"\n\n"):
+            if piece[:5] == b"data:" and _LF not in piece and len(piece) <= limit:
+                try:
+                    text = piece[6:].decode() if piece[5:6] == b" " else piece[5:].decode()
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    frames.append((index, offset, line, None, text, None, None, (), piece + b"\n\n", True, ()))
+                    index += 1
+                    offset += len(piece) + 2
+                    line += 2
+                    continue
+            self._offset, self._line, self._index = offset, line, index
+            self._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
+            offset, line, index = self._offset, self._line, self._index
+        self._offset, self._line, self._index = offset, line, index
 
     def _interpret(self, content: bytes) -> None:
         try:
