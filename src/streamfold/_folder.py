@@ -33,6 +33,8 @@ _FRAMERS = {"sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayPar
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
+# feed() keeps up to this many chunks, each shorter than this, before framing.
+_DEFER_CHUNK = 256
 
 _JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
 
@@ -69,8 +71,10 @@ class Folder:
         # An in-stream error found by framing (F5), before a dialect may exist.
         self._failed = False
         self._closed = False
+        self._deferred: list[bytes] = []
+        self._deferrable = False
         if transport is not None:
-            self._framer = _FRAMERS[transport](max_frame_size=max_frame_size)
+            self._start(transport)
 
     @property
     def frames(self) -> FrameSequence:
@@ -83,6 +87,14 @@ class Folder:
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
+        if self._deferrable and type(chunk) is bytes and len(chunk) < _DEFER_CHUNK and 10 not in chunk and 13 not in chunk:
+            # Without a line end (LF, CR) nothing can complete in SSE or NDJSON:
+            # keep small chunks for later, so byte-at-a-time feeding is cheap.
+            deferred = self._deferred
+            deferred.append(chunk)
+            if len(deferred) < _DEFER_CHUNK:
+                return []
+            chunk = b""
         self._feed(chunk)
         return self._drain()
 
@@ -90,10 +102,13 @@ class Folder:
         """End the stream and return the folded `Result`."""
         if self._closed:
             raise RuntimeError("close() called twice")
+        if self._deferred:
+            self._feed(b"")
         self._closed = True
         if self._framer is None:
             self._start(sniff(bytes(self._head), final=True) or "sse")
         assert self._framer is not None
+        self._deferrable = False
         self._fold(self._framer.close_records())
         dialect = self._dialect
         if dialect is None:
@@ -115,11 +130,14 @@ class Folder:
             raise TypeError(f"feed() takes bytes or str, got {type(chunk).__name__}")
         if self._closed:
             raise RuntimeError("feed() after close(): the stream has ended")
+        if self._deferred:
+            chunk = b"".join(self._deferred) + chunk
+            self._deferred.clear()
         framer = self._framer
         if framer is None:
             self._head += chunk
             head = self._head
-            if b"\n" not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+            if 10 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
                 return  # nothing new to decide on
             transport = sniff(bytes(head), final=len(head) >= _SNIFF_WINDOW)
             if transport is None:
@@ -131,6 +149,7 @@ class Folder:
     def _start(self, transport: str) -> SSEParser | NDJSONParser | JSONArrayParser:
         self.transport = transport
         self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
+        self._deferrable = transport in ("sse", "ndjson")
         if self._head:
             head, self._head = bytes(self._head), bytearray()
             self._fold(self._framer.feed_records(head))

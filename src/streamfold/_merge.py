@@ -36,22 +36,29 @@ _EMPTY = (None, "", "null")
 class TextBuffer:
     """An APPEND buffer with provenance: pieces, the frame of each, running ends."""
 
-    __slots__ = ("pieces", "frames", "ends", "length", "parsed")
+    __slots__ = ("pieces", "frames", "ends", "length", "parsed", "_path", "_journal")
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path = (), journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
         self.pieces: list[str] = []
         self.frames: list[int] = []
         self.ends: list[int] = []
         self.length = 0
         #: The PARSE-AT-END outcome, None until parsed (or after a later append).
         self.parsed: ParsedArguments | None = None
+        self._path = path
+        self._journal = journal
 
     def add(self, text: str, frame: int) -> None:
+        """APPEND: a dialect may hold the buffer of a hot path and call this directly."""
+        if not text:
+            return
         self.pieces.append(text)
         self.frames.append(frame)
         self.length += len(text)
         self.ends.append(self.length)
         self.parsed = None
+        if self._journal is not None:
+            self._journal.append(("append", self._path, text, frame))
 
     def text(self) -> str:
         if len(self.pieces) > 1:
@@ -97,10 +104,15 @@ class Merger:
             return
         buffer = self.texts.get(path)
         if buffer is None:
-            buffer = self.texts[path] = TextBuffer()
+            buffer = self.texts[path] = TextBuffer(path, self.journal)
         buffer.add(text, frame)
-        if self.journal is not None:
-            self.journal.append(("append", path, text, frame))
+
+    def buffer(self, path: Path) -> TextBuffer:
+        """The APPEND buffer at `path` (created empty), for a dialect's hot path."""
+        buffer = self.texts.get(path)
+        if buffer is None:
+            buffer = self.texts[path] = TextBuffer(path, self.journal)
+        return buffer
 
     def set_once(self, path: Path, value: Any, frame: int) -> Any:
         """Keep the first non-empty value; return the value now held (or None)."""
@@ -146,9 +158,7 @@ class Merger:
 
     def parse(self, path: Path, frame: int) -> ParsedArguments:
         """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
-        buffer = self.texts.get(path)
-        if buffer is None:
-            buffer = self.texts[path] = TextBuffer()
+        buffer = self.buffer(path)
         if buffer.parsed is None:
             buffer.parsed = parse_arguments(buffer.text(), buffer.fragments())
             if self.journal is not None:
@@ -158,5 +168,6 @@ class Merger:
     def drain(self) -> list[tuple[str, Path, Any, int]]:
         if not self.journal:
             return []
-        out, self.journal = self.journal, []
+        out = self.journal[:]
+        self.journal.clear()  # buffers hold this same list
         return out

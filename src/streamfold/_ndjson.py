@@ -39,7 +39,7 @@ class NDJSONParser(Framer):
         chunk = self._strip_bom(bytes(chunk))
         if not chunk:
             return frames
-        if b"\n" not in chunk:
+        if 10 not in chunk:  # no LF: nothing completes
             self._add_partial(chunk)
             return frames
         lines = chunk.split(b"\n")

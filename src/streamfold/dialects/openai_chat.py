@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._merge import Merger
+from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
@@ -26,9 +26,11 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 class _Choice:
     """Per-choice bookkeeping the merger does not need: tool-call identity."""
 
-    __slots__ = ("tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame", "legacy_call")
+    __slots__ = ("content", "tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame", "legacy_call")
 
-    def __init__(self) -> None:
+    def __init__(self, content: TextBuffer) -> None:
+        #: The choice's content buffer, held for the hot path.
+        self.content = content
         self.tool_by_index: dict[int, int] = {}
         self.tool_by_id: dict[str, int] = {}
         self.tool_keys: list[int] = []
@@ -89,8 +91,17 @@ class OpenAIChat(Dialect):
         if choices:
             if type(choices) is list:
                 for choice in choices:
-                    if type(choice) is dict:
-                        self._choice(choice, frame)
+                    if type(choice) is not dict:
+                        continue
+                    # The common chunk, one content fragment, is folded inline.
+                    delta = choice.get("delta")
+                    if (type(delta) is dict and len(delta) == 1 and not choice.get("finish_reason")
+                            and type(content := delta.get("content")) is str and len(choice) <= 4):
+                        state = self._choices.get(choice.get("index"))  # type: ignore[arg-type]
+                        if state is not None and state.finish_frame is None:
+                            state.content.add(content, frame)
+                            continue
+                    self._choice(choice, frame)
             else:
                 self.report.diagnostic("unexpected-payload", frame, f"`choices` is a {type(choices).__name__}, not a list; ignored")
         usage = chunk.get("usage")
@@ -111,7 +122,7 @@ class OpenAIChat(Dialect):
             index = 0  # what the Mistral SDK assumes too
         state = self._choices.get(index)
         if state is None:
-            state = self._choices[index] = _Choice()
+            state = self._choices[index] = _Choice(self.merger.buffer((index, "content")))
         delta = choice.get("delta")
         if delta:
             if type(delta) is dict:
@@ -326,7 +337,8 @@ class OpenAIChat(Dialect):
         self.failed = True
         unfinished = [i for i in self._choices if self.merger.get((i, "finish_reason")) is None] or [0]
         for index in unfinished:
-            self._choices.setdefault(index, _Choice())
+            if index not in self._choices:
+                self._choices[index] = _Choice(self.merger.buffer((index, "content")))
             self.merger.replace((index, "error"), str(message), frame)
 
     def _unexpected(self, value: Any, frame: int) -> None:
