@@ -29,10 +29,9 @@ class OpenAICompletions(OpenAIChat):
 
     def _choice(self, choice: dict[str, Any], frame: int) -> None:
         text = choice.get("text")
-        if text and type(text) is str:
-            index = choice.get("index")
-            if type(index) is not int:
-                index = 0
-            # Together also sends `delta.content` with the same text: read `text` only.
+        if type(text) is str:
+            # Together also sends `delta.content` with the same text: `text` is the one read.
             choice = {**choice, "delta": {"content": text}}
+        elif "delta" in choice:
+            choice = {key: value for key, value in choice.items() if key != "delta"}
         super()._choice(choice, frame)
