@@ -15,12 +15,12 @@ from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, FrameSequence
+from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FrameSequence
 from ._jsonarray import JSONArrayParser
 from ._json import loads
 from ._merge import Merger
 from ._ndjson import NDJSONParser
-from ._report import Report
+from ._report import Diagnostic, Report, StreamError
 from ._result import Result, build_result
 from ._sniff import TRANSPORTS, sniff
 from ._sse import SSEParser
@@ -29,7 +29,8 @@ from .dialects.unknown import Unknown
 
 __all__ = ["Folder", "fold"]
 
-_FRAMERS = {"sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser}
+_FRAMERS: dict[str, type[SSEParser] | type[NDJSONParser] | type[JSONArrayParser]] = {
+    "sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser}
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
@@ -59,7 +60,7 @@ class Folder:
             raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
         self.max_frame_size = max_frame_size
         self.transport = transport
-        self._framer: SSEParser | NDJSONParser | JSONArrayParser | None = None
+        self._framer: Framer | None = None
         self._head = bytearray()
         self._frames: list[FrameRecord] = []
         self._kinds: list[PayloadKind] = []
@@ -146,14 +147,14 @@ class Folder:
             return
         self._fold(framer.feed_records(chunk))
 
-    def _start(self, transport: str) -> SSEParser | NDJSONParser | JSONArrayParser:
+    def _start(self, transport: str) -> Framer:
         self.transport = transport
-        self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
+        framer = self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
         self._deferrable = transport in ("sse", "ndjson")
         if self._head:
             head, self._head = bytes(self._head), bytearray()
-            self._fold(self._framer.feed_records(head))
-        return self._framer
+            self._fold(framer.feed_records(head))
+        return framer
 
     # -- frames to the merger (the hot loop: once per frame) -----------------
 
@@ -319,7 +320,8 @@ class Folder:
             elif len(path) == 2 and path[1] == "finish_reason":
                 events.append(FinishReason(frame, path[0], value))
         errors, diagnostics = self._report.drain()
-        events.extend(Finding(finding.frame, finding) for finding in (*errors, *diagnostics))
+        findings: list[StreamError | Diagnostic] = [*errors, *diagnostics]
+        events.extend(Finding(finding.frame, finding) for finding in findings)
         return events
 
 

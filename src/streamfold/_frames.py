@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, Final, Optional, overload
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameSequence", "Framer"]
 
@@ -72,9 +72,14 @@ class Frame:
 #: A frame as the framers build it: the `Frame` fields, in order, in a plain
 #: tuple. Building a frozen dataclass costs more than decoding the frame's JSON,
 #: so the fold loop works on records and `Frame`s are made where people look.
-FrameRecord = tuple[int, int, int, "str | None", "str | None", "str | None", "int | None",
+FrameRecord = tuple[int, int, int, Optional[str], Optional[str], Optional[str], Optional[int],
                     tuple[str, ...], bytes, bool, tuple[FrameIssue, ...]]
-INDEX, OFFSET, LINE, EVENT, DATA, ID, RETRY, COMMENTS, RAW, TERMINATED, ISSUES = range(11)
+INDEX: Final = 0
+OFFSET: Final = 1
+LINE: Final = 2
+DATA: Final = 4
+TERMINATED: Final = 9
+ISSUES: Final = 10
 
 
 class Framer:

@@ -23,13 +23,13 @@ and joined once; nothing re-copies a growing string.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Any, Hashable
+from typing import Any
 
 from ._toolargs import ParsedArguments, parse_arguments
 
 __all__ = ["Merger", "TextBuffer"]
 
-Path = tuple[Hashable, ...]
+Path = tuple[Any, ...]
 _EMPTY = (None, "", "null")
 
 

@@ -418,7 +418,9 @@ class OpenAIChat(Dialect):
                         parts.append(f"{prefix}{name} {compact_json(delta[name], 80)}")
                 for call in delta.get("tool_calls") or ():
                     if type(call) is dict:
-                        function = call.get("function") if type(call.get("function")) is dict else {}
+                        function = call.get("function")
+                        if type(function) is not dict:
+                            function = {}
                         name = f" {function['name']}" if function.get("name") else ""
                         arguments = function.get("arguments")
                         parts.append(f"{prefix}tool {call.get('index', '?')}{name}"
