@@ -158,7 +158,7 @@ class JSONArrayParser(Framer):
                 if found is None:
                     pos = end
                     break
-                pos = self._complete(len(buf[: found.start()].rstrip(b" \t")), frames)
+                pos = self._complete(found.start(), frames)
                 end = len(buf)
         self._scan = pos
         if self._state == _OUTSIDE:
@@ -201,8 +201,6 @@ class JSONArrayParser(Framer):
         if not terminated and self._state == _JUNK:
             terminated = True  # junk has no terminator to miss
         self._consume(stop)
-        if self._state == _JUNK:
-            text = text.rstrip("\r\n")
         frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues)
         self._index += 1
         return frame
