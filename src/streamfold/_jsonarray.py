@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
-from ._utf8 import decode_reporting
+from ._utf8 import decode
 
 __all__ = ["JSONArrayParser"]
 
@@ -184,22 +184,7 @@ class JSONArrayParser(Framer):
     def _element(self, stop: int, *, terminated: bool) -> FrameRecord:
         raw = bytes(self._buf[:stop])
         offset, line = self._base, self._line
-        issues: tuple[FrameIssue, ...] = ()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text, bad = decode_reporting(raw, offset)
-            issues = tuple(
-                FrameIssue(
-                    "invalid-utf8",
-                    at,
-                    line + _line_ends(raw, at - offset),
-                    f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD",
-                )
-                for at, run in bad
-            )
-        if not terminated and self._state == _JUNK:
-            terminated = True  # junk has no terminator to miss
+        text, issues = decode(raw, offset, line)
         self._consume(stop)
         frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues)
         self._index += 1
@@ -243,7 +228,3 @@ class JSONArrayParser(Framer):
         self._base += count
         del buf[:count]
 
-
-def _line_ends(raw: bytes, stop: int) -> int:
-    """Line terminators (CR, LF, CRLF each count once) in raw[:stop]."""
-    return raw.count(b"\n", 0, stop) + raw.count(b"\r", 0, stop) - raw.count(b"\r\n", 0, stop)

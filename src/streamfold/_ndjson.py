@@ -9,7 +9,7 @@ small pieces stays linear.
 from __future__ import annotations
 
 from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
-from ._utf8 import decode_reporting
+from ._utf8 import decode
 
 __all__ = ["NDJSONParser"]
 
@@ -102,14 +102,6 @@ class NDJSONParser(Framer):
         content = line[:-1] if line.endswith(b"\r") else line
         if not content.strip(b" \t\r\n"):
             return
-        issues: tuple[FrameIssue, ...] = ()
-        try:
-            text = content.decode("utf-8")
-        except UnicodeDecodeError:
-            text, bad = decode_reporting(content, offset)
-            issues = tuple(
-                FrameIssue("invalid-utf8", at, number, f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD", text)
-                for at, run in bad
-            )
+        text, issues = decode(content, offset, number)
         frames.append((self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues))
         self._index += 1

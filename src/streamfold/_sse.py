@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 
 from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
-from ._utf8 import decode_reporting
+from ._utf8 import decode
 
 __all__ = ["SSEParser"]
 
@@ -244,21 +244,9 @@ class SSEParser(Framer):
         self._offset, self._line, self._index = offset, line, index
 
     def _interpret(self, content: bytes) -> None:
-        try:
-            text = content.decode("utf-8")
-        except UnicodeDecodeError:
-            text, bad = decode_reporting(content, self._offset)
-            for at, run in bad:
-                self._issues.append(
-                    FrameIssue(
-                        "invalid-utf8",
-                        at,
-                        self._line,
-                        f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; "
-                        "they were replaced with U+FFFD",
-                        text,
-                    )
-                )
+        text, issues = decode(content, self._offset, self._line)
+        if issues:
+            self._issues.extend(issues)
         if content[0] == _COLON:
             # "If the line starts with a U+003A COLON character: Ignore the line."
             self._comments.append(text[2:] if text[1:2] == " " else text[1:])

@@ -12,15 +12,38 @@ from __future__ import annotations
 
 import re
 
+from ._frames import FrameIssue
+
 __all__ = ["decode", "decode_reporting"]
 
 
-def decode(raw: bytes) -> str | None:
-    """Decode `raw`, or return None when it is not valid UTF-8 (rare path)."""
+def decode(raw: bytes, offset: int, line: int) -> tuple[str, tuple[FrameIssue, ...]]:
+    """Decode one unit (a line, an element) that starts at stream `offset`, on `line`.
+
+    Returns the text and an `invalid-utf8` issue per invalid run (none for
+    valid input, the common case, which costs one `bytes.decode`).
+    """
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8"), ()
     except UnicodeDecodeError:
-        return None
+        pass
+    text, bad = decode_reporting(raw, offset)
+    issues = tuple(
+        FrameIssue(
+            "invalid-utf8",
+            at,
+            line + _line_ends(raw, at - offset),
+            f"bytes {run.hex(' ')} at offset {at} are not valid UTF-8; they were replaced with U+FFFD",
+            text,
+        )
+        for at, run in bad
+    )
+    return text, issues
+
+
+def _line_ends(raw: bytes, stop: int) -> int:
+    """Line terminators (CR, LF, CRLF each count once) in raw[:stop]."""
+    return raw.count(b"\n", 0, stop) + raw.count(b"\r", 0, stop) - raw.count(b"\r\n", 0, stop)
 
 
 def decode_reporting(raw: bytes, offset: int) -> tuple[str, list[tuple[int, bytes]]]:
