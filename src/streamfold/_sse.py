@@ -69,7 +69,6 @@ class SSEParser(Framer):
         self._block_offset = 0
         self._block_line = 0
         self._data: list[str] = []
-        self._has_data = False
         self._event: str | None = None
         self._id: str | None = None
         self._retry: int | None = None
@@ -109,8 +108,9 @@ class SSEParser(Framer):
         if not self._partial and not self._block_lines and self._skipping is None:
             # At a block boundary: take the whole blocks in one go.
             cut = chunk.rfind(b"\n\n")
-            if cut >= 0 and _CR not in chunk[:cut]:
-                self._take_blocks(chunk[:cut], frames)
+            region = chunk[:cut] if cut >= 0 else b""
+            if region and _CR not in region:
+                self._take_blocks(region, frames)
                 chunk = chunk[cut + 2 :]
                 if not chunk:
                     return frames
@@ -218,7 +218,7 @@ class SSEParser(Framer):
             self._line += 1
 
     def _take_blocks(self, region: bytes, frames: list[FrameRecord]) -> None:
-        """Blocks separated by blank lines, with LF line ends only (each piece plus "\n\n").
+        """Blocks separated by blank lines, with LF line ends only (each piece plus "\\n\\n").
 
         The common block, one `data:` line, becomes a frame right here; any
         other block goes through the line-by-line interpretation, which gives
@@ -260,7 +260,6 @@ class SSEParser(Framer):
             value = text[colon + 2 :] if text[colon + 1 : colon + 2] == " " else text[colon + 1 :]
         if name == "data":
             self._data.append(value)
-            self._has_data = True
         elif name == "event":
             self._event = value
         elif name == "id":
@@ -296,7 +295,7 @@ class SSEParser(Framer):
             self._block_offset,
             self._block_line,
             self._event,
-            "\n".join(self._data) if self._has_data else None,
+            "\n".join(self._data) if self._data else None,
             self._id,
             self._retry,
             tuple(self._comments),
