@@ -15,7 +15,7 @@ from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FrameSequence
+from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FrameSequence, make_frame
 from ._jsonarray import JSONArrayParser
 from ._json import loads
 from ._merge import Merger
@@ -221,7 +221,7 @@ class Folder:
         return dialect
 
     def _not_one_document(self, record: FrameRecord) -> None:
-        frame = FrameSequence([record])[0]
+        frame = make_frame(record)
         assert frame.data is not None
         payload = decode_data(frame.data)
         kind = payload.kind

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Optional, overload
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameSequence", "Framer"]
+__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameSequence", "Framer", "make_frame"]
 
 # A frame above this size is reported and dropped instead of buffered. It is
 # far above any real chunk (a base64 partial image from the Responses API is a
@@ -72,12 +72,27 @@ class Frame:
 #: A frame as the framers build it: the `Frame` fields, in order, in a plain
 #: tuple. Building a frozen dataclass costs more than decoding the frame's JSON,
 #: so the fold loop works on records and `Frame`s are made where people look.
+class DataLineRaw:
+    """In a record's raw slot: the frame was one `data:` line and a blank line
+    (LF), so its bytes are exactly `prefix + data + "\\n\\n"` and are rebuilt
+    when a `Frame` is made instead of being kept twice."""
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: bytes) -> None:
+        self.prefix = prefix
+
+
+DATA_SPACE = DataLineRaw(b"data: ")
+DATA_TIGHT = DataLineRaw(b"data:")
+
 FrameRecord = tuple[int, int, int, Optional[str], Optional[str], Optional[str], Optional[int],
-                    tuple[str, ...], bytes, bool, tuple[FrameIssue, ...]]
+                    tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...]]
 INDEX: Final = 0
 OFFSET: Final = 1
 LINE: Final = 2
 DATA: Final = 4
+RAW: Final = 8
 TERMINATED: Final = 9
 ISSUES: Final = 10
 
@@ -125,11 +140,20 @@ class Framer:
 
     def feed(self, chunk: bytes) -> list[Frame]:
         """Take the next bytes of the stream; return the frames they completed."""
-        return [Frame(*record) for record in self.feed_records(chunk)]
+        return [make_frame(record) for record in self.feed_records(chunk)]
 
     def close(self) -> list[Frame]:
         """End the stream; return what was still open (an unterminated final frame)."""
-        return [Frame(*record) for record in self.close_records()]
+        return [make_frame(record) for record in self.close_records()]
+
+
+def make_frame(record: FrameRecord) -> Frame:
+    """The `Frame` of a record, with its raw bytes rebuilt if they were not kept."""
+    raw = record[RAW]
+    if isinstance(raw, DataLineRaw):
+        raw = raw.prefix + (record[DATA] or "").encode() + b"\n\n"
+    return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6], record[7],
+                 raw, record[9], record[10])
 
 
 class FrameSequence(Sequence[Frame]):
@@ -149,17 +173,16 @@ class FrameSequence(Sequence[Frame]):
     def __getitem__(self, index: slice) -> list[Frame]: ...
     def __getitem__(self, index: int | slice) -> Frame | list[Frame]:
         if isinstance(index, slice):
-            return [Frame(*record) for record in self._records[index]]
-        return Frame(*self._records[index])
+            return [make_frame(record) for record in self._records[index]]
+        return make_frame(self._records[index])
 
     def __iter__(self) -> Iterator[Frame]:
-        return (Frame(*record) for record in self._records)
+        return (make_frame(record) for record in self._records)
 
     def __eq__(self, other: Any) -> bool:
-        if isinstance(other, FrameSequence):
-            return self._records == other._records
+        # Records of equal frames may differ (raw kept or rebuilt), so compare frames.
         if isinstance(other, Sequence):
-            return list(self) == list(other)
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
     def __repr__(self) -> str:

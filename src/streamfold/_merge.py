@@ -22,6 +22,7 @@ and joined once; nothing re-copies a growing string.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from typing import Any
 
@@ -40,8 +41,9 @@ class TextBuffer:
 
     def __init__(self, path: Path = (), journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
         self.pieces: list[str] = []
-        self.frames: list[int] = []
-        self.ends: list[int] = []
+        # Machine integers, not int objects: provenance costs 16 bytes a piece.
+        self.frames = array("q")
+        self.ends = array("q")
         self.length = 0
         #: The PARSE-AT-END outcome, None until parsed (or after a later append).
         self.parsed: ParsedArguments | None = None

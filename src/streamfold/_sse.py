@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
+from ._frames import DATA_SPACE, DATA_TIGHT, DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
 from ._utf8 import decode
 
 __all__ = ["SSEParser"]
@@ -102,21 +102,29 @@ class SSEParser(Framer):
                     return frames
             else:
                 self._finish_partial(b"\r", frames)
-        if _LF not in chunk and _CR not in chunk:
-            self._add_partial(chunk)
-            return frames
-        if not self._partial and not self._block_lines and self._skipping is None:
-            # At a block boundary: take the whole blocks in one go.
-            cut = chunk.rfind(b"\n\n")
-            region = chunk[:cut] if cut >= 0 else b""
-            if region and _CR not in region:
+        if self._partial or self._block_lines or self._skipping is not None:
+            # Finish the open block line by line; past its blank line, go fast.
+            first = chunk.find(b"\n\n")
+            if first < 0:
+                self._take_chunk(chunk, frames)
+                return frames
+            self._take_chunk(chunk[: first + 2], frames)
+            chunk = chunk[first + 2 :]
+        cut = chunk.rfind(b"\n\n")
+        if cut >= 0:
+            region = chunk[:cut]
+            if _CR not in region:
                 self._take_blocks(region, frames)
                 chunk = chunk[cut + 2 :]
-                if not chunk:
-                    return frames
-                if _LF not in chunk and _CR not in chunk:
-                    self._add_partial(chunk)
-                    return frames
+        if chunk:
+            self._take_chunk(chunk, frames)
+        return frames
+
+    def _take_chunk(self, chunk: bytes, frames: list[FrameRecord]) -> None:
+        """The general path: split into lines, join the first to the partial one, keep the tail."""
+        if _LF not in chunk and _CR not in chunk:
+            self._add_partial(chunk)
+            return
         lines = chunk.splitlines(keepends=True)
         tail = lines.pop() if lines[-1][-1] != _LF else b""
         if lines:
@@ -134,7 +142,6 @@ class SSEParser(Framer):
                 self._held_cr = True
             else:
                 self._add_partial(tail)
-        return frames
 
     def close_records(self) -> list[FrameRecord]:
         """End the stream: flush a final line and block that never got their terminators."""
@@ -228,12 +235,14 @@ class SSEParser(Framer):
         limit = self.max_frame_size - 2
         for piece in region.split(b"\n\n"):
             if piece[:5] == b"data:" and _LF not in piece and len(piece) <= limit:
+                spaced = piece[5:6] == b" "
                 try:
-                    text = piece[6:].decode() if piece[5:6] == b" " else piece[5:].decode()
+                    text = piece[6:].decode() if spaced else piece[5:].decode()
                 except UnicodeDecodeError:
                     pass
                 else:
-                    frames.append((index, offset, line, None, text, None, None, (), piece + b"\n\n", True, ()))
+                    raw = DATA_SPACE if spaced else DATA_TIGHT
+                    frames.append((index, offset, line, None, text, None, None, (), raw, True, ()))
                     index += 1
                     offset += len(piece) + 2
                     line += 2
