@@ -108,6 +108,26 @@ class Framer:
     _at_stream_start = True
     _bom_prefix = b""
 
+    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        if max_frame_size < 1:
+            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
+        self.max_frame_size = max_frame_size
+        self._closed = False
+        self._index = 0
+
+    def _accept(self, chunk: bytes) -> bytes:
+        """Check a chunk handed to feed(): only misuse raises."""
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
+        if self._closed:
+            raise RuntimeError("feed() after close(): the stream has ended")
+        return bytes(chunk)
+
+    def _end(self) -> None:
+        if self._closed:
+            raise RuntimeError("close() called twice")
+        self._closed = True
+
     def _strip_bom(self, chunk: bytes) -> bytes:
         """"One leading U+FEFF BYTE ORDER MARK character must be ignored", whatever the chunking.
 

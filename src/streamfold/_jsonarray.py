@@ -36,13 +36,10 @@ class JSONArrayParser(Framer):
     """Incremental, sans-I/O splitter of a streamed JSON array into its elements."""
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
-        if max_frame_size < 1:
-            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
-        self.max_frame_size = max_frame_size
+        super().__init__(max_frame_size=max_frame_size)
         #: True once the array's closing `]` was seen.
         self.saw_end = False
         self._opened = False
-        self._closed = False
         self._buf = bytearray()
         self._base = 0  # stream offset of _buf[0]
         self._line = 1  # line number of _buf[0]
@@ -50,17 +47,13 @@ class JSONArrayParser(Framer):
         self._scan = 0  # where scanning resumes in _buf
         self._state = _OUTSIDE
         self._depth = 0
-        self._index = 0
         self._at_stream_start = True
         # An element over max_frame_size: (kept head, offset, line, bytes dropped so far).
         self._oversized: tuple[bytes, int, int, int] | None = None
 
     def feed_records(self, chunk: bytes) -> list[FrameRecord]:
         """Take the next bytes of the stream; return the elements they completed, as records."""
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
-        if self._closed:
-            raise RuntimeError("feed() after close(): the stream has ended")
+        chunk = self._accept(chunk)
         frames: list[FrameRecord] = []
         if chunk:
             self._buf += chunk
@@ -69,9 +62,7 @@ class JSONArrayParser(Framer):
 
     def close_records(self) -> list[FrameRecord]:
         """End the stream: an element still open becomes an unterminated frame."""
-        if self._closed:
-            raise RuntimeError("close() called twice")
-        self._closed = True
+        self._end()
         frames: list[FrameRecord] = []
         self._run(frames, final=True)
         if self._oversized is not None:

@@ -18,25 +18,18 @@ class NDJSONParser(Framer):
     """Incremental, sans-I/O NDJSON splitter with the same API as `SSEParser`."""
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
-        if max_frame_size < 1:
-            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
-        self.max_frame_size = max_frame_size
-        self._closed = False
+        super().__init__(max_frame_size=max_frame_size)
         self._partial: list[bytes] = []
         self._partial_size = 0
         self._oversized_head: bytes | None = None
         self._offset = 0
         self._line = 1
-        self._index = 0
 
     def feed_records(self, chunk: bytes) -> list[FrameRecord]:
         """Take the next bytes of the stream; return the lines they completed, as records."""
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
-        if self._closed:
-            raise RuntimeError("feed() after close(): the stream has ended")
+        chunk = self._accept(chunk)
         frames: list[FrameRecord] = []
-        chunk = self._strip_bom(bytes(chunk))
+        chunk = self._strip_bom(chunk)
         if not chunk:
             return frames
         if 10 not in chunk:  # no LF: nothing completes
@@ -54,9 +47,7 @@ class NDJSONParser(Framer):
 
     def close_records(self) -> list[FrameRecord]:
         """End the stream: a last line without `\\n` becomes an unterminated frame."""
-        if self._closed:
-            raise RuntimeError("close() called twice")
-        self._closed = True
+        self._end()
         frames: list[FrameRecord] = []
         self._add_partial(self._unfinished_bom())
         if self._partial_size:

@@ -44,12 +44,9 @@ class SSEParser(Framer):
     """
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
-        if max_frame_size < 1:
-            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
-        self.max_frame_size = max_frame_size
+        super().__init__(max_frame_size=max_frame_size)
         #: The WHATWG last-event-id buffer: survives dispatch, per the spec.
         self.last_event_id = ""
-        self._closed = False
         # The line being received: its fragments (without terminator) and
         # whether it ended in a CR whose LF may still come.
         self._partial: list[bytes] = []
@@ -58,7 +55,6 @@ class SSEParser(Framer):
         # Where the next complete line starts.
         self._offset = 0
         self._line = 1
-        self._index = 0
         self._reset_block()
         # Oversized block being skipped: its kept head, offset and line.
         self._skipping: tuple[bytes, int, int, int] | None = None
@@ -79,13 +75,9 @@ class SSEParser(Framer):
 
     def feed_records(self, chunk: bytes) -> list[FrameRecord]:
         """Take the next bytes of the stream; return the frames they completed, as records."""
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
-        if self._closed:
-            raise RuntimeError("feed() after close(): the stream has ended")
+        chunk = self._accept(chunk)
         if not chunk:
             return []
-        chunk = bytes(chunk)
         frames: list[FrameRecord] = []
         if self._at_stream_start:
             chunk = self._strip_bom(chunk)
@@ -145,9 +137,7 @@ class SSEParser(Framer):
 
     def close_records(self) -> list[FrameRecord]:
         """End the stream: flush a final line and block that never got their terminators."""
-        if self._closed:
-            raise RuntimeError("close() called twice")
-        self._closed = True
+        self._end()
         frames: list[FrameRecord] = []
         self._add_partial(self._unfinished_bom())
         if self._held_cr:
