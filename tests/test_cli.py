@@ -84,3 +84,23 @@ def test_python_dash_m_in_a_real_subprocess() -> None:
     assert json.loads(done.stdout)["choices"][0]["finish_reason"] == "tool_calls"
     bad = subprocess.run([sys.executable, "-m", "streamfold", "show", "/no/such"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_export_prints_the_non_streaming_object() -> None:
+    code, out, err = run("export", str(EXAMPLES / "openai-tool-calls.sse"))
+    exported = json.loads(out)
+    assert code == 0 and err == ""
+    assert exported["object"] == "chat.completion"
+    assert exported["choices"][0]["finish_reason"] == "tool_calls"
+    assert len(exported["choices"][0]["message"]["tool_calls"]) == 2
+
+
+def test_export_of_an_incomplete_stream_warns() -> None:
+    code, out, err = run("export", str(EXAMPLES / "openai-broken.sse"))
+    assert code == 0 and json.loads(out)["choices"][0]["finish_reason"] is None
+    assert "incomplete" in err
+
+
+def test_export_without_a_dialect_is_exit_2() -> None:
+    code, _, err = run("export", "-", input=b'data: {"foo": 1}\n\n')
+    assert code == 2 and "export is not available" in err

@@ -68,7 +68,8 @@ class Folder:
         self._kinds: list[PayloadKind] = []
         self._merger = Merger(journal=_events)
         self._report = Report(self._frames)
-        self._dialect: Dialect | None = DIALECTS[dialect](self._merger, self._report) if dialect else None
+        self._dialect: Dialect | None = (
+            DIALECTS[dialect](self._merger, self._report, self._frames) if dialect else None)
         self._undetected: list[tuple[Any, int]] = []
         self._after_terminal: list[int] = []
         # An in-stream error found by framing (F5), before a dialect may exist.
@@ -209,7 +210,7 @@ class Folder:
 
     def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
         """Choose the dialect, then fold what waited for it."""
-        dialect = self._dialect = dialect_class(self._merger, self._report)
+        dialect = self._dialect = dialect_class(self._merger, self._report, self._frames)
         waiting, self._undetected = self._undetected, []
         for value, frame in waiting:
             if dialect.terminal is not None:
@@ -298,12 +299,12 @@ class Folder:
                 f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
                 "but not folded", frames=list(self._after_terminal))
         has_data = any(kind is not _COMMENT for kind in self._kinds)
-        if dialect.terminal is None and has_data and not isinstance(dialect, Unknown) and not dialect.failed:
+        if not dialect.ended and has_data and not isinstance(dialect, Unknown) and not dialect.failed:
             last_index = frames[-1][INDEX] if frames else None
             report.diagnostic(
                 "missing-terminal", last_index,
-                "the stream ended without its terminal frame (`data: [DONE]` for this dialect): it was "
-                "probably cut off, so the reply may be truncated", severity="warning")
+                f"the stream ended without saying it was over ({dialect.terminal_hint} for {dialect.name}): "
+                "it was probably cut off, so the reply may be truncated", severity="warning")
 
     def _drain(self) -> list[Event]:
         events: list[Event] = []

@@ -62,6 +62,8 @@ class Frame:
     raw: bytes
     terminated: bool = True
     issues: tuple[FrameIssue, ...] = ()
+    #: Transport headers of the frame (AWS event-stream: `:event-type`, ...); () for text framings.
+    headers: tuple[tuple[str, Any], ...] = ()
 
     @property
     def end(self) -> int:
@@ -87,14 +89,17 @@ DATA_SPACE = DataLineRaw(b"data: ")
 DATA_TIGHT = DataLineRaw(b"data:")
 
 FrameRecord = tuple[int, int, int, Optional[str], Optional[str], Optional[str], Optional[int],
-                    tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...]]
+                    tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...],
+                    tuple[tuple[str, Any], ...]]
 INDEX: Final = 0
 OFFSET: Final = 1
 LINE: Final = 2
 DATA: Final = 4
 RAW: Final = 8
+EVENT: Final = 3
 TERMINATED: Final = 9
 ISSUES: Final = 10
+HEADERS: Final = 11
 
 
 class Framer:
@@ -173,7 +178,7 @@ def make_frame(record: FrameRecord) -> Frame:
     if isinstance(raw, DataLineRaw):
         raw = raw.prefix + (record[DATA] or "").encode() + b"\n\n"
     return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6], record[7],
-                 raw, record[9], record[10])
+                 raw, record[9], record[10], record[11])
 
 
 class FrameSequence(Sequence[Frame]):

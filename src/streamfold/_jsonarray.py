@@ -177,7 +177,7 @@ class JSONArrayParser(Framer):
         offset, line = self._base, self._line
         text, issues = decode(raw, offset, line)
         self._consume(stop)
-        frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues)
+        frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues, ())
         self._index += 1
         return frame
 
@@ -202,7 +202,7 @@ class JSONArrayParser(Framer):
             f"element of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
             f"its first {len(head)} bytes are kept in raw and the rest was dropped",
         )
-        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
+        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,), ())
         self._index += 1
         return frame
 

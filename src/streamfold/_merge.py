@@ -14,6 +14,8 @@ result builder:
     (choice, "role") (choice, "content") (choice, "reasoning") (choice, "refusal")
     (choice, "finish_reason") (choice, "error")
     (choice, "tool", key, "id" | "name" | "arguments")
+    (choice, "block", key)   a dialect's own content block: {"type", "index"}, REPLACEd at its
+                             start and its stop, so its frames span the block
 
 Every APPEND buffer remembers which frame gave each piece (provenance), so a
 character of the reply can be traced back to its frame. Pieces are collected

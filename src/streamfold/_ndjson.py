@@ -87,12 +87,12 @@ class NDJSONParser(Framer):
                 f"line of {length} bytes exceeds max_frame_size={self.max_frame_size}; "
                 f"its first {len(head)} bytes are kept in raw and the rest was dropped",
             )
-            frames.append((self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,)))
+            frames.append((self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,), ()))
             self._index += 1
             return
         content = line[:-1] if line.endswith(b"\r") else line
         if not content.strip(b" \t\r\n"):
             return
         text, issues = decode(content, offset, number)
-        frames.append((self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues))
+        frames.append((self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues, ()))
         self._index += 1

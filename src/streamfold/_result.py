@@ -109,6 +109,7 @@ class Result:
     errors: tuple[StreamError, ...]
     diagnostics: tuple[Diagnostic, ...]
     _sources: dict[tuple[int, str], TextBuffer] = field(repr=False, default_factory=dict)
+    _dialect: Dialect | None = field(repr=False, default=None)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Result):
@@ -153,6 +154,16 @@ class Result:
         frame = None if buffer is None else buffer.frame_at(offset)
         return None if frame is None else self.frames[frame]
 
+    def export(self) -> dict[str, Any]:
+        """The vendor-native non-streaming object the same request would have
+        returned without streaming (an OpenAI `ChatCompletion`, ...).
+
+        Raises NotImplementedError for a dialect that has no export yet.
+        """
+        if self._dialect is None:
+            raise NotImplementedError("this result has no dialect to export with")
+        return self._dialect.export(self)
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract, version 1 (see README)."""
         return {
@@ -174,11 +185,14 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
                  kinds: list[PayloadKind], errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
     choice_indexes: set[int] = set()
     tool_keys: dict[int, set[int]] = {}
+    block_keys: dict[int, set[int]] = {}
     for path in (*merger.texts, *merger.values):
         if type(path[0]) is int:
             choice_indexes.add(path[0])
             if len(path) == 4 and path[1] == "tool":
                 tool_keys.setdefault(path[0], set()).add(path[2])
+            elif len(path) == 3 and path[1] == "block":
+                block_keys.setdefault(path[0], set()).add(path[2])
     sources: dict[tuple[int, str], TextBuffer] = {}
     choices = []
     for index in sorted(choice_indexes):
@@ -210,7 +224,11 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
             finish = dialect.normalise_finish(raw_finish, bool(calls))
         else:
             finish = None
-        blocks.sort(key=lambda block: (block.frames[0], block.type != "reasoning"))
+        if index in block_keys:
+            # The dialect named its blocks (Anthropic content blocks, ...): use them.
+            blocks = [_explicit_block(merger, (index, "block", key)) for key in sorted(block_keys[index])]
+        else:
+            blocks.sort(key=lambda block: (block.frames[0], block.type != "reasoning"))
         reasoning, refusal = merger.text((index, "reasoning")), merger.text((index, "refusal"))
         choices.append(Choice(
             index, merger.get((index, "role")), merger.text((index, "content")) or "",
@@ -223,7 +241,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
     return Result(
         transport=transport,
         dialect=dialect.name,
-        complete=dialect.terminal is not None and not dialect.failed,
+        complete=dialect.ended and not dialect.failed,
         model=merger.get(("model",)),
         id=merger.get(("id",)),
         frames=FrameSequence(frames),
@@ -233,4 +251,13 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[
         errors=tuple(errors),
         diagnostics=tuple(diagnostics),
         _sources=sources,
+        _dialect=dialect,
     )
+
+
+def _explicit_block(merger: Merger, path: tuple[int, str, int]) -> Block:
+    """A block a dialect recorded at (choice, "block", key) as {"type": ..., "index": ...}."""
+    value = merger.get(path)
+    frames = merger.frames_of(path)
+    assert frames is not None
+    return Block(str(value.get("type", "?")), int(value.get("index", path[2])), frames)

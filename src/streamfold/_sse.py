@@ -232,7 +232,7 @@ class SSEParser(Framer):
                     pass
                 else:
                     raw = DATA_SPACE if spaced else DATA_TIGHT
-                    frames.append((index, offset, line, None, text, None, None, (), raw, True, ()))
+                    frames.append((index, offset, line, None, text, None, None, (), raw, True, (), ()))
                     index += 1
                     offset += len(piece) + 2
                     line += 2
@@ -301,6 +301,7 @@ class SSEParser(Framer):
             b"".join(self._block_lines),
             terminated,
             tuple(self._issues),
+            (),
         )
         self._index += 1
         self._reset_block()
@@ -342,7 +343,7 @@ class SSEParser(Framer):
             f"frame of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
             f"its first {len(head)} bytes are kept in raw and the rest was dropped",
         )
-        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,))
+        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,), ())
         self._index += 1
         return frame
 

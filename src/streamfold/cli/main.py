@@ -44,6 +44,7 @@ def cli() -> None:
       streamfold show examples/openai-tool-calls.sse
       curl -sN https://... | streamfold show -
       streamfold frames examples/openai-broken.sse
+      streamfold export examples/openai-tool-calls.sse
     """
 
 
@@ -87,6 +88,34 @@ def frames(capture: str, jsonl: bool, dialect: str | None, transport: str | None
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     else:
         _console().print(render_frames(result))
+
+
+@cli.command()
+@_input_argument
+@_dialect_option
+@_transport_option
+def export(capture: str, dialect: str | None, transport: str | None) -> None:
+    """Print the non-streaming object the same request would have returned (JSON).
+
+    For OpenAI Chat streams that is a `ChatCompletion`; for legacy completions a
+    `text_completion`. Exit 2 when the dialect has no export.
+
+    \b
+    Examples:
+      streamfold export examples/openai-tool-calls.sse
+      streamfold export capture.sse | jq .choices[0].message
+    """
+    result = _fold_input(capture, dialect, transport)
+    try:
+        exported = result.export()
+    except NotImplementedError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    _write_json(exported)
+    if not result.complete:
+        click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
+                   "object keeps the stream's own finish reason; a non-streaming reply would not have it",
+                   err=True)
 
 
 def _fold_input(capture: str, dialect: str | None, transport: str | None) -> Result:

@@ -9,10 +9,15 @@ go. Vendor quirks live in the vendor's module and nowhere else.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._frames import FrameRecord
 from .._merge import Merger
 from .._report import Report
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["Dialect", "compact_json", "top_level_keys"]
 
@@ -25,19 +30,37 @@ OTHER = "other"
 
 
 class Dialect:
-    """Base class: subclasses set `name`, implement `claims` and `fold`."""
+    """Base class: subclasses set `name`, implement `claims` and `fold`.
+
+    A dialect sees decoded payloads (`fold`), the `[DONE]` sentinel (`done`)
+    and the end of the stream (`finish`); it may read a frame's SSE fields
+    (its `event:` name, its AWS headers) from `self.frames[frame]`.
+    """
 
     name: ClassVar[str] = "unknown"
     #: Raw finish reason -> normalised value.
     finish_reasons: ClassVar[dict[str, str]] = {}
+    #: How the stream says it is over, for the missing-terminal message.
+    terminal_hint: ClassVar[str] = "`data: [DONE]`"
 
-    def __init__(self, merger: Merger, report: Report) -> None:
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
         self.merger = merger
         self.report = report
-        #: Frame index of the terminal frame ([DONE], message_stop, ...), once seen.
+        #: Every frame so far, as records (see `streamfold._frames`).
+        self.frames = frames
+        #: Frame index of the terminal frame ([DONE], message_stop, ...), once
+        #: seen. Frames after it are listed but not folded.
         self.terminal: int | None = None
+        #: The reply ended normally without a terminal frame (Gemini has none:
+        #: its finishReason says so). Frames after it are still folded.
+        self.finished = False
         #: An in-stream error was seen: the reply is not complete.
         self.failed = False
+
+    @property
+    def ended(self) -> bool:
+        """The stream said it was over (a terminal frame, or the dialect's own sign)."""
+        return self.terminal is not None or self.finished
 
     @classmethod
     def claims(cls, value: Any) -> bool:
@@ -63,6 +86,10 @@ class Dialect:
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         return None
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The vendor-native non-streaming object this stream stands for."""
+        raise NotImplementedError(f"export is not available for the {self.name} dialect yet")
 
     @classmethod
     def summarize(cls, value: Any) -> str:

@@ -11,9 +11,15 @@ identity goes wrong (O4-O8).
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._frames import FrameRecord
 
 from .._merge import Merger, TextBuffer
+
+if TYPE_CHECKING:
+    from .._result import Result
 from .._report import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
@@ -57,8 +63,8 @@ class OpenAIChat(Dialect):
         "insufficient_system_resource": ERROR,
     }
 
-    def __init__(self, merger: Merger, report: Report) -> None:
-        super().__init__(merger, report)
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+        super().__init__(merger, report, frames)
         self._choices: dict[int, _Choice] = {}
         self._identified = False
 
@@ -86,6 +92,8 @@ class OpenAIChat(Dialect):
             found_id = merger.set_once(("id",), chunk.get("id"), frame)
             found_model = merger.set_once(("model",), chunk.get("model"), frame)
             merger.set_once(("created",), chunk.get("created") or None, frame)
+            merger.set_once(("system_fingerprint",), chunk.get("system_fingerprint"), frame)
+            merger.set_once(("service_tier",), chunk.get("service_tier"), frame)
             self._identified = found_id is not None and found_model is not None
         choices = chunk.get("choices")
         if choices:
@@ -399,6 +407,32 @@ class OpenAIChat(Dialect):
                     choice=index, position=at, tag=tag)
                 return
 
+    def export(self, result: Result) -> dict[str, Any]:
+        """The `ChatCompletion` a non-streaming request would have returned."""
+        choices = []
+        for choice in result.choices:
+            message: dict[str, Any] = {"role": choice.role or "assistant", "content": choice.content or None,
+                                       "refusal": choice.refusal}
+            if choice.reasoning is not None:
+                message["reasoning_content"] = choice.reasoning  # DeepSeek's non-streaming field
+            if choice.tool_calls:
+                message["tool_calls"] = [
+                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+                    for call in choice.tool_calls]
+            choices.append({"index": choice.index, "message": message, "logprobs": None,
+                            "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
+        return self._envelope("chat.completion", result, choices)
+
+    def _envelope(self, kind: str, result: Result, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": result.id, "object": kind, "created": self.merger.get(("created",)),
+                               "model": result.model, "choices": choices}
+        for name in ("system_fingerprint", "service_tier"):
+            if self.merger.get((name,)) is not None:
+                out[name] = self.merger.get((name,))
+        if result.usage is not None:
+            out["usage"] = result.usage.raw
+        return out
+
     @classmethod
     def summarize(cls, value: Any) -> str:
         if type(value) is not dict:
@@ -455,3 +489,10 @@ class OpenAIChat(Dialect):
             "cache_read_tokens": cached,
             "total_tokens": total,
         }
+
+
+def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
+    """Non-streaming replies say `tool_calls` where some streams say `stop` (googleapis/python-genai#2868)."""
+    if raw == "stop" and has_tool_calls:
+        return "tool_calls"
+    return raw

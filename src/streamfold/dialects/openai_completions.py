@@ -7,9 +7,12 @@ different text path.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .openai_chat import OpenAIChat
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["OpenAICompletions"]
 
@@ -35,3 +38,9 @@ class OpenAICompletions(OpenAIChat):
         elif "delta" in choice:
             choice = {key: value for key, value in choice.items() if key != "delta"}
         super()._choice(choice, frame)
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The `Completion` (`text_completion`) a non-streaming request would have returned."""
+        choices = [{"index": choice.index, "text": choice.content, "logprobs": None,
+                    "finish_reason": choice.finish_reason_raw} for choice in result.choices]
+        return self._envelope("text_completion", result, choices)

@@ -9,7 +9,10 @@ envelope are still reported.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
+
+from .._frames import FrameRecord
 
 from .._merge import Merger
 from .._report import Report
@@ -21,8 +24,8 @@ __all__ = ["Unknown"]
 class Unknown(Dialect):
     name = "unknown"
 
-    def __init__(self, merger: Merger, report: Report) -> None:
-        super().__init__(merger, report)
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+        super().__init__(merger, report, frames)
         self.keys_seen: dict[str, int] = {}
         self.first_frame: int | None = None
 
