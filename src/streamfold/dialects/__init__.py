@@ -9,19 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from ._base import Dialect
+from .anthropic import Anthropic
+from .gemini import Gemini
+from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
+from .openai_responses import OpenAIResponses
 from .unknown import Unknown
 
 __all__ = ["DIALECTS", "Dialect", "detect"]
 
-DIALECTS: dict[str, type[Dialect]] = {
-    OpenAIChat.name: OpenAIChat,
-    OpenAICompletions.name: OpenAICompletions,
-    Unknown.name: Unknown,
-}
+# Reference §3 order: the first dialect that claims a payload wins.
+_DETECTION_ORDER: tuple[type[Dialect], ...] = (
+    OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Ollama)
 
-_DETECTION_ORDER: tuple[type[Dialect], ...] = (OpenAIChat, OpenAICompletions)
+DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in (*_DETECTION_ORDER, Unknown)}
 
 
 def detect(value: Any) -> type[Dialect] | None:

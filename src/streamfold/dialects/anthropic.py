@@ -1,0 +1,17 @@
+"""Anthropic streams (reference/dialects.md). Not written yet: claims nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import Dialect
+
+__all__ = ["Anthropic"]
+
+
+class Anthropic(Dialect):
+    name = "anthropic"
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        return False
