@@ -23,7 +23,8 @@ __all__ = ["DIALECTS", "Dialect", "detect"]
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Ollama)
 
-DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in (*_DETECTION_ORDER, Unknown)}
+_ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
+DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
 
 
 def detect(value: Any) -> type[Dialect] | None:
