@@ -10,18 +10,25 @@ from typing import Any
 
 from ._base import Dialect
 from .anthropic import Anthropic
+from .bedrock import Bedrock
+from .cloudflare import Cloudflare
+from .cohere import Cohere
 from .gemini import Gemini
+from .llama_cpp import LlamaCpp
+from .lmstudio import LMStudio
 from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
 from .openai_responses import OpenAIResponses
+from .tgi import TGI
 from .unknown import Unknown
 
 __all__ = ["DIALECTS", "Dialect", "detect"]
 
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Ollama)
+    Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
+    LMStudio, Ollama, Cloudflare)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}

@@ -1,0 +1,17 @@
+"""TGI streams (reference/dialects.md). Not written yet: claims nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import Dialect
+
+__all__ = ["TGI"]
+
+
+class TGI(Dialect):
+    name = "tgi"
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        return False
