@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
+from ._eventstream import EventStreamParser
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FrameSequence, make_frame
 from ._jsonarray import JSONArrayParser
@@ -29,11 +30,15 @@ from .dialects.unknown import Unknown
 
 __all__ = ["Folder", "fold"]
 
-_FRAMERS: dict[str, type[SSEParser] | type[NDJSONParser] | type[JSONArrayParser]] = {
-    "sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser}
+_FRAMERS: dict[str, type[Framer]] = {
+    "sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser, "aws-eventstream": EventStreamParser}
+# A transport only one dialect uses decides the dialect (the payloads alone do not say).
+_TRANSPORT_DIALECTS = {"aws-eventstream": "bedrock"}
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
+# Frame issues that mean bytes were lost or damaged: errors, not diagnostics.
+_FRAMING_ERRORS = frozenset({"frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message", "bad-headers"})
 # fold() feeds a whole capture in slices of this size.
 _FOLD_SLICE = 1024 * 1024
 # feed() keeps up to this many chunks, each shorter than this, before framing.
@@ -154,6 +159,8 @@ class Folder:
         self.transport = transport
         framer = self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
         self._deferrable = transport in ("sse", "ndjson")
+        if self._dialect is None and transport in _TRANSPORT_DIALECTS:
+            self._adopt(DIALECTS[_TRANSPORT_DIALECTS[transport]])
         if self._head:
             head, self._head = bytes(self._head), bytearray()
             self._fold(framer.feed_records(head))
@@ -263,8 +270,12 @@ class Folder:
     def _frame_issues(self, frame: FrameRecord) -> None:
         report, index = self._report, frame[INDEX]
         for issue in frame[ISSUES]:
-            if issue.code == "frame-too-large":
-                report.error("frame-too-large", index, issue.message, offset=issue.offset, line=issue.line)
+            if issue.code in _FRAMING_ERRORS:
+                report.error(issue.code, index, issue.message, offset=issue.offset, line=issue.line)
+            elif issue.code == "eventstream-exception":
+                report.error("in-stream-error", index, issue.message, raw=issue.text or None,
+                             offset=issue.offset, line=issue.line)
+                self._failed = True
             elif issue.code == "unknown-field" and issue.text.partition(":")[0] == "error":
                 # F5: llama.cpp before #16109 sent errors as an `error:` field.
                 value = issue.text.partition(":")[2].strip()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from ._eventstream import looks_like_eventstream
+
 __all__ = ["sniff", "TRANSPORTS"]
 
-TRANSPORTS = ("sse", "ndjson", "json-array")
+TRANSPORTS = ("sse", "ndjson", "json-array", "aws-eventstream")
 
 _BOM = b"\xef\xbb\xbf"
 _SSE_STARTS = (b"data:", b"data\n", b"data\r", b"event:", b"id:", b"retry:", b":")
@@ -15,10 +17,14 @@ _SNIFF_LIMIT = 64 * 1024
 
 
 def sniff(head: bytes, final: bool = False) -> str | None:
-    """Return "sse", "ndjson" or "json-array" for a capture starting with `head`.
+    """Return "sse", "ndjson", "json-array" or "aws-eventstream" for a capture starting with `head`.
 
     None means "feed more bytes" and only happens while `final` is False.
     """
+    if looks_like_eventstream(head):
+        return "aws-eventstream"
+    if not final and len(head) < 12 and head[:1] == b"\x00":
+        return None  # could be a binary prelude (its length's high byte is 0)
     if not final and len(head) < 3 and _BOM.startswith(head):
         return None  # could still be a BOM
     text = head[3:] if head.startswith(_BOM) else head
