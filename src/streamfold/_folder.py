@@ -77,8 +77,8 @@ class Folder:
             DIALECTS[dialect](self._merger, self._report, self._frames) if dialect else None)
         self._undetected: list[tuple[Any, int]] = []
         self._after_terminal: list[int] = []
-        # An in-stream error found by framing (F5), before a dialect may exist.
-        self._failed = False
+        # Errors the transport carried before any dialect was chosen (F5).
+        self._pending_errors: list[tuple[int, str, str | None, int, int]] = []
         self._closed = False
         self._deferred: list[bytes] = []
         self._deferrable = False
@@ -124,7 +124,6 @@ class Folder:
             dialect = self._adopt(Unknown)
         last = self._frames[-1][INDEX] if self._frames else 0
         dialect.finish(last)
-        dialect.failed = dialect.failed or self._failed
         self._stream_findings(dialect)
         assert self.transport is not None
         return build_result(self.transport, dialect, self._merger, self._frames, self._kinds,
@@ -218,6 +217,9 @@ class Folder:
     def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
         """Choose the dialect, then fold what waited for it."""
         dialect = self._dialect = dialect_class(self._merger, self._report, self._frames)
+        for frame, message, raw, offset, line in self._pending_errors:
+            dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
+        self._pending_errors.clear()
         waiting, self._undetected = self._undetected, []
         for value, frame in waiting:
             if dialect.terminal is not None:
@@ -273,20 +275,23 @@ class Folder:
             if issue.code in _FRAMING_ERRORS:
                 report.error(issue.code, index, issue.message, offset=issue.offset, line=issue.line)
             elif issue.code == "eventstream-exception":
-                report.error("in-stream-error", index, issue.message, raw=issue.text or None,
-                             offset=issue.offset, line=issue.line)
-                self._failed = True
+                self._stream_error(index, issue.message, issue.text or None, issue.offset, issue.line)
             elif issue.code == "unknown-field" and issue.text.partition(":")[0] == "error":
                 # F5: llama.cpp before #16109 sent errors as an `error:` field.
                 value = issue.text.partition(":")[2].strip()
-                report.error("in-stream-error", index,
-                             f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}",
-                             raw=value, offset=issue.offset, line=issue.line)
-                self._failed = True
+                self._stream_error(index, "the server sent an error as a non-standard `error:` field "
+                                   f"(SSE clients ignore it): {value}", value, issue.offset, issue.line)
             else:
                 severity = "info" if issue.code in ("invalid-retry", "invalid-id") else "warning"
                 report.diagnostic(issue.code, index, issue.message, severity=severity,
                                   offset=issue.offset, line=issue.line)
+
+    def _stream_error(self, frame: int, message: str, raw: str | None, offset: int, line: int) -> None:
+        """An error the transport carried (not a payload): the dialect ends its choices with it."""
+        if self._dialect is None:
+            self._pending_errors.append((frame, message, raw, offset, line))
+        else:
+            self._dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
 
     # -- end of stream ------------------------------------------------------------
 

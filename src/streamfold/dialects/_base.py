@@ -70,6 +70,17 @@ class Dialect:
     def fold(self, value: Any, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
 
+    def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,
+                        offset: int | None = None, line: int | None = None) -> None:
+        """The server sent an error inside the 200 stream: report it and end the unfinished choices with it."""
+        self.report.error("in-stream-error", frame, message, raw=raw, offset=offset, line=line)
+        self.failed = True
+        merger = self.merger
+        choices = {path[0] for path in (*merger.texts, *merger.values) if type(path[0]) is int}
+        unfinished = [index for index in choices if merger.get((index, "finish_reason")) is None] or [0]
+        for index in unfinished:
+            merger.replace((index, "error"), message, frame)
+
     def done(self, frame: int) -> None:
         """The `[DONE]` sentinel arrived."""
         self.terminal = frame

@@ -1,17 +1,279 @@
-"""Bedrock streams (reference/dialects.md). Not written yet: claims nothing."""
+"""AWS Bedrock: `ConverseStream` and `InvokeModelWithResponseStream` (reference §4.7, B1, F10).
+
+On the wire the event name is the `:event-type` header of an AWS event-stream
+message and the payload is the event body without a wrapper; SDK logs show
+the same events wrapped (`{"contentBlockDelta": {...}}`), and both fold here.
+Text and reasoning blocks usually have no `contentBlockStart` (B1), so blocks
+are created on their first delta. `messageStop` ends the reply but is not the
+last frame: `metadata` with the usage follows it.
+
+`InvokeModelWithResponseStream` wraps the model vendor's own events as base64
+in `chunk` events; they are decoded and folded by that vendor's dialect
+(Anthropic for Claude), into the same merger.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ._base import Dialect
+from .._frames import HEADERS, FrameRecord
+from .._json import loads
+from .._merge import Merger
+from .._report import Report
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["Bedrock"]
+
+_CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+                              "messageStop", "metadata"})
 
 
 class Bedrock(Dialect):
     name = "bedrock"
+    terminal_hint = "`messageStop`"
+    finish_reasons = {
+        "end_turn": STOP,
+        "stop_sequence": STOP,
+        "tool_use": TOOL_CALLS,
+        "max_tokens": LENGTH,
+        "model_context_window_exceeded": LENGTH,
+        "guardrail_intervened": CONTENT_FILTER,
+        "content_filtered": CONTENT_FILTER,
+        "malformed_model_output": ERROR,
+        "malformed_tool_use": ERROR,
+    }
+
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+        super().__init__(merger, report, frames)
+        #: Open content blocks: index -> kind ("text", "reasoning", "tool_call", ...).
+        self._blocks: dict[int, str] = {}
+        self._block_fields: dict[int, dict[str, Any]] = {}
+        #: The wrapped vendor's dialect, for InvokeModelWithResponseStream.
+        self._inner: Dialect | None = None
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        return False
+        # SDK-shaped events ({"contentBlockDelta": {...}}); raw event-stream
+        # frames are Bedrock by their transport.
+        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _CONVERSE_EVENTS
+
+    def fold(self, value: Any, frame: int) -> None:
+        headers = dict(self.frames[frame][HEADERS]) if frame < len(self.frames) else {}
+        if headers.get(":message-type") in ("exception", "error"):
+            return  # framing reported it as an in-stream error
+        event = headers.get(":event-type")
+        if event is None and self.claims(value):
+            ((event, value),) = value.items()
+        if type(value) is not dict:
+            self.report.diagnostic("unexpected-payload", frame,
+                                   f"expected a JSON object for a Bedrock event, got {type(value).__name__}; ignored")
+            return
+        if event == "chunk":
+            self._invoke_chunk(value, frame)
+        elif event in _CONVERSE_EVENTS:
+            getattr(self, "_" + event)(value, frame)
+        else:
+            self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",
+                                   severity="info", once=event, event=event)
+
+    # -- ConverseStream ---------------------------------------------------------
+
+    def _messageStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802 - the event's name
+        self.merger.set_once((0, "role"), value.get("role"), frame)
+
+    def _contentBlockStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+        index = value.get("contentBlockIndex")
+        start = value.get("start")
+        if type(index) is not int or type(start) is not dict:
+            return
+        tool = start.get("toolUse")
+        if type(tool) is dict:
+            self._open(index, "tool_call", frame)
+            self.merger.set_once((0, "tool", index, "id"), tool.get("toolUseId"), frame)
+            self.merger.set_once((0, "tool", index, "name"), tool.get("name"), frame)
+            self.merger.buffer((0, "tool", index, "arguments"))
+        else:
+            kind = next(iter(start), "unknown")
+            self._open(index, kind, frame)
+            self._block_fields[index][kind] = start[kind]
+
+    def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+        index = value.get("contentBlockIndex")
+        delta = value.get("delta")
+        if type(index) is not int or type(delta) is not dict:
+            return
+        text = delta.get("text")
+        if text is not None:
+            self._open(index, "text", frame)
+            self.merger.append((0, "content"), text, frame)
+        tool = delta.get("toolUse")
+        if type(tool) is dict:
+            self._open(index, "tool_call", frame)
+            self.merger.append((0, "tool", index, "arguments"), tool.get("input"), frame)
+        reasoning = delta.get("reasoningContent")
+        if type(reasoning) is dict:
+            self._open(index, "reasoning", frame)
+            self.merger.append((0, "reasoning"), reasoning.get("text"), frame)
+            fields = self._block_fields[index]
+            if reasoning.get("signature"):
+                fields["signature"] = reasoning["signature"]  # REPLACE
+            if reasoning.get("redactedContent"):
+                fields["redactedContent"] = fields.get("redactedContent", "") + reasoning["redactedContent"]
+        citation = delta.get("citation")
+        if citation is not None:
+            self._open(index, "text", frame)
+            self._block_fields[index].setdefault("citations", []).append(citation)
+
+    def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+        index = value.get("contentBlockIndex")
+        if type(index) is not int or index not in self._blocks:
+            return
+        self._close(index, frame)
+
+    def _messageStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+        self.merger.replace((0, "finish_reason"), value.get("stopReason"), frame)
+        for index in list(self._blocks):
+            self._close(index, frame)
+        self.finished = True
+
+    def _metadata(self, value: dict[str, Any], frame: int) -> None:
+        self.merger.replace(("usage",), value.get("usage"), frame)
+        self.merger.replace(("bedrock", "metrics"), value.get("metrics"), frame)
+
+    def _open(self, index: int, kind: str, frame: int) -> None:
+        if index not in self._blocks:
+            self._blocks[index] = kind
+            # Where this block's text starts in the choice's one content/reasoning buffer.
+            field = "reasoning" if kind == "reasoning" else "content"
+            self._block_fields[index] = {"_start": self.merger.buffer((0, field)).length}
+            self.merger.replace((0, "block", index), {"type": kind, "index": index}, frame)
+
+    def _close(self, index: int, frame: int) -> None:
+        kind = self._blocks.pop(index)
+        self.merger.replace((0, "block", index), {"type": kind, "index": index, **self._block_fields[index]}, frame)
+        if kind == "tool_call":
+            self.merger.parse((0, "tool", index, "arguments"), frame)
+
+    # -- InvokeModelWithResponseStream ------------------------------------------
+
+    def _invoke_chunk(self, value: dict[str, Any], frame: int) -> None:
+        encoded = value.get("bytes")
+        if not isinstance(encoded, str):
+            self.report.diagnostic("unexpected-payload", frame, "a Bedrock `chunk` event without base64 `bytes`; ignored")
+            return
+        try:
+            inner_value = loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
+        except (TypeError, ValueError, binascii.Error, UnicodeDecodeError) as exc:
+            self.report.error("invalid-json", frame, f"a Bedrock `chunk` whose `bytes` are not base64 JSON: {exc}",
+                              raw=compact_json(value))
+            return
+        if self._inner is None:
+            from . import detect  # the registry imports this module
+
+            found = detect(inner_value)
+            if found is None or found is Bedrock:
+                self.report.diagnostic("unknown-dialect", frame,
+                                       "a Bedrock `chunk` wraps a payload no dialect recognises; ignored",
+                                       once=True, keys=sorted(inner_value) if isinstance(inner_value, dict) else [])
+                return
+            self._inner = found(self.merger, self.report, self.frames)
+        self._inner.fold(inner_value, frame)
+
+    # -- end of stream -------------------------------------------------------------
+
+    def finish(self, last_frame: int) -> None:
+        inner = self._inner
+        if inner is not None:
+            inner.finish(last_frame)
+            self.terminal, self.finished = inner.terminal, inner.finished
+            self.failed = self.failed or inner.failed
+            return
+        for index, kind in list(self._blocks.items()):
+            self.report.diagnostic(
+                "block-not-closed", last_frame,
+                f"content block {index} ({kind}) never got its contentBlockStop; it was closed at the end of the "
+                "stream (maximhq/bifrost#4262: consumers that wait for the stop lose it)",
+                severity="info", block=index)
+            self._close(index, last_frame)
+
+    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
+        if self._inner is not None:
+            return self._inner.normalise_finish(raw, has_tool_calls)
+        return super().normalise_finish(raw, has_tool_calls)
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        if self._inner is not None:
+            return self._inner.normalise_usage(raw)
+        if type(raw) is not dict:
+            return None
+        return {
+            "input_tokens": raw.get("inputTokens"),
+            "output_tokens": raw.get("outputTokens"),
+            "reasoning_tokens": None,
+            "cache_read_tokens": raw.get("cacheReadInputTokens"),
+            "total_tokens": raw.get("totalTokens"),
+        }
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
+        if self._inner is not None:
+            return self._inner.export(result)
+        choice = result.choice(0)
+        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
+        if choice is not None:
+            out["output"]["message"] = {"role": choice.role or "assistant", "content": self._exported_content(result)}
+            out["stopReason"] = choice.finish_reason_raw
+        if result.usage is not None:
+            out["usage"] = result.usage.raw
+        metrics = self.merger.get(("bedrock", "metrics"))
+        if metrics is not None:
+            out["metrics"] = metrics
+        return out
+
+    def _exported_content(self, result: Result) -> list[dict[str, Any]]:
+        choice = result.choice(0)
+        assert choice is not None
+        calls = {call.key: call for call in choice.tool_calls}
+        blocks = [(block, self.merger.get((0, "block", block.index), {})) for block in choice.blocks]
+        texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
+        content: list[dict[str, Any]] = []
+        for position, (block, fields) in enumerate(blocks):
+            if block.type in texts:
+                # A block's text runs from its start to the next block of the same kind.
+                later = [f["_start"] for b, f in blocks[position + 1 :] if b.type == block.type]
+                text = texts[block.type][fields.get("_start", 0) : later[0] if later else None]
+            if block.type == "text":
+                part: dict[str, Any] = {"text": text}
+                if "citations" in fields:
+                    part["citationsContent"] = fields["citations"]
+                content.append(part)
+            elif block.type == "reasoning":
+                if "redactedContent" in fields:
+                    content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
+                else:
+                    reasoning: dict[str, Any] = {"text": text}
+                    if "signature" in fields:
+                        reasoning["signature"] = fields["signature"]
+                    content.append({"reasoningContent": {"reasoningText": reasoning}})
+            elif block.type == "tool_call" and block.index in calls:
+                call = calls[block.index]
+                content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
+                                            "input": call.parsed if call.error is None else {}}})
+        return content
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        if isinstance(value, dict) and "bytes" in value:
+            try:
+                return "chunk " + compact_json(json.loads(base64.b64decode(value["bytes"])), 150)
+            except (TypeError, ValueError, binascii.Error):
+                pass
+        return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)
+

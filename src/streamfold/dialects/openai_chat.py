@@ -338,16 +338,8 @@ class OpenAIChat(Dialect):
         else:
             message, code = str(error), None
         detail = f" ({code})" if code not in (None, "") else ""
-        self.report.error(
-            "in-stream-error", frame,
-            f"the server sent an error inside the HTTP 200 stream{detail}: {message}",
-            raw=json.dumps(error, ensure_ascii=False) if not isinstance(error, str) else error)
-        self.failed = True
-        unfinished = [i for i in self._choices if self.merger.get((i, "finish_reason")) is None] or [0]
-        for index in unfinished:
-            if index not in self._choices:
-                self._choices[index] = _Choice(self.merger.buffer((index, "content")))
-            self.merger.replace((index, "error"), str(message), frame)
+        self.in_stream_error(frame, f"the server sent an error inside the HTTP 200 stream{detail}: {message}",
+                             raw=json.dumps(error, ensure_ascii=False) if not isinstance(error, str) else error)
 
     def _unexpected(self, value: Any, frame: int) -> None:
         self.report.diagnostic(

@@ -37,9 +37,13 @@ class Unknown(Dialect):
         if isinstance(value, dict) and value.get("error"):
             error = value["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
-            self.report.error("in-stream-error", frame, f"the stream carries an error: {message}",
-                              raw=json.dumps(value, ensure_ascii=False))
-            self.failed = True
+            self.in_stream_error(frame, f"the stream carries an error: {message}", json.dumps(value, ensure_ascii=False))
+
+    def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,
+                        offset: int | None = None, line: int | None = None) -> None:
+        # No reply was folded, so there is no choice to end: only the error is reported.
+        self.report.error("in-stream-error", frame, message, raw=raw, offset=offset, line=line)
+        self.failed = True
 
     def finish(self, last_frame: int) -> None:
         if self.first_frame is None:
