@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -14,7 +15,9 @@ from rich.console import Console
 
 from .. import __version__
 from .._folder import fold
+from .._report import Diagnostic
 from .._result import Result
+from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from .render import frame_rows, render_frames, render_result
@@ -33,6 +36,18 @@ _transport_option = click.option(
 _input_argument = click.argument("capture", metavar="FILE|-")
 
 
+def _input_options(command: Any) -> Any:
+    """FILE plus how to read it: shared by every command that takes a capture."""
+    command = click.option(
+        "--entry", default=None, metavar="N|URL",
+        help="HAR input: the entry to use, by index or by a substring of its URL.")(command)
+    command = click.option(
+        "--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
+        help="What FILE is: a raw body, a HAR, curl -v/-i output, a curl --trace dump, a timestamped log, "
+             "or a chunked body. Detected by default.")(command)
+    return _input_argument(command)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="streamfold")
 def cli() -> None:
@@ -49,11 +64,12 @@ def cli() -> None:
 
 
 @cli.command()
-@_input_argument
+@_input_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
 @_dialect_option
 @_transport_option
-def show(capture: str, as_json: bool, dialect: str | None, transport: str | None) -> None:
+def show(capture: str, input_format: str, entry: str | None, as_json: bool, dialect: str | None,
+         transport: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
 
     \b
@@ -61,7 +77,7 @@ def show(capture: str, as_json: bool, dialect: str | None, transport: str | None
       streamfold show examples/openai-reasoning.sse
       streamfold show --json capture.sse | jq .choices[0].content
     """
-    result = _fold_input(capture, dialect, transport)
+    result, _ = _load(capture, input_format, entry, dialect, transport)
     if as_json:
         _write_json(result.to_dict())
     else:
@@ -69,11 +85,12 @@ def show(capture: str, as_json: bool, dialect: str | None, transport: str | None
 
 
 @cli.command()
-@_input_argument
+@_input_options
 @click.option("--jsonl", is_flag=True, help="One JSON object per frame, for machines.")
 @_dialect_option
 @_transport_option
-def frames(capture: str, jsonl: bool, dialect: str | None, transport: str | None) -> None:
+def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dialect: str | None,
+           transport: str | None) -> None:
     """List every frame: index, line, byte offset, event, kind and a short summary or its error.
 
     \b
@@ -81,7 +98,7 @@ def frames(capture: str, jsonl: bool, dialect: str | None, transport: str | None
       streamfold frames examples/openai-broken.sse
       streamfold frames --jsonl capture.sse | grep invalid
     """
-    result = _fold_input(capture, dialect, transport)
+    result, _ = _load(capture, input_format, entry, dialect, transport)
     if jsonl:
         out = sys.stdout
         for row in frame_rows(result):
@@ -91,10 +108,10 @@ def frames(capture: str, jsonl: bool, dialect: str | None, transport: str | None
 
 
 @cli.command()
-@_input_argument
+@_input_options
 @_dialect_option
 @_transport_option
-def export(capture: str, dialect: str | None, transport: str | None) -> None:
+def export(capture: str, input_format: str, entry: str | None, dialect: str | None, transport: str | None) -> None:
     """Print the non-streaming object the same request would have returned (JSON).
 
     For OpenAI Chat streams that is a `ChatCompletion`; for legacy completions a
@@ -105,7 +122,7 @@ def export(capture: str, dialect: str | None, transport: str | None) -> None:
       streamfold export examples/openai-tool-calls.sse
       streamfold export capture.sse | jq .choices[0].message
     """
-    result = _fold_input(capture, dialect, transport)
+    result, _ = _load(capture, input_format, entry, dialect, transport)
     try:
         exported = result.export()
     except NotImplementedError as exc:
@@ -118,8 +135,20 @@ def export(capture: str, dialect: str | None, transport: str | None) -> None:
                    err=True)
 
 
-def _fold_input(capture: str, dialect: str | None, transport: str | None) -> Result:
-    return fold(_read(capture), dialect=dialect, transport=transport)
+def _load(path: str, input_format: str, entry: str | None, dialect: str | None,
+          transport: str | None) -> tuple[Result, Capture]:
+    """Read FILE, unwrap it into a stream body, fold it; input and transport notes join the diagnostics."""
+    try:
+        capture = read_capture(_read(path), input_format=input_format, entry=entry)
+    except InputError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    result = fold(capture.body, dialect=dialect, transport=transport)
+    notes = [*capture.notes, *transport_notes(capture)]
+    if notes:
+        found = tuple(Diagnostic(note.code, note.severity, note.message, None, None, None) for note in notes)
+        result = dataclasses.replace(result, diagnostics=(*found, *result.diagnostics))
+    return result, capture
 
 
 def _read(capture: str) -> bytes:
