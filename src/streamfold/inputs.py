@@ -56,6 +56,8 @@ class Capture:
     request_headers: tuple[tuple[str, str], ...] = ()
     url: str | None = None
     notes: tuple[Note, ...] = field(default_factory=tuple)
+    #: When the request was sent (same clock as `reads`), if the input says.
+    started: float | None = None
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()
@@ -239,6 +241,7 @@ def _from_curl_trace(data: bytes) -> Capture:
     head = bytearray()
     reads: list[tuple[int, float]] = []
     blocks = _trace_blocks(data)
+    sent = re.search(rb"^(\d\d:\d\d:\d\d\.\d+) => Send header", data, re.M)
     for what, size, stamp, rows in blocks:
         content = _trace_bytes(rows, size, hex_mode)
         if what == "header":
@@ -255,7 +258,8 @@ def _from_curl_trace(data: bytes) -> Capture:
         # Dots are repaired once the body is unwrapped (chunk sizes count them as bytes).
         notes.append(Note("trace-ascii", "the dump is --trace-ascii: control bytes were printed as '.'"))
     return Capture(bytes(body), "curl-trace", reads=tuple(reads) or None, status=status,
-                   response_headers=headers, notes=tuple(notes))
+                   response_headers=headers, notes=tuple(notes),
+                   started=_seconds(sent.group(1).decode()) if sent and reads else None)
 
 
 def _trace_blocks(data: bytes) -> list[tuple[str, int, float | None, list[tuple[int, bytes]]]]:
@@ -388,7 +392,7 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
                               "were guessed back from the SSE structure; use --trace (hex) or curl -N for exact bytes",
                               "warning"))
     return Capture(body, capture.source, reads, capture.status, capture.response_headers,
-                   capture.request_headers, capture.url, tuple(notes))
+                   capture.request_headers, capture.url, tuple(notes), capture.started)
 
 
 def _looks_chunked(body: bytes) -> bool:

@@ -20,7 +20,8 @@ from .._result import Result
 from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
-from .render import frame_rows, render_frames, render_result
+from ..timing import DEFAULT_STALL, analyse
+from .render import frame_rows, render_frames, render_result, render_timing
 
 __all__ = ["cli", "main"]
 
@@ -66,9 +67,11 @@ def cli() -> None:
 @cli.command()
 @_input_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
+@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+              help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @_dialect_option
 @_transport_option
-def show(capture: str, input_format: str, entry: str | None, as_json: bool, dialect: str | None,
+def show(capture: str, input_format: str, entry: str | None, as_json: bool, stall: float, dialect: str | None,
          transport: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
 
@@ -77,11 +80,21 @@ def show(capture: str, input_format: str, entry: str | None, as_json: bool, dial
       streamfold show examples/openai-reasoning.sse
       streamfold show --json capture.sse | jq .choices[0].content
     """
-    result, _ = _load(capture, input_format, entry, dialect, transport)
+    result, loaded = _load(capture, input_format, entry, dialect, transport)
+    timing = None
+    if loaded.reads:
+        timing = analyse(result, loaded.reads, start=loaded.started, stall=stall)
+        result = dataclasses.replace(result, diagnostics=(*result.diagnostics, *timing.stalls))
     if as_json:
-        _write_json(result.to_dict())
+        out = result.to_dict()
+        if timing is not None:
+            out["timing"] = timing.to_dict()
+        _write_json(out)
     else:
-        _console().print(render_result(result))
+        console = _console()
+        console.print(render_result(result))
+        if timing is not None:
+            console.print(render_timing(timing))
 
 
 @cli.command()

@@ -20,8 +20,9 @@ from rich.text import Text
 from .._decode import PayloadKind
 from .._result import Choice, Result, ToolCall
 from ..dialects import DIALECTS
+from ..timing import Timing, sparkline
 
-__all__ = ["frame_rows", "render_frames", "render_result"]
+__all__ = ["frame_rows", "render_frames", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -158,3 +159,12 @@ def render_frames(result: Result) -> Table:
         table.add_row(str(row["index"]), str(row["line"]), str(row["offset"]), Text(row["event"] or ""),
                       Text(kind, style=kind_style.get(row["kind"], "")), summary)
     return table
+
+
+def render_timing(timing: Timing) -> RenderableType:
+    chart = sparkline(timing, 60)
+    lines: list[RenderableType] = [Rule(Text("timing", style="bold"), align="left", style="dim"),
+                                   Text(timing.summary())]
+    if chart:
+        lines.append(Text.assemble(("gaps ", "dim"), (chart, "cyan"), ("  (height: longest gap in each stretch)", "dim")))
+    return Group(*lines)

@@ -1,0 +1,128 @@
+"""Timing, wherever arrival times exist (live tail, curl --trace-time, timestamped
+logs): when each frame arrived, time to first token, gaps between frames,
+stalls, throughput, and a compact chart of the gaps over the stream.
+
+A frame has arrived when its last byte has; a read at (offset, time) delivers
+the bytes from its offset to the next read's. Pure computation: no clocks.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from statistics import median
+
+from ._report import Diagnostic
+from ._result import Result
+
+__all__ = ["Timing", "analyse", "sparkline"]
+
+DEFAULT_STALL = 2.0
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    #: Seconds from the start (the request, else the first read) to each frame's arrival.
+    arrivals: tuple[float, ...]
+    #: Time to first token: the first frame that added text, reasoning or tool-call arguments.
+    ttft: float | None
+    gap_median: float | None
+    gap_p95: float | None
+    gap_max: float | None
+    duration: float
+    #: Characters of reply (content, reasoning, arguments) per second after the first token.
+    chars_per_second: float | None
+    tokens_per_second: float | None
+    stalls: tuple[Diagnostic, ...]
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {"ttft": self.ttft, "duration": self.duration, "gap_median": self.gap_median,
+                "gap_p95": self.gap_p95, "gap_max": self.gap_max, "chars_per_second": self.chars_per_second,
+                "tokens_per_second": self.tokens_per_second}
+
+    def summary(self) -> str:
+        parts = [f"ttft {_seconds(self.ttft)}", f"duration {_seconds(self.duration)}"]
+        if self.gap_median is not None:
+            parts.append(f"gaps median {_seconds(self.gap_median)}, p95 {_seconds(self.gap_p95)}, "
+                         f"max {_seconds(self.gap_max)}")
+        if self.tokens_per_second is not None:
+            parts.append(f"{self.tokens_per_second:.1f} tokens/s")
+        elif self.chars_per_second is not None:
+            parts.append(f"{self.chars_per_second:.0f} chars/s")
+        return " · ".join(parts)
+
+
+def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: float | None = None,
+            stall: float = DEFAULT_STALL) -> Timing:
+    """Timing of `result`'s frames from the reads that delivered them (body offset, seconds)."""
+    if not reads:
+        raise ValueError("analyse() needs at least one read with its time")
+    offsets = [offset for offset, _ in reads]
+    origin = reads[0][1] if start is None else start
+    arrivals = tuple(reads[max(0, bisect_right(offsets, max(frame.end - 1, frame.offset)) - 1)][1] - origin
+                     for frame in result.frames)
+    first_text = _first_text_frame(result)
+    ttft = arrivals[first_text] if first_text is not None and first_text < len(arrivals) else None
+    data_times = [arrivals[i] for i, kind in enumerate(result.frame_kinds) if kind.value != "comment"]
+    gaps = sorted(b - a for a, b in zip(data_times, data_times[1:]))
+    stalls = []
+    previous: float | None = None
+    for index, kind in enumerate(result.frame_kinds):
+        if kind.value == "comment":
+            continue
+        if previous is not None and arrivals[index] - previous > stall:
+            frame = result.frames[index]
+            stalls.append(Diagnostic(
+                "stall", "warning",
+                f"{arrivals[index] - previous:.2f} s passed before frame {index} arrived (threshold {stall:g} s): "
+                "the server, a proxy or the network held the stream", index, frame.offset, frame.line,
+                {"seconds": round(arrivals[index] - previous, 6)}))
+        previous = arrivals[index]
+    duration = arrivals[-1] if arrivals else 0.0
+    generation = duration - ttft if ttft is not None else 0.0
+    characters = sum(len(c.content) + len(c.reasoning or "") + sum(len(t.arguments) for t in c.tool_calls)
+                     for c in result.choices)
+    output_tokens = result.usage.output_tokens if result.usage is not None else None
+    return Timing(
+        arrivals=arrivals,
+        ttft=ttft,
+        gap_median=median(gaps) if gaps else None,
+        gap_p95=gaps[min(len(gaps) - 1, int(0.95 * len(gaps)))] if gaps else None,
+        gap_max=gaps[-1] if gaps else None,
+        duration=duration,
+        chars_per_second=characters / generation if generation > 0 else None,
+        tokens_per_second=output_tokens / generation if generation > 0 and isinstance(output_tokens, int) else None,
+        stalls=tuple(stalls),
+    )
+
+
+def sparkline(timing: Timing, width: int = 60) -> str:
+    """The gaps between frames over the stream, one bar per bucket (the bucket's largest gap)."""
+    times = timing.arrivals
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    if not gaps:
+        return ""
+    width = max(1, min(width, len(gaps)))
+    buckets = [max(gaps[i * len(gaps) // width : max(i * len(gaps) // width + 1, (i + 1) * len(gaps) // width)])
+               for i in range(width)]
+    top = max(buckets) or 1.0
+    return "".join(_BARS[min(len(_BARS) - 1, int(gap / top * (len(_BARS) - 1) + 0.5))] for gap in buckets)
+
+
+def _first_text_frame(result: Result) -> int | None:
+    """The frame that produced the reply's first character (text, reasoning or tool arguments)."""
+    found = []
+    for choice in result.choices:
+        fields = ["content", "reasoning", "refusal", *(f"tool:{i}" for i in range(len(choice.tool_calls)))]
+        for field in fields:
+            frame = result.frame_producing_char(0, choice=choice.index, field=field)
+            if frame is not None:
+                found.append(frame.index)
+    return min(found) if found else None
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
