@@ -15,9 +15,10 @@ from statistics import median
 from ._report import Diagnostic
 from ._result import Result
 
-__all__ = ["Timing", "analyse", "sparkline"]
+__all__ = ["Timing", "analyse", "chart_top", "sparkline"]
 
 DEFAULT_STALL = 2.0
+_CHART_FLOOR = 1.0
 _BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -106,8 +107,13 @@ def sparkline(timing: Timing, width: int = 60) -> str:
     width = max(1, min(width, len(gaps)))
     buckets = [max(gaps[i * len(gaps) // width : max(i * len(gaps) // width + 1, (i + 1) * len(gaps) // width)])
                for i in range(width)]
-    top = max(buckets) or 1.0
+    top = chart_top(timing)
     return "".join(_BARS[min(len(_BARS) - 1, int(gap / top * (len(_BARS) - 1) + 0.5))] for gap in buckets)
+
+
+def chart_top(timing: Timing) -> float:
+    """The gap a full bar stands for: the longest gap, but at least a second, so a steady stream stays low."""
+    return max(timing.gap_max or 0.0, _CHART_FLOOR)
 
 
 def _first_text_frame(result: Result) -> int | None:

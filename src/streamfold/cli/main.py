@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
@@ -22,6 +23,7 @@ from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from ..timing import DEFAULT_STALL, analyse
 from .render import frame_rows, render_frames, render_result, render_timing
+from .tail import render_summary, tail_stream
 
 __all__ = ["cli", "main"]
 
@@ -61,6 +63,7 @@ def cli() -> None:
       curl -sN https://... | streamfold show -
       streamfold frames examples/openai-broken.sse
       streamfold export examples/openai-tool-calls.sse
+      curl -sN ... | streamfold tail
     """
 
 
@@ -146,6 +149,36 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
         click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
                    "object keeps the stream's own finish reason; a non-streaming reply would not have it",
                    err=True)
+
+
+@cli.command()
+@click.argument("capture", default="-", metavar="[FILE|-]")
+@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+              help="A gap longer than this between frames is reported as a stall.")
+@_dialect_option
+@_transport_option
+def tail(capture: str, stall: float, dialect: str | None, transport: str | None) -> None:
+    """Fold a stream live as it arrives, then show the summary, findings and timing.
+
+    Reads standard input (or FILE, e.g. a named pipe) without buffering: each
+    piece is shown the moment it arrives, with frames, time to first token,
+    characters per second and elapsed time.
+
+    \b
+    Examples:
+      curl -sN https://api.openai.com/v1/chat/completions -H ... -d ... | streamfold tail
+      streamfold tail < capture.sse
+    """
+    try:
+        source = sys.stdin.fileno() if capture == "-" else os.open(capture, os.O_RDONLY)
+    except OSError as exc:
+        click.echo(f"streamfold: cannot read {capture!r}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    console = _console()
+    result, timing = tail_stream(source, console, dialect=dialect, transport=transport, stall=stall)
+    if timing is not None:
+        result = dataclasses.replace(result, diagnostics=(*result.diagnostics, *timing.stalls))
+    console.print(render_summary(result, timing))
 
 
 def _load(path: str, input_format: str, entry: str | None, dialect: str | None,

@@ -20,7 +20,7 @@ from rich.text import Text
 from .._decode import PayloadKind
 from .._result import Choice, Result, ToolCall
 from ..dialects import DIALECTS
-from ..timing import Timing, sparkline
+from ..timing import Timing, chart_top, sparkline
 
 __all__ = ["frame_rows", "render_frames", "render_result", "render_timing"]
 
@@ -166,5 +166,7 @@ def render_timing(timing: Timing) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("timing", style="bold"), align="left", style="dim"),
                                    Text(timing.summary())]
     if chart:
-        lines.append(Text.assemble(("gaps ", "dim"), (chart, "cyan"), ("  (height: longest gap in each stretch)", "dim")))
+        top = chart_top(timing)
+        lines.append(Text.assemble(("gaps ", "dim"), (chart, "cyan"),
+                                   (f"  full bar = {top * 1000:.0f} ms" if top < 1 else f"  full bar = {top:.2f} s", "dim")))
     return Group(*lines)

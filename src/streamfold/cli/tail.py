@@ -1,0 +1,168 @@
+"""`streamfold tail`: fold a stream as it arrives and show it live.
+
+Reads with `os.read`, which returns as soon as any bytes are there, so
+nothing waits for a buffer to fill. On a terminal the reply is typed out in a
+live view (reasoning dimmed and apart, tool calls as they complete) under a
+status line; into a pipe the reply text is written to stdout as it comes,
+flushed per chunk, and reasoning to stderr. Either way the full summary, findings and timing follow at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import IO
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.rule import Rule
+from rich.text import Text
+
+from .._events import Event, Finding, TextDelta, ToolCallDone
+from .._folder import Folder
+from .._result import Result
+from ..timing import Timing, analyse
+from .render import render_result, render_timing
+
+__all__ = ["tail_stream"]
+
+_READ_SIZE = 65536
+
+
+def tail_stream(source: int, console: Console, *, dialect: str | None, transport: str | None,
+                stall: float) -> tuple[Result, Timing | None]:
+    """Fold the bytes of file descriptor `source` live; return the result and its timing."""
+    folder = Folder(dialect, transport=transport)
+    view: _View = _LiveView(console) if console.is_terminal else _PipeView(console.file, sys.stderr)
+    reads: list[tuple[int, float]] = []
+    offset = 0
+    start = time.monotonic()
+    with view:
+        while True:
+            chunk = os.read(source, _READ_SIZE)
+            if not chunk:
+                break
+            reads.append((offset, time.monotonic() - start))
+            offset += len(chunk)
+            view.show(folder.feed(chunk), len(folder.frames), time.monotonic() - start)
+        result = folder.close()
+    timing = analyse(result, tuple(reads), start=0.0, stall=stall) if reads else None
+    return result, timing
+
+
+def render_summary(result: Result, timing: Timing | None) -> RenderableType:
+    parts: list[RenderableType] = [render_result(result)]
+    if timing is not None:
+        parts.append(render_timing(timing))
+    return Group(*parts)
+
+
+class _View:
+    def __enter__(self) -> _View:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
+        raise NotImplementedError
+
+
+class _PipeView(_View):
+    """Into a pipe: the reply text on stdout as it comes, reasoning apart on stderr (like `llm`)."""
+
+    def __init__(self, out: IO[str], err: IO[str]) -> None:
+        self._out = out
+        self._err = err
+        self._wrote = False
+
+    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
+        pieces = []
+        for event in events:
+            if isinstance(event, TextDelta):
+                if event.field == "reasoning":
+                    self._err.write(event.text)
+                    self._err.flush()
+                else:
+                    pieces.append(event.text)
+            elif isinstance(event, ToolCallDone):
+                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
+                pieces.append(f"\n[tool call {event.tool_call} {event.name}: {arguments}]\n")
+        if pieces:
+            self._out.write("".join(pieces))
+            self._out.flush()
+            self._wrote = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._wrote:
+            self._out.write("\n")
+            self._out.flush()
+
+
+class _LiveView(_View):
+    """On a terminal: a status line over the end of the reply, redrawn as frames arrive."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._reasoning: list[str] = []
+        self._content: list[str] = []
+        self._tools: list[str] = []
+        self._findings = 0
+        self._first_token: float | None = None
+        self._characters = 0
+        self._live = Live(console=console, refresh_per_second=10, transient=True, auto_refresh=False)
+
+    def __enter__(self) -> _LiveView:
+        self._live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._live.stop()
+
+    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
+        for event in events:
+            if isinstance(event, TextDelta):
+                (self._reasoning if event.field == "reasoning" else self._content).append(event.text)
+                self._characters += len(event.text)
+                if self._first_token is None:
+                    self._first_token = elapsed
+            elif isinstance(event, ToolCallDone):
+                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
+                self._tools.append(f"tool call {event.tool_call} {event.name}: {arguments}")
+            elif isinstance(event, Finding):
+                self._findings += 1
+        self._live.update(self._render(frames, elapsed), refresh=True)
+
+    def _render(self, frames: int, elapsed: float) -> RenderableType:
+        rate = ""
+        if self._first_token is not None and elapsed > self._first_token:
+            rate = f" · {self._characters / (elapsed - self._first_token):.0f} chars/s"
+        ttft = f"{self._first_token * 1000:.0f} ms" if self._first_token is not None else "-"
+        status = Text(f"{frames} frames · ttft {ttft}{rate} · {elapsed:.1f} s"
+                      + (f" · {self._findings} findings" if self._findings else ""), style="bold cyan")
+        budget = max(3, self._console.height - 3)
+        body = Text()
+        reasoning = _tail_lines("".join(self._reasoning), budget // 3, self._console.width)
+        if reasoning:
+            body.append(reasoning + "\n", style="dim")
+        for line in self._tools[-3:]:
+            body.append(line + "\n", style="magenta")
+        body.append(_tail_lines("".join(self._content), budget - body.plain.count("\n"), self._console.width))
+        return Group(status, Rule(style="dim"), body)
+
+
+def _tail_lines(text: str, lines: int, width: int) -> str:
+    """The end of `text` that fits in `lines` terminal lines of `width` columns."""
+    kept: list[str] = []
+    used = 0
+    for line in reversed(text.split("\n")):
+        rows = max(1, -(-len(line) // max(1, width)))
+        if used + rows > lines:
+            if not kept:
+                kept.append(line[-(lines * width):])
+            break
+        kept.append(line)
+        used += rows
+    return "\n".join(reversed(kept))
