@@ -15,6 +15,7 @@ EXAMPLE = Path(__file__).parent.parent / "examples" / "openai-plain-text.sse"
 WRITER = r"""
 import sys, time
 frames = open(sys.argv[1], "rb").read().split(b"\n\n")
+time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 0)  # let the reader start first
 for i, frame in enumerate(frames):
     if frame:
         sys.stdout.buffer.write(frame + b"\n\n")
@@ -57,7 +58,7 @@ def test_reasoning_goes_apart_to_stderr_in_a_pipe() -> None:
 
 
 def test_stalls_are_reported() -> None:
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(EXAMPLE), "1.2"], stdout=subprocess.PIPE)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(EXAMPLE), "2.0", "1.5"], stdout=subprocess.PIPE)
     assert writer.stdout is not None
     with writer.stdout:
         done = subprocess.run([sys.executable, "-m", "streamfold", "tail", "--stall", "1"], stdin=writer.stdout,
