@@ -139,18 +139,7 @@ class Result:
         `field` is "content", "reasoning", "refusal" or "tool:K" (the arguments
         of the choice's tool call at position K). None when out of range.
         """
-        key: str
-        if field.startswith("tool:"):
-            found = self.choice(choice)
-            position = int(field[5:])
-            if found is None or not 0 <= position < len(found.tool_calls):
-                return None
-            key = f"tool:{found.tool_calls[position].key}"
-        elif field in TEXT_FIELDS:
-            key = field
-        else:
-            raise ValueError(f"field must be content, reasoning, refusal or tool:K, got {field!r}")
-        buffer = self._sources.get((choice, key))
+        buffer = self._buffer(choice, field)
         frame = None if buffer is None else buffer.frame_at(offset)
         return None if frame is None else self.frames[frame]
 
@@ -163,6 +152,32 @@ class Result:
         if self._dialect is None:
             raise NotImplementedError("this result has no dialect to export with")
         return self._dialect.export(self)
+
+    def text_runs(self, *, choice: int = 0, field: str = "content") -> list[tuple[int, int, int]]:
+        """Provenance of a whole field: (start, end, frame) character runs, one per run of one frame."""
+        buffer = self._buffer(choice, field)
+        runs: list[tuple[int, int, int]] = []
+        if buffer is None:
+            return runs
+        start = 0
+        for end, frame in zip(buffer.ends, buffer.frames):
+            if runs and runs[-1][2] == frame:
+                runs[-1] = (runs[-1][0], end, frame)
+            elif end > start:
+                runs.append((start, end, frame))
+            start = end
+        return runs
+
+    def _buffer(self, choice: int, field: str) -> TextBuffer | None:
+        if field.startswith("tool:"):
+            found = self.choice(choice)
+            position = int(field[5:])
+            if found is None or not 0 <= position < len(found.tool_calls):
+                return None
+            return self._sources.get((choice, f"tool:{found.tool_calls[position].key}"))
+        if field not in TEXT_FIELDS:
+            raise ValueError(f"field must be content, reasoning, refusal or tool:K, got {field!r}")
+        return self._sources.get((choice, field))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract, version 1 (see README)."""

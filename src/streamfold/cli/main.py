@@ -13,21 +13,24 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from .. import __version__
 from .._folder import fold
 from .._report import Diagnostic
 from .._result import Result
+from ..compare import check_reply, diff_frames, diff_results, summary_of_response, summary_of_result
 from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from ..timing import DEFAULT_STALL, analyse
-from .render import frame_rows, render_frames, render_result, render_timing
+from .render import frame_rows, frame_summary, render_frames, render_result, render_timing
 from .tail import render_summary, tail_stream
 
 __all__ = ["cli", "main"]
 
 EXIT_OK = 0
+EXIT_MISMATCH = 1
 EXIT_USAGE = 2
 
 _dialect_option = click.option(
@@ -70,12 +73,13 @@ def cli() -> None:
 @cli.command()
 @_input_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
+@click.option("--annotate", is_flag=True, help="Mark where each frame's text begins in the reply (¦).")
 @click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @_dialect_option
 @_transport_option
-def show(capture: str, input_format: str, entry: str | None, as_json: bool, stall: float, dialect: str | None,
-         transport: str | None) -> None:
+def show(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, stall: float,
+         dialect: str | None, transport: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
 
     \b
@@ -95,7 +99,7 @@ def show(capture: str, input_format: str, entry: str | None, as_json: bool, stal
         _write_json(out)
     else:
         console = _console()
-        console.print(render_result(result))
+        console.print(render_result(result, annotate=annotate))
         if timing is not None:
             console.print(render_timing(timing))
 
@@ -149,6 +153,182 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
         click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
                    "object keeps the stream's own finish reason; a non-streaming reply would not have it",
                    err=True)
+
+
+@cli.command()
+@click.argument("capture", metavar="[FILE]", required=False,
+                type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The page answers only requests addressed to a loopback name.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
+@click.option("--max-size", default="64MiB", show_default=True,
+              help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB).")
+def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str) -> None:
+    """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
+
+    Paste a capture, drop a file, or give FILE to open it at once. Everything runs on
+    this machine through the same core as the other commands; nothing is sent anywhere else.
+
+    \b
+    Examples:
+      streamfold web examples/openai-broken.sse --open
+      streamfold web --port 8765
+    """
+    # Imported here: the other commands need neither starlette nor uvicorn.
+    from ..web.app import create_app
+    from ..web.server import parse_size, serve
+
+    try:
+        limit = parse_size(max_size)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--max-size") from None
+    try:
+        serve(create_app(capture_path=capture, max_size=limit), host=host, port=port,
+              open_browser=open_browser, echo=click.echo)
+    except OSError as exc:
+        click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+@cli.command()
+@_input_options
+@click.option("--offset", type=int, required=True, help="Character offset in the field (0-based).")
+@click.option("--choice", type=int, default=0, show_default=True)
+@click.option("--field", "field_name", default="content", show_default=True, metavar="content|reasoning|refusal|tool:K",
+              help="Which text: the reply, the reasoning, the refusal or tool call K's arguments.")
+@_dialect_option
+@_transport_option
+def blame(capture: str, input_format: str, entry: str | None, offset: int, choice: int, field_name: str,
+          dialect: str | None, transport: str | None) -> None:
+    """Name the frame, line and byte offset that produced one character of the reply.
+
+    \b
+    Examples:
+      streamfold blame examples/openai-tool-calls.sse --offset 12
+      streamfold blame capture.sse --field tool:1 --offset 0
+    """
+    result, _ = _load(capture, input_format, entry, dialect, transport)
+    try:
+        frame = result.frame_producing_char(offset, choice=choice, field=field_name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--field") from None
+    if frame is None:
+        click.echo(f"streamfold: choice {choice} {field_name} has no character {offset}", err=True)
+        sys.exit(EXIT_USAGE)
+    text = _field_text(result, choice, field_name)
+    console = _console()
+    console.print(Text.assemble(
+        (f"character {offset} ", "bold"), (repr(text[offset]), "bold magenta"), " of choice ", str(choice), " ",
+        field_name, " came from ", (f"frame {frame.index}", "bold"), f", line {frame.line}, byte offset {frame.offset}"))
+    context = Text.assemble("…", text[max(0, offset - 30) : offset], (text[offset], "reverse"),
+                            text[offset + 1 : offset + 30], "…")
+    console.print(context)
+    console.print(Text(frame.raw.decode("utf-8", "replace").rstrip("\r\n"), style="dim"), soft_wrap=True)
+
+
+def _field_text(result: Result, choice: int, field_name: str) -> str:
+    found = result.choice(choice)
+    if found is None:
+        return ""
+    if field_name.startswith("tool:"):
+        return found.tool_calls[int(field_name[5:])].arguments
+    return str(getattr(found, field_name) or "")
+
+
+@cli.command()
+@_input_options
+@click.option("--expect", "expected", required=True, metavar="OUTPUT",
+              help="What the client built: a file with its text or its JSON message/completion object, or - for stdin.")
+@click.option("--choice", type=int, default=0, show_default=True)
+@_dialect_option
+@_transport_option
+def check(capture: str, input_format: str, entry: str | None, expected: str, choice: int, dialect: str | None,
+          transport: str | None) -> None:
+    """Compare what a client built with streamfold's reference; exit 1 at the first divergence.
+
+    OUTPUT is the client's text, or its JSON (a ChatCompletion, an Anthropic
+    Message, a Responses object, a message dict). The report names the first
+    differing character, the frame that produced the reference character there,
+    and a probable cause (a dropped frame, glued frames, reasoning mixed in,
+    tool arguments merged, a lost final frame).
+
+    \b
+    Examples:
+      streamfold check capture.sse --expect client-output.txt
+      my-client | streamfold check capture.sse --expect -
+    """
+    result, _ = _load(capture, input_format, entry, dialect, transport)
+    raw = _read(expected).decode("utf-8", "replace")
+    try:
+        value: Any = json.loads(raw) if raw.lstrip().startswith("{") else raw
+        divergences = check_reply(result, value, choice=choice)
+    except ValueError:
+        divergences = check_reply(result, raw, choice=choice)
+    console = _console()
+    if not divergences:
+        console.print(Text("the client's output matches the reference", style="green"))
+        return
+    for divergence in divergences:
+        console.print(Text.assemble(("mismatch ", "bold red"), divergence.message()))
+    sys.exit(EXIT_MISMATCH)
+
+
+@cli.command()
+@click.argument("first", metavar="A")
+@click.argument("second", metavar="B")
+@_dialect_option
+def diff(first: str, second: str, dialect: str | None) -> None:
+    """Compare two captures: which frames differ or are missing, and how the replies differ.
+
+    B may also be a non-streaming JSON response to the same request ("stream=false
+    works"): then only the replies are compared. Exit 1 when they differ.
+
+    \b
+    Examples:
+      streamfold diff through-proxy.sse direct.sse
+      streamfold diff stream.sse non-streaming-response.json
+    """
+    console = _console()
+    a, _ = _load(first, "auto", None, dialect, None)
+    second_bytes = _read(second)
+    differences: list[tuple[str, Any, Any]]
+    try:
+        response = json.loads(second_bytes)
+        is_response = isinstance(response, dict) and not second_bytes.lstrip().startswith(b"data:")
+    except ValueError:
+        is_response = False
+    if is_response:
+        differences = diff_results(summary_of_result(a), summary_of_response(response))
+        console.print(Text(f"A: {a.dialect} stream, {len(a.frames)} frames · B: a non-streaming response",
+                           style="dim"))
+    else:
+        b, _ = _load(second, "auto", None, dialect, None)
+        frames = diff_frames(a, b)
+        differences = diff_results(summary_of_result(a), summary_of_result(b))
+        console.print(Text(f"A: {a.dialect}, {len(a.frames)} frames · B: {b.dialect}, {len(b.frames)} frames · "
+                           f"{frames.same} frames alike (ids, timestamps and padding ignored)", style="dim"))
+        for index_a, index_b in frames.changed[:20]:
+            console.print(Text.assemble(("changed ", "yellow"), f"frame A{index_a} ≠ B{index_b}: ",
+                                        (_short(a, index_a), "red"), " → ", (_short(b, index_b), "green")))
+        for label, indexes, result in (("only in A", frames.only_a, a), ("only in B", frames.only_b, b)):
+            for index in indexes[:20]:
+                console.print(Text.assemble((f"{label} ", "yellow"), f"frame {index}: ", _short(result, index)))
+        if frames.changed or frames.only_a or frames.only_b:
+            differences.append(("frames", None, None))
+    for key, left, right in differences:
+        if key != "frames":
+            console.print(Text.assemble(("differs ", "bold red"), (key, "bold"), f": A {left!r:.200} · B {right!r:.200}"))
+    if not differences:
+        console.print(Text("the replies are the same", style="green"))
+        return
+    sys.exit(EXIT_MISMATCH)
+
+
+def _short(result: Result, index: int) -> str:
+    summary = frame_summary(result, index)
+    return summary if len(summary) <= 100 else summary[:99] + "…"
 
 
 @cli.command()

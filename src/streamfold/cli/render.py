@@ -22,15 +22,16 @@ from .._result import Choice, Result, ToolCall
 from ..dialects import DIALECTS
 from ..timing import Timing, chart_top, sparkline
 
-__all__ = ["frame_rows", "render_frames", "render_result", "render_timing"]
+__all__ = ["frame_rows", "frame_summary", "render_frames", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_result(result: Result) -> RenderableType:
+def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
     parts: list[RenderableType] = [_header(result)]
     for choice in result.choices:
-        parts.append(_choice(choice, several=len(result.choices) > 1))
+        parts.append(_choice(choice, several=len(result.choices) > 1,
+                             content=_annotated(result, choice.index) if annotate else None))
     if not result.choices:
         parts.append(Text("(no reply was folded)", style="dim"))
     if result.usage is not None:
@@ -53,7 +54,18 @@ def _header(result: Result) -> RenderableType:
     return Group(first, second)
 
 
-def _choice(choice: Choice, *, several: bool) -> RenderableType:
+def _annotated(result: Result, choice: int) -> Text:
+    """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet."""
+    text = Text()
+    content = result.choice(choice).content  # type: ignore[union-attr]
+    for position, (start, end, frame) in enumerate(result.text_runs(choice=choice, field="content")):
+        if position:
+            text.append("¦", style="dim")
+        text.append(content[start:end], style="cyan" if position % 2 else "")
+    return text
+
+
+def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> RenderableType:
     parts: list[RenderableType] = []
     title = f"choice {choice.index}" if several else "reply"
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
@@ -61,7 +73,7 @@ def _choice(choice: Choice, *, several: bool) -> RenderableType:
         parts.append(Text("reasoning", style="dim italic"))
         parts.append(Padding(Text(choice.reasoning, style="dim"), (0, 0, 1, 2)))
     if choice.content:
-        parts.append(Text(choice.content))
+        parts.append(content if content is not None else Text(choice.content))
     if choice.refusal:
         parts.append(Text.assemble(("refusal: ", "bold red"), choice.refusal))
     for call in choice.tool_calls:
@@ -118,23 +130,29 @@ def _finding(severity: str, code: str, frame: int | None, line: int | None, mess
 
 def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
     """One record per frame: what `frames --jsonl` prints and the table shows."""
-    summarize = DIALECTS[result.dialect].summarize
     errors = {error.frame: error.message for error in result.errors if error.frame is not None}
     for frame, kind in zip(result.frames, result.frame_kinds):
-        if kind is PayloadKind.JSON:
-            summary = summarize(result.payload(frame.index).value)
-        elif kind is PayloadKind.COMMENT:
-            summary = " | ".join(f": {comment}" for comment in frame.comments) or (
-                f"event {frame.event!r} without data" if frame.event is not None else "no data")
-        elif kind is PayloadKind.DONE:
-            summary = "[DONE]"
-        elif kind is PayloadKind.GLUED:
-            summary = f"{len(result.payload(frame.index).value)} JSON documents glued together"
-        else:
-            summary = errors.get(frame.index, frame.data or "")
         yield {"index": frame.index, "line": frame.line, "offset": frame.offset, "event": frame.event,
-               "kind": kind.value, "terminated": frame.terminated, "summary": summary,
+               "kind": kind.value, "terminated": frame.terminated,
+               "summary": frame_summary(result, frame.index, errors),
                "issues": [issue.code for issue in frame.issues]}
+
+
+def frame_summary(result: Result, index: int, errors: dict[int, str] | None = None) -> str:
+    """A frame in one line: the dialect's summary of its payload, or what it is instead."""
+    frame, kind = result.frames[index], result.frame_kinds[index]
+    if kind is PayloadKind.JSON:
+        return DIALECTS[result.dialect].summarize(result.payload(index).value)
+    if kind is PayloadKind.COMMENT:
+        return " | ".join(f": {comment}" for comment in frame.comments) or (
+            f"event {frame.event!r} without data" if frame.event is not None else "no data")
+    if kind is PayloadKind.DONE:
+        return "[DONE]"
+    if kind is PayloadKind.GLUED:
+        return f"{len(result.payload(index).value)} JSON documents glued together"
+    if errors is None:
+        errors = {error.frame: error.message for error in result.errors if error.frame is not None}
+    return errors.get(index, frame.data or "")
 
 
 def render_frames(result: Result) -> Table:
