@@ -45,6 +45,7 @@ _FOLD_SLICE = 1024 * 1024
 _DEFER_CHUNK = 256
 
 _JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
+_TEXT_FIELDS = ("content", "reasoning", "refusal")
 
 
 class Folder:
@@ -75,6 +76,8 @@ class Folder:
         self._report = Report(self._frames)
         self._dialect: Dialect | None = (
             DIALECTS[dialect](self._merger, self._report, self._frames) if dialect else None)
+        if self._dialect is not None:
+            self._dialect.transport = transport
         self._undetected: list[tuple[Any, int]] = []
         self._after_terminal: list[int] = []
         # Errors the transport carried before any dialect was chosen (F5).
@@ -156,6 +159,8 @@ class Folder:
 
     def _start(self, transport: str) -> Framer:
         self.transport = transport
+        if self._dialect is not None:
+            self._dialect.transport = transport
         framer = self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is None and transport in _TRANSPORT_DIALECTS:
@@ -196,6 +201,8 @@ class Folder:
     def _payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
         """A payload off the fast path: sentinel, before detection, or after the terminal."""
         dialect = self._dialect
+        if dialect is not None and kind is _DONE and not dialect.done_is_terminal:
+            return  # a gateway's extra [DONE]: not this dialect's end, not data
         if dialect is not None and dialect.terminal is not None:
             self._after_terminal.append(frame)
             return
@@ -217,11 +224,14 @@ class Folder:
     def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
         """Choose the dialect, then fold what waited for it."""
         dialect = self._dialect = dialect_class(self._merger, self._report, self._frames)
+        dialect.transport = self.transport
         for frame, message, raw, offset, line in self._pending_errors:
             dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
         self._pending_errors.clear()
         waiting, self._undetected = self._undetected, []
         for value, frame in waiting:
+            if value is _DONE and not dialect.done_is_terminal:
+                continue
             if dialect.terminal is not None:
                 self._after_terminal.append(frame)
             elif value is _DONE:
@@ -311,7 +321,8 @@ class Folder:
             first = self._after_terminal[0]
             report.diagnostic(
                 "frame-after-terminal", first,
-                f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal}, "
+                f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
+                f"({dialect.terminal_hint}), "
                 f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
                 "but not folded", frames=list(self._after_terminal))
         has_data = any(kind is not _COMMENT for kind in self._kinds)
@@ -326,17 +337,21 @@ class Folder:
         events: list[Event] = []
         merger = self._merger
         for op, path, value, frame in merger.drain():
+            # Only canonical paths become events; a dialect's own paths stay private.
+            choice_path = type(path[0]) is int
+            tool_path = choice_path and len(path) == 4 and path[1] == "tool"
             if op == "append":
-                if len(path) == 2:
+                if choice_path and len(path) == 2 and path[1] in _TEXT_FIELDS:
                     events.append(TextDelta(frame, path[0], path[1], value))
-                elif path[1] == "tool":
+                elif tool_path and path[3] == "arguments":
                     events.append(ToolCallDelta(frame, path[0], path[2], merger.get((*path[:3], "name")), value))
             elif op == "parsed":
-                events.append(ToolCallDone(frame, path[0], path[2], merger.get((*path[:3], "name")),
-                                           value.value, value.error))
+                if tool_path:
+                    events.append(ToolCallDone(frame, path[0], path[2], merger.get((*path[:3], "name")),
+                                               value.value, value.error))
             elif path == ("usage",):
                 events.append(UsageUpdate(frame, value))
-            elif len(path) == 2 and path[1] == "finish_reason":
+            elif choice_path and len(path) == 2 and path[1] == "finish_reason":
                 events.append(FinishReason(frame, path[0], value))
         errors, diagnostics = self._report.drain()
         findings: list[StreamError | Diagnostic] = [*errors, *diagnostics]

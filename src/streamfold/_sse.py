@@ -237,6 +237,20 @@ class SSEParser(Framer):
                     offset += len(piece) + 2
                     line += 2
                     continue
+            elif piece[:7] == b"event: " and piece.count(_LF) == 1 and len(piece) <= limit:
+                # The other common block (Anthropic, Responses, Cohere): `event: x` then one `data:` line.
+                name, _, data = piece.partition(b"\n")
+                if data[:6] == b"data: " and _CR not in piece:
+                    try:
+                        event, text = name[7:].decode(), data[6:].decode()
+                    except UnicodeDecodeError:
+                        pass
+                    else:
+                        frames.append((index, offset, line, event, text, None, None, (), piece + b"\n\n", True, (), ()))
+                        index += 1
+                        offset += len(piece) + 2
+                        line += 3
+                        continue
             self._offset, self._line, self._index = offset, line, index
             self._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
             offset, line, index = self._offset, self._line, self._index

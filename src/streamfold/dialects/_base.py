@@ -42,6 +42,9 @@ class Dialect:
     finish_reasons: ClassVar[dict[str, str]] = {}
     #: How the stream says it is over, for the missing-terminal message.
     terminal_hint: ClassVar[str] = "`data: [DONE]`"
+    #: `[DONE]` ends this dialect's stream. When False (Anthropic, Responses: a
+    #: gateway adds one after the real end) it is ignored wherever it comes.
+    done_is_terminal: ClassVar[bool] = True
 
     def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
         self.merger = merger
@@ -56,6 +59,8 @@ class Dialect:
         self.finished = False
         #: An in-stream error was seen: the reply is not complete.
         self.failed = False
+        #: "sse", "ndjson", "json-array" or "aws-eventstream"; set by the Folder.
+        self.transport: str | None = None
 
     @property
     def ended(self) -> bool:
@@ -82,7 +87,7 @@ class Dialect:
             merger.replace((index, "error"), message, frame)
 
     def done(self, frame: int) -> None:
-        """The `[DONE]` sentinel arrived."""
+        """The `[DONE]` sentinel arrived (only called when `done_is_terminal`)."""
         self.terminal = frame
 
     def finish(self, last_frame: int) -> None:
