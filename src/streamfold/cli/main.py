@@ -1,6 +1,8 @@
 """Commands. Each reads its input, calls the core, and hands the Result to
-`render`. Exit codes: 0 when the input was read (whatever it contained),
-2 on usage errors or unreadable input (one line on stderr, no traceback).
+`render`. Exit codes: 0 when the input was read (whatever it contained);
+1 when `check` or `diff` find a difference, or with `--strict` when the
+stream had errors; 2 on usage errors or unreadable input (one line on
+stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from .. import __version__
@@ -24,7 +27,7 @@ from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from ..timing import DEFAULT_STALL, analyse
-from .render import frame_rows, frame_summary, render_frames, render_result, render_timing
+from .render import frame_rows, frame_summary, render_frames, render_reply_only, render_result, render_timing
 from .tail import render_summary, tail_stream
 
 __all__ = ["cli", "main"]
@@ -32,6 +35,8 @@ __all__ = ["cli", "main"]
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_USAGE = 2
+# Inputs from this size on get a progress bar (on a terminal).
+_PROGRESS_FROM = 4 * 1024 * 1024
 
 _dialect_option = click.option(
     "--dialect", type=click.Choice(sorted(DIALECTS)), default=None,
@@ -54,11 +59,35 @@ def _input_options(command: Any) -> Any:
     return _input_argument(command)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@dataclasses.dataclass
+class Settings:
+    """The group options every command honours."""
+
+    color: str = "auto"
+    quiet: bool = False
+    strict: bool = False
+
+
+_EPILOG = """\b
+Exit codes:
+  0  the input was read (whatever it contained)
+  1  check/diff found a difference; with --strict, the stream had errors
+  2  a usage error or unreadable input
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
 @click.version_option(__version__, prog_name="streamfold")
-def cli() -> None:
-    """Fold a captured LLM stream (SSE, NDJSON, JSON array) into the reply it carried,
-    and explain what went wrong, frame by frame. Nothing leaves your machine.
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour output; auto follows the terminal and NO_COLOR.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the reply (and tool calls): no header, usage or findings.")
+@click.option("--strict", is_flag=True, help="Exit 1 when the stream had errors (bad frames, in-stream errors, "
+                                              "unparseable tool arguments).")
+@click.pass_context
+def cli(ctx: click.Context, color: str, quiet: bool, strict: bool) -> None:
+    """Fold a captured LLM stream (SSE, NDJSON, JSON array, AWS event-stream) into the
+    reply it carried, and explain what went wrong, frame by frame. Nothing leaves
+    your machine.
 
     \b
     Examples:
@@ -67,7 +96,9 @@ def cli() -> None:
       streamfold frames examples/openai-broken.sse
       streamfold export examples/openai-tool-calls.sse
       curl -sN ... | streamfold tail
+      streamfold --strict show capture.har --entry /v1/chat
     """
+    ctx.obj = Settings(color, quiet, strict)
 
 
 @cli.command()
@@ -97,11 +128,14 @@ def show(capture: str, input_format: str, entry: str | None, as_json: bool, anno
         if timing is not None:
             out["timing"] = timing.to_dict()
         _write_json(out)
+    elif _settings().quiet:
+        _console().print(render_reply_only(result))
     else:
         console = _console()
         console.print(render_result(result, annotate=annotate))
         if timing is not None:
             console.print(render_timing(timing))
+    _end(result)
 
 
 @cli.command()
@@ -125,6 +159,7 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dial
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     else:
         _console().print(render_frames(result))
+    _end(result)
 
 
 @cli.command()
@@ -149,47 +184,11 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     _write_json(exported)
+    _end(result)
     if not result.complete:
         click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
                    "object keeps the stream's own finish reason; a non-streaming reply would not have it",
                    err=True)
-
-
-@cli.command()
-@click.argument("capture", metavar="[FILE]", required=False,
-                type=click.Path(exists=True, dir_okay=False, readable=True))
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port to listen on; 0 picks a free one.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. The page answers only requests addressed to a loopback name.")
-@click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
-@click.option("--max-size", default="64MiB", show_default=True,
-              help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB).")
-def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str) -> None:
-    """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
-
-    Paste a capture, drop a file, or give FILE to open it at once. Everything runs on
-    this machine through the same core as the other commands; nothing is sent anywhere else.
-
-    \b
-    Examples:
-      streamfold web examples/openai-broken.sse --open
-      streamfold web --port 8765
-    """
-    # Imported here: the other commands need neither starlette nor uvicorn.
-    from ..web.app import create_app
-    from ..web.server import parse_size, serve
-
-    try:
-        limit = parse_size(max_size)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--max-size") from None
-    try:
-        serve(create_app(capture_path=capture, max_size=limit), host=host, port=port,
-              open_browser=open_browser, echo=click.echo)
-    except OSError as exc:
-        click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_USAGE)
 
 
 @cli.command()
@@ -358,7 +357,26 @@ def tail(capture: str, stall: float, dialect: str | None, transport: str | None)
     result, timing = tail_stream(source, console, dialect=dialect, transport=transport, stall=stall)
     if timing is not None:
         result = dataclasses.replace(result, diagnostics=(*result.diagnostics, *timing.stalls))
-    console.print(render_summary(result, timing))
+    if not _settings().quiet:
+        console.print(render_summary(result, timing))
+    _end(result)
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script for SHELL.
+
+    \b
+    Examples:
+      eval "$(streamfold completion bash)"
+      streamfold completion fish > ~/.config/fish/completions/streamfold.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None
+    click.echo(completer(cli, {}, "streamfold", "_STREAMFOLD_COMPLETE").source())
 
 
 def _load(path: str, input_format: str, entry: str | None, dialect: str | None,
@@ -369,12 +387,24 @@ def _load(path: str, input_format: str, entry: str | None, dialect: str | None,
     except InputError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    result = fold(capture.body, dialect=dialect, transport=transport)
+    result = _fold_with_progress(capture.body, dialect, transport)
     notes = [*capture.notes, *transport_notes(capture)]
     if notes:
         found = tuple(Diagnostic(note.code, note.severity, note.message, None, None, None) for note in notes)
         result = dataclasses.replace(result, diagnostics=(*found, *result.diagnostics))
     return result, capture
+
+
+def _fold_with_progress(body: bytes, dialect: str | None, transport: str | None) -> Result:
+    """Fold, with a progress bar on stderr for inputs over a few MB when stderr is a terminal."""
+    err = Console(stderr=True)
+    if len(body) < _PROGRESS_FROM or not err.is_terminal or _settings().quiet:
+        return fold(body, dialect=dialect, transport=transport)
+    with Progress(TextColumn("folding"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task("fold", total=len(body))
+        return fold(body, dialect=dialect, transport=transport,
+                    progress=lambda done, total: progress.update(task, completed=done))
 
 
 def _read(capture: str) -> bytes:
@@ -394,8 +424,24 @@ def _write_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
+def _settings() -> Settings:
+    context = click.get_current_context(silent=True)
+    found = context.find_object(Settings) if context is not None else None
+    return found if found is not None else Settings()
+
+
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    color = _settings().color
+    if color == "always":
+        return Console(highlight=False, soft_wrap=False, force_terminal=True)
+    return Console(highlight=False, soft_wrap=False, no_color=color == "never" or None,
+                   color_system=None if color == "never" else "auto")
+
+
+def _end(result: Result) -> None:
+    """--strict: a stream with errors fails the command."""
+    if _settings().strict and (result.errors or any(d.severity == "error" for d in result.diagnostics)):
+        sys.exit(EXIT_MISMATCH)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,7 +22,7 @@ from .._result import Choice, Result, ToolCall
 from ..dialects import DIALECTS
 from ..timing import Timing, chart_top, sparkline
 
-__all__ = ["frame_rows", "frame_summary", "render_frames", "render_result", "render_timing"]
+__all__ = ["frame_rows", "frame_summary", "render_frames", "render_reply_only", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -38,6 +38,17 @@ def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
         parts.append(_usage(result))
     if result.errors or result.diagnostics:
         parts.append(_findings(result))
+    return Group(*parts)
+
+
+def render_reply_only(result: Result) -> RenderableType:
+    """--quiet: the reply text and the tool calls, nothing else."""
+    parts: list[RenderableType] = []
+    for choice in result.choices:
+        if choice.content:
+            parts.append(Text(choice.content))
+        for call in choice.tool_calls:
+            parts.append(_tool_call(call))
     return Group(*parts)
 
 

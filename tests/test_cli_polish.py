@@ -1,0 +1,61 @@
+"""Global options: --color, NO_COLOR, --quiet, --strict; completion; help examples."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from streamfold.cli import cli
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), env={"COLUMNS": "80", **(env or {})})
+    return result.exit_code, result.stdout
+
+
+def test_color_always_never_and_no_color() -> None:
+    path = str(EXAMPLES / "openai-tool-calls.sse")
+    assert "\x1b[" in invoke("--color", "always", "show", path)[1]
+    assert "\x1b[" not in invoke("--color", "never", "show", path)[1]
+    assert "\x1b[" not in invoke("show", path, env={"NO_COLOR": "1"})[1]
+
+
+def test_quiet_prints_only_the_reply() -> None:
+    code, out = invoke("-q", "show", str(EXAMPLES / "openai-reasoning.sse"))
+    assert code == 0 and out.startswith("The sky looks blue")
+    assert "usage" not in out and "Rayleigh" not in out and "openai-chat" not in out
+
+
+def test_strict_fails_a_stream_with_errors() -> None:
+    assert invoke("--strict", "show", str(EXAMPLES / "openai-broken.sse"))[0] == 1
+    assert invoke("--strict", "show", str(EXAMPLES / "openai-plain-text.sse"))[0] == 0
+    assert invoke("show", str(EXAMPLES / "openai-broken.sse"))[0] == 0
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts(shell: str) -> None:
+    code, out = invoke("completion", shell)
+    assert code == 0 and "_STREAMFOLD_COMPLETE" in out
+
+
+def test_every_command_has_an_example_in_its_help() -> None:
+    for name, command in cli.commands.items():
+        code, out = invoke(name, "--help")
+        assert code == 0 and "Examples:" in out and "streamfold " in out.split("Examples:")[1], name
+
+
+def test_help_documents_exit_codes() -> None:
+    out = invoke("--help")[1]
+    assert "Exit codes:" in out and "2  a usage error or unreadable input" in out
+
+
+def test_completion_works_in_a_real_shell_environment() -> None:
+    done = subprocess.run([sys.executable, "-m", "streamfold"], env={"_STREAMFOLD_COMPLETE": "bash_complete",
+                          "COMP_WORDS": "streamfold sh", "COMP_CWORD": "1", "PATH": ""}, capture_output=True, text=True)
+    assert "show" in done.stdout
