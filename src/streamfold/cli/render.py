@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
 from rich.padding import Padding
 from rich.rule import Rule
@@ -52,17 +52,33 @@ def render_reply_only(result: Result) -> RenderableType:
     return Group(*parts)
 
 
+class _Header:
+    """Dialect, transport, status and model; then the frame counts and the id, on one
+    line when they fit and on two when they do not (never a dangling separator)."""
+
+    def __init__(self, result: Result) -> None:
+        self.result = result
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        result = self.result
+        counts = result.frame_counts
+        status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
+        yield Text.assemble(
+            (result.dialect, "bold"), " · ", result.transport, " · ", status,
+            *((" · ", (result.model, "bold")) if result.model else ()))
+        frames = Text(f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
+                      f"{counts['invalid']} invalid", style="dim")
+        if result.id and len(frames) + 3 + len(result.id) <= options.max_width:
+            frames.append(f" · {result.id}", style="dim")
+            yield frames
+        else:
+            yield frames
+            if result.id:
+                yield Text(result.id, style="dim")
+
+
 def _header(result: Result) -> RenderableType:
-    counts = result.frame_counts
-    status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
-    first = Text.assemble(
-        (result.dialect, "bold"), " · ", result.transport, " · ", status,
-        *((" · ", (result.model, "bold")) if result.model else ()))
-    second = Text(f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
-                  f"{counts['invalid']} invalid", style="dim")
-    if result.id:
-        second.append(f" · {result.id}")
-    return Group(first, second)
+    return _Header(result)
 
 
 def _annotated(result: Result, choice: int) -> Text:
