@@ -103,3 +103,12 @@ def test_cli_reads_every_input_format(tmp_path: Path) -> None:
     assert any(d["code"] == "input-curl" for d in out["diagnostics"])
     bad = CliRunner().invoke(cli, ["show", "--entry", "7", str(INPUTS / "chrome-export.har")])
     assert bad.exit_code == 2 and "no HAR entry matches '7'" in bad.stderr
+
+
+def test_jsonl_of_chunk_objects_folds_and_a_finish_reason_ends_it() -> None:
+    lines = [json.dumps(json.loads(frame[len(b"data: "):])) for frame in BODY.split(b"\n\n") if frame and b"[DONE]" not in frame]
+    result = fold("\n".join(lines) + "\n")
+    assert (result.transport, result.dialect, result.choices[0].content) == ("ndjson", "openai-chat", REPLY)
+    assert result.complete and "missing-terminal" not in {d.code for d in result.diagnostics}
+    cut = fold("\n".join(lines[:-1]) + "\n")  # the finish_reason chunk lost
+    assert not cut.complete and "missing-terminal" in {d.code for d in cut.diagnostics}

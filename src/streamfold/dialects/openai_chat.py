@@ -320,6 +320,9 @@ class OpenAIChat(Dialect):
         self.merger.replace((index, "finish_reason"), raw, frame)
         if state.finish_frame is None:
             state.finish_frame = frame
+        if self.transport not in (None, "sse"):
+            # Chunk objects logged one per line (JSONL) never carry [DONE]: a finish reason ends them.
+            self.finished = True
         for key in state.tool_keys:
             # The choice is finished, so its tool calls are closed blocks.
             self.merger.parse((index, "tool", key, "arguments"), frame)
