@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from framing_helpers import BOM, assert_raw_is_slice_of_input, bytewise, codes, feed_all, split_at
+from framing_helpers import BOM, assert_raw_is_slice_of_input, bytewise, codes, feed_all
 from streamfold import JSONArrayParser, NDJSONParser, sniff
 
 

@@ -202,8 +202,8 @@ class Folder:
     def _payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
         """A payload off the fast path: sentinel, before detection, or after the terminal."""
         dialect = self._dialect
-        if dialect is not None and kind is _DONE and not dialect.done_is_terminal:
-            return  # a gateway's extra [DONE]: not this dialect's end, not data
+        if dialect is not None and kind is _DONE and (not dialect.done_is_terminal or dialect.terminal is not None):
+            return  # a gateway's extra [DONE], or one after the end: a sentinel, not data
         if dialect is not None and dialect.terminal is not None:
             self._after_terminal.append(frame)
             return
@@ -231,7 +231,7 @@ class Folder:
         self._pending_errors.clear()
         waiting, self._undetected = self._undetected, []
         for value, frame in waiting:
-            if value is _DONE and not dialect.done_is_terminal:
+            if value is _DONE and (not dialect.done_is_terminal or dialect.terminal is not None):
                 continue
             if dialect.terminal is not None:
                 self._after_terminal.append(frame)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import Any
 
 from ._toolargs import ParsedArguments, parse_arguments
@@ -110,6 +111,17 @@ class Merger:
         if buffer is None:
             buffer = self.texts[path] = TextBuffer(path, self.journal)
         buffer.add(text, frame)
+
+    def replace_text(self, path: Path, pieces: Iterable[tuple[str, int]]) -> None:
+        """REPLACE for text: the vendor's final, authoritative text (TGI `generated_text`, LM Studio
+        `chat.end`, llama.cpp text rebuilt from token bytes) takes the place of the streamed join.
+
+        Each piece keeps its frame (provenance). Not journalled: a live consumer
+        already received the streamed pieces, and the result holds the final text.
+        """
+        buffer = self.texts[path] = TextBuffer(path, None)
+        for text, frame in pieces:
+            buffer.add(text, frame)
 
     def buffer(self, path: Path) -> TextBuffer:
         """The APPEND buffer at `path` (created empty), for a dialect's hot path."""

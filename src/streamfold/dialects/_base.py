@@ -19,7 +19,7 @@ from .._report import Report
 if TYPE_CHECKING:
     from .._result import Result
 
-__all__ = ["Dialect", "compact_json", "top_level_keys"]
+__all__ = ["Dialect", "compact_json", "dumps_arguments", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
@@ -86,6 +86,40 @@ class Dialect:
         for index in unfinished:
             merger.replace((index, "error"), message, frame)
 
+    def check_arguments(self, index: int, key: int, last_frame: int) -> None:
+        """PARSE-AT-END findings for tool call `key` of choice `index`: `tool-args-invalid` or `cumulative-resend`."""
+        merger = self.merger
+        path = (index, "tool", key, "arguments")
+        parsed = merger.parse(path, last_frame)
+        buffer = merger.texts[path]
+        name = merger.get((index, "tool", key, "name"))
+        label = f"tool call {key} ({name})" if name else f"tool call {key}"
+        if parsed.error is not None:
+            position = parsed.position if parsed.position is not None else buffer.length
+            culprit = buffer.frame_at(min(position, buffer.length - 1)) if buffer.length else last_frame
+            raw_finish = merger.get((index, "finish_reason"))
+            hint = ""
+            if type(raw_finish) is str and self.finish_reasons.get(raw_finish) == LENGTH:
+                hint = (f" The reply was cut by the token limit (finish reason {raw_finish!r}), so the arguments "
+                        "are incomplete (B8).")
+            self.report.diagnostic(
+                "tool-args-invalid", culprit,
+                f"{label} of choice {index}: the joined arguments do not parse ({parsed.error}: character "
+                f"{position}); that character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
+                severity="error", choice=index, tool_call=key, position=position)
+        elif parsed.recovery is not None:
+            what = {
+                "identical-copies": f"the arguments were sent {parsed.copies} times over (a final chunk "
+                                    "repeating the streamed arguments)",
+                "cumulative": f"each of {parsed.copies} fragments repeats everything sent before it (cumulative resend)",
+                "first-document": f"the join holds {parsed.copies} JSON document(s) followed by more text",
+            }[parsed.recovery]
+            self.report.diagnostic(
+                "cumulative-resend", buffer.last_frame,
+                f"{label} of choice {index}: {what}. A client that appends fragments gets invalid JSON; "
+                f"`parsed` holds the recovered value ({parsed.recovery}), `arguments` the raw join",
+                choice=index, tool_call=key, recovery=parsed.recovery, copies=parsed.copies)
+
     def done(self, frame: int) -> None:
         """The `[DONE]` sentinel arrived (only called when `done_is_terminal`)."""
         self.terminal = frame
@@ -111,6 +145,11 @@ class Dialect:
     def summarize(cls, value: Any) -> str:
         """A one-line description of a payload, for the frames table."""
         return compact_json(value)
+
+
+def dumps_arguments(value: Any) -> str:
+    """Object-valued tool arguments/input as the raw `arguments` string (compact, UTF-8 kept)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def compact_json(value: Any, limit: int = 200) -> str:

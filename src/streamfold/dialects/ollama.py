@@ -1,17 +1,296 @@
-"""Ollama streams (reference/dialects.md). Not written yet: claims nothing."""
+"""Ollama native streams: `POST /api/chat` and `POST /api/generate` (NDJSON).
+
+Reference §4.5 and trap B3. One JSON object a line: `/api/chat` carries
+`message.content`, `message.thinking` and `message.tool_calls`, `/api/generate`
+carries `response` and `thinking` at the top level. Text APPENDs; a tool call
+arrives WHOLE with its `arguments` as a JSON object, which is serialised as
+the arguments string, and a copy of a call already seen (same `id`, or same
+`function.index`, name and arguments) is dropped. The line with
+`"done": true` is terminal and carries `done_reason` and the metrics
+(`prompt_eval_count` is the input, `eval_count` the output; durations in
+nanoseconds). `done_reason` stays `stop` when tools were called (B3), and is
+`load`/`unload` for requests that only load or unload the model. An
+`{"error": "..."}` line is an error sent inside the HTTP 200 stream.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ._base import Dialect
+from .._frames import FrameRecord
+from .._merge import Merger, TextBuffer
+from .._report import Report
+from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["Ollama"]
+
+_METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
+            "eval_duration")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class Ollama(Dialect):
     name = "ollama"
+    terminal_hint = 'a line with `"done": true`'
+    finish_reasons = {"stop": STOP, "length": LENGTH, "load": INCOMPLETE, "unload": INCOMPLETE}
+
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+        super().__init__(merger, report, frames)
+        self._content: TextBuffer = merger.buffer((0, "content"))
+        self._identified = False
+        #: "chat" (a `message` object) or "generate" (a top-level `response`).
+        self._endpoint: str | None = None
+        #: tool key -> (id, function.index, name, serialised arguments), for dedupe and export.
+        self._tools: dict[int, tuple[str | None, int | None, str | None, str]] = {}
+        self._created_at: Any = None
+        self._done_line: dict[str, Any] | None = None
+        self._logprobs: list[Any] = []
+        self._remote: dict[str, Any] = {}
+        self._role_seen = False
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        return False
+        return (type(value) is dict and type(value.get("done")) is bool
+                and (type(value.get("message")) is dict or type(value.get("response")) is str))
+
+    # -- the fold loop (once per line) ----------------------------------------------
+
+    def fold(self, line: Any, frame: int) -> None:
+        if type(line) is not dict:
+            self.report.diagnostic(
+                "unexpected-payload", frame,
+                f"expected a JSON object (an Ollama chat or generate line), got {type(line).__name__}; ignored")
+            return
+        merger = self.merger
+        if not self._identified:
+            self._identified = merger.set_once(("model",), line.get("model"), frame) is not None
+            merger.set_once(("created",), line.get("created_at"), frame)
+            for name in ("remote_model", "remote_host"):
+                if line.get(name):
+                    self._remote.setdefault(name, line[name])
+        created = line.get("created_at")
+        if created is not None:
+            self._created_at = created  # the final line's time is the non-streaming response's
+        message = line.get("message")
+        if type(message) is dict:
+            self._endpoint = "chat"
+            content = message.get("content")
+            if content and type(content) is str:
+                self._content.add(content, frame)
+            if len(message) > 2 or not self._role_seen:
+                self._message(message, frame)
+        else:
+            response = line.get("response")
+            if type(response) is str:
+                self._endpoint = "generate"
+                if response:
+                    self._content.add(response, frame)
+            thinking = line.get("thinking")
+            if thinking and type(thinking) is str:
+                merger.append((0, "reasoning"), thinking, frame)
+            calls = line.get("tool_calls")
+            if calls:
+                self._tool_calls(calls, frame)
+        if line.get("done") is True:
+            self._done(line, frame)
+            return
+        logprobs = line.get("logprobs")
+        if logprobs and type(logprobs) is list:
+            self._logprobs.extend(logprobs)  # EXTEND
+        error = line.get("error")
+        if error:
+            self._in_stream_error(error, frame)
+
+    def _message(self, message: dict[str, Any], frame: int) -> None:
+        if not self._role_seen:
+            role = message.get("role")
+            if role:
+                self._role_seen = self.merger.set_once((0, "role"), role, frame) is not None
+        thinking = message.get("thinking")
+        if thinking and type(thinking) is str:
+            self.merger.append((0, "reasoning"), thinking, frame)
+        calls = message.get("tool_calls")
+        if calls:
+            self._tool_calls(calls, frame)
+
+    def _tool_calls(self, calls: Any, frame: int) -> None:
+        for call in calls if type(calls) is list else [calls]:
+            if type(call) is not dict:
+                continue
+            function = call.get("function")
+            if type(function) is not dict:
+                function = {}
+            call_id = call.get("id") or None
+            position = function.get("index")
+            if type(position) is not int:
+                position = None
+            name = function.get("name") or None
+            arguments = function.get("arguments")
+            if name is None and arguments is None:
+                self.report.diagnostic(
+                    "unexpected-payload", frame, "a tool call with no function name or arguments; ignored",
+                    once=("empty-call",))
+                continue
+            # B3: arguments is a JSON object; a string (older servers, proxies) is taken as sent.
+            text = "" if arguments is None else arguments if type(arguments) is str else _dumps(arguments)
+            known = self._known_call(call_id, position, name, text)
+            if known is not None:
+                self._repeated_call(known, call_id, name, text, frame)
+                continue
+            key = len(self._tools)
+            self._tools[key] = (call_id, position, name, text)
+            path = (0, "tool", key)
+            self.merger.set_once((*path, "id"), call_id, frame)
+            self.merger.set_once((*path, "name"), name, frame)
+            self.merger.append((*path, "arguments"), text, frame)
+            self.merger.parse((*path, "arguments"), frame)  # a whole call is a closed block
+
+    def _known_call(self, call_id: str | None, position: int | None, name: str | None, text: str) -> int | None:
+        """A call this one repeats: the same id; or, without ids, the same index, name and arguments.
+
+        Some servers reuse index 0 for every call of a parallel batch, so an index
+        alone never merges two calls that differ.
+        """
+        for key, (held_id, held_position, held_name, held_text) in self._tools.items():
+            if call_id is not None and held_id is not None:
+                if call_id == held_id:
+                    return key
+            elif held_position == position and held_name == name and held_text == text:
+                return key
+        return None
+
+    def _repeated_call(self, key: int, call_id: str | None, name: str | None, text: str, frame: int) -> None:
+        held_id, held_position, held_name, held_text = self._tools[key]
+        path = (0, "tool", key)
+        if held_text == text and (name is None or held_name in (None, name)):
+            self.report.diagnostic(
+                "tool-call-repeated", frame,
+                f"tool call {key} ({held_name}) was sent again in frame {frame}; it is kept once. Ollama tool "
+                "calls arrive whole: a client that appends each copy's arguments gets `{..}{..}`, one that lists "
+                "each copy runs the tool twice",
+                choice=0, tool_call=key, changed=False)
+            return
+        self._tools[key] = (held_id or call_id, held_position, held_name or name, text)
+        self.merger.replace_text((*path, "arguments"), [(text, frame)])
+        self.merger.parse((*path, "arguments"), frame)
+        self.report.diagnostic(
+            "tool-call-repeated", frame,
+            f"tool call {key} (id {held_id!r}) was sent again in frame {frame} with different arguments; the last "
+            "version is kept",
+            choice=0, tool_call=key, changed=True)
+
+    def _done(self, line: dict[str, Any], frame: int) -> None:
+        self.terminal = frame
+        self._done_line = line
+        reason = line.get("done_reason")
+        if reason and type(reason) is str:
+            self.merger.replace((0, "finish_reason"), reason, frame)
+        usage = {name: line[name] for name in _METRICS if name in line}
+        if "prompt_eval_count" in usage or "eval_count" in usage:
+            self.merger.replace(("usage",), usage, frame)
+        logprobs = line.get("logprobs")
+        if type(logprobs) is list:
+            self._logprobs.extend(logprobs)
+        if line.get("error"):
+            self._in_stream_error(line["error"], frame)
+
+    def _in_stream_error(self, error: Any, frame: int) -> None:
+        message = (error.get("message") or _dumps(error)) if type(error) is dict else str(error)
+        self.report.error(
+            "in-stream-error", frame,
+            f"the server sent an error inside the HTTP 200 stream: {message}",
+            raw=_dumps({"error": error}))
+        self.failed = True
+        self.merger.replace((0, "error"), str(message), frame)
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        if type(raw) is not dict:
+            return None
+        input_tokens = raw.get("prompt_eval_count")
+        output_tokens = raw.get("eval_count")
+        input_tokens = input_tokens if type(input_tokens) is int else None
+        output_tokens = output_tokens if type(output_tokens) is int else None
+        total = None if input_tokens is None or output_tokens is None else input_tokens + output_tokens
+        return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
+                "cache_read_tokens": None, "total_tokens": total}
+
+    # -- export --------------------------------------------------------------------
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The object the same request with `"stream": false` returns (`ChatResponse` or `GenerateResponse`)."""
+        choice = result.choice(0)
+        content = choice.content if choice is not None else ""
+        reasoning = choice.reasoning if choice is not None else None
+        calls = []
+        for call in choice.tool_calls if choice is not None else ():
+            _id, position, _name, _text = self._tools.get(call.key, (None, None, None, ""))
+            out_call: dict[str, Any] = {"function": {
+                "index": call.index if position is None else position,
+                "name": call.name or "",
+                "arguments": call.parsed if type(call.parsed) is dict else {}}}
+            if call.id is not None:
+                out_call = {"id": call.id, **out_call}
+            calls.append(out_call)
+        out: dict[str, Any] = {"model": result.model or ""}
+        out.update(self._remote)
+        out["created_at"] = self._created_at if self._created_at is not None else self.merger.get(("created",))
+        if self._endpoint == "generate":
+            out["response"] = content
+            if reasoning is not None:
+                out["thinking"] = reasoning
+        else:
+            message: dict[str, Any] = {"role": (choice.role if choice is not None else None) or "assistant",
+                                       "content": content}
+            if reasoning is not None:
+                message["thinking"] = reasoning
+            if calls:
+                message["tool_calls"] = calls
+            out["message"] = message
+        out["done"] = self._done_line is not None
+        if choice is not None and choice.finish_reason_raw is not None:
+            out["done_reason"] = choice.finish_reason_raw
+        if self._endpoint == "generate":
+            if calls:
+                out["tool_calls"] = calls
+            if self._done_line is not None and type(self._done_line.get("context")) is list:
+                out["context"] = self._done_line["context"]
+        if self._done_line is not None:
+            for name in _METRICS:
+                if name in self._done_line:
+                    out[name] = self._done_line[name]
+        if self._logprobs:
+            out["logprobs"] = self._logprobs
+        return out
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        if type(value) is not dict:
+            return compact_json(value)
+        out: list[str] = []
+        if value.get("error"):
+            out.append(f"error {compact_json(value['error'], 120)}")
+        message = value.get("message")
+        source = message if type(message) is dict else value
+        for name in ("thinking", "content", "response"):
+            text = source.get(name)
+            if text and type(text) is str:
+                out.append(f"{name} {compact_json(text, 80)}")
+        calls = source.get("tool_calls")
+        for call in calls if type(calls) is list else ():
+            function = call.get("function") if type(call) is dict else None
+            if type(function) is dict:
+                out.append(f"tool {function.get('name')} {compact_json(function.get('arguments'), 60)}")
+        if value.get("done") is True:
+            reason = value.get("done_reason")
+            out.append(f"done{f' ({reason})' if reason else ''}")
+            if "eval_count" in value:
+                out.append(f"eval {value.get('prompt_eval_count', '?')}+{value['eval_count']} tokens")
+        return ", ".join(out) or "(empty line)"

@@ -21,7 +21,7 @@ from .._merge import Merger, TextBuffer
 if TYPE_CHECKING:
     from .._result import Result
 from .._report import Report
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 __all__ = ["OpenAIChat"]
 
@@ -230,7 +230,7 @@ class OpenAIChat(Dialect):
                 merger.append((*path, "arguments"), arguments, frame)
             elif arguments is not None:
                 # B4: Mistral may send the arguments as a JSON object, whole.
-                merger.append((*path, "arguments"), json.dumps(arguments, separators=(",", ":"), ensure_ascii=False), frame)
+                merger.append((*path, "arguments"), dumps_arguments(arguments), frame)
 
     def _tool_key(self, index: int, state: _Choice, call: dict[str, Any], function: dict[str, Any], frame: int) -> int:
         """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
@@ -354,37 +354,8 @@ class OpenAIChat(Dialect):
     def finish(self, last_frame: int) -> None:
         for index, state in self._choices.items():
             for key in state.tool_keys:
-                self._check_arguments(index, key, last_frame)
+                self.check_arguments(index, key, last_frame)
             self._check_think_tags(index)
-
-    def _check_arguments(self, index: int, key: int, last_frame: int) -> None:
-        path = (index, "tool", key, "arguments")
-        parsed = self.merger.parse(path, last_frame)
-        buffer = self.merger.texts[path]
-        name = self.merger.get((index, "tool", key, "name"))
-        label = f"tool call {key} ({name})" if name else f"tool call {key}"
-        if parsed.error is not None:
-            position = parsed.position if parsed.position is not None else buffer.length
-            culprit = buffer.frame_at(min(position, buffer.length - 1)) if buffer.length else last_frame
-            hint = ""
-            if self.merger.get((index, "finish_reason")) == "length":
-                hint = " The reply was cut by the token limit (finish_reason 'length'), so the arguments are incomplete (B8)."
-            self.report.diagnostic(
-                "tool-args-invalid", culprit,
-                f"{label} of choice {index}: the joined arguments do not parse ({parsed.error}: character "
-                f"{position}); that character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
-                severity="error", choice=index, tool_call=key, position=position)
-        elif parsed.recovery is not None:
-            what = {
-                "identical-copies": f"the arguments were sent {parsed.copies} times over (a final chunk repeating the streamed arguments)",
-                "cumulative": f"each of {parsed.copies} fragments repeats everything sent before it (cumulative resend)",
-                "first-document": f"the join holds {parsed.copies} JSON document(s) followed by more text",
-            }[parsed.recovery]
-            self.report.diagnostic(
-                "cumulative-resend", buffer.last_frame,
-                f"{label} of choice {index}: {what}. A client that appends fragments gets invalid JSON; "
-                f"`parsed` holds the recovered value ({parsed.recovery}), `arguments` the raw join",
-                choice=index, tool_call=key, recovery=parsed.recovery, copies=parsed.copies)
 
     def _check_think_tags(self, index: int) -> None:
         buffer = self.merger.texts.get((index, "content"))

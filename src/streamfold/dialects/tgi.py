@@ -1,17 +1,176 @@
-"""TGI streams (reference/dialects.md). Not written yet: claims nothing."""
+"""Hugging Face TGI `POST /generate_stream`, reference §4.8 and trap B6.
+
+SSE, data-only, `data:` with no space (axum's `Event::json_data`). Each event
+is `{index, token {id, text, logprob, special}, top_tokens, generated_text,
+details}`; `index` is the token position, not a choice (single reply:
+choice 0).
+
+- APPEND `token.text` unless `token.special` (B6: `</s>`, `<|eot_id|>` are
+  tokenizer markers, not reply text; a client that appends every token shows
+  them).
+- The last event is the one with a non-null `generated_text`: it is terminal
+  and authoritative (REPLACE). When it differs from the joined tokens
+  (`return_full_text` puts the prompt in front, a tokenizer decodes the whole
+  sequence differently), `generated_text` is kept and the difference is
+  reported.
+- `details {finish_reason, generated_tokens, input_length, seed}` is only
+  there when the request asked for `details: true`: finish reason
+  (`eos_token`/`stop_sequence` -> stop, `length` -> length) and usage
+  (`input_length` in, `generated_tokens` out) come from it.
+- Errors: `{"error": "...", "error_type": "generation" | "overloaded" |
+  "validation" | "incomplete_generation"}` (router `impl From<InferError> for
+  Event`), the last event of the stream: an in-stream error.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ._base import Dialect
+from .._frames import FrameRecord
+from .._merge import Merger
+from .._report import Report
+from ._base import LENGTH, STOP, Dialect, compact_json
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["TGI"]
 
 
 class TGI(Dialect):
     name = "tgi"
+    finish_reasons = {"eos_token": STOP, "stop_sequence": STOP, "length": LENGTH}
+    terminal_hint = "the last event, with a non-null `generated_text`"
+
+    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+        super().__init__(merger, report, frames)
+        self._content = merger.buffer((0, "content"))
+        #: Every streamed token object, for the non-streaming `details.tokens` of export.
+        self._tokens: list[dict[str, Any]] = []
+        self._details: dict[str, Any] | None = None
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        return False
+        if type(value) is not dict:
+            return False
+        if type(value.get("token")) is dict and "generated_text" in value:
+            return True
+        # TGI's ErrorResponse: a stream that fails before its first token has only this.
+        return type(value.get("error")) is str and type(value.get("error_type")) is str
+
+    def fold(self, value: Any, frame: int) -> None:
+        if type(value) is not dict:
+            self._unexpected(value, frame)
+            return
+        token = value.get("token")
+        if type(token) is dict:
+            self._tokens.append(token)
+            text = token.get("text")
+            if token.get("special") is True:
+                self._special(text, frame)
+            elif type(text) is str:
+                self._content.add(text, frame)
+        generated = value.get("generated_text")
+        if generated is not None:
+            self._last_event(value, generated, frame)
+        elif "error" in value and value["error"] is not None:
+            self._error(value, frame)
+
+    def _special(self, text: Any, frame: int) -> None:
+        self.report.diagnostic(
+            "special-token-skipped", frame,
+            f"frame {frame} streams the special token {text!r} (`token.special: true`): it is a tokenizer "
+            "marker, not reply text, so it was not added to the content (B6). A client that appends every "
+            "`token.text` shows it", severity="info", once="tgi-special", token=text)
+
+    def _last_event(self, value: dict[str, Any], generated: Any, frame: int) -> None:
+        merger = self.merger
+        details = value.get("details")
+        if type(details) is dict:
+            self._details = details
+            finish = details.get("finish_reason")
+            if type(finish) is str and finish:
+                merger.replace((0, "finish_reason"), finish, frame)
+            merger.replace(("usage",), details, frame)
+        if type(generated) is str:
+            joined = self._content.text()
+            if generated != joined:
+                self._replace(generated, joined, frame)
+        self.terminal = frame
+
+    def _replace(self, generated: str, joined: str, frame: int) -> None:
+        """REPLACE: `generated_text` is authoritative, so it is the content, from the last frame."""
+        if joined and generated.endswith(joined):
+            cause = (f"it is the joined tokens with {len(generated) - len(joined)} characters in front (the "
+                     "request had `return_full_text: true`, so TGI puts the prompt first)")
+        elif not joined:
+            cause = "no token text was streamed before it"
+        else:
+            cause = "the tokens decoded one by one do not add up to the text TGI decoded in one go"
+        # One piece from the last frame: provenance stays in frame order (blocks span first..last frame).
+        self.merger.replace_text((0, "content"), [(generated, frame)])
+        self.report.diagnostic(
+            "final-text-mismatch", frame,
+            f"the last event's `generated_text` ({len(generated)} characters) differs from the joined "
+            f"`token.text` values ({len(joined)} characters): {cause}. `generated_text` is kept, because "
+            "TGI makes it authoritative; a client that joins tokens shows the other text",
+            field="content", final_length=len(generated), joined_length=len(joined))
+
+    def _error(self, value: dict[str, Any], frame: int) -> None:
+        error = value["error"]
+        kind = value.get("error_type")
+        detail = f" ({kind})" if type(kind) is str and kind else ""
+        message = error if type(error) is str else compact_json(error)
+        self.in_stream_error(frame, f"TGI sent an error inside the HTTP 200 stream{detail}: {message}",
+                             raw=json.dumps(value, ensure_ascii=False))
+
+    def _unexpected(self, value: Any, frame: int) -> None:
+        self.report.diagnostic(
+            "unexpected-payload", frame,
+            f"expected a JSON object (a TGI stream event), got {type(value).__name__}; ignored")
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        if type(raw) is not dict:
+            return None
+        input_tokens = raw.get("input_length")
+        output_tokens = raw.get("generated_tokens")
+        total = None
+        if isinstance(input_tokens, int) and isinstance(output_tokens, int):
+            total = input_tokens + output_tokens
+        return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
+                "cache_read_tokens": None, "total_tokens": total}
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The `POST /generate` response: `{generated_text, details?}` (details only if it was asked for)."""
+        choice = result.choice(0)
+        out: dict[str, Any] = {"generated_text": choice.content if choice is not None else ""}
+        if self._details is not None:
+            details = self._details
+            out["details"] = {
+                "finish_reason": details.get("finish_reason"),
+                "generated_tokens": details.get("generated_tokens"),
+                "seed": details.get("seed"),
+                "prefill": [],
+                "tokens": self._tokens,
+            }
+        return out
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        if type(value) is not dict:
+            return compact_json(value)
+        parts: list[str] = []
+        token = value.get("token")
+        if type(token) is dict:
+            special = " (special)" if token.get("special") is True else ""
+            parts.append(f"token {compact_json(token.get('text'), 80)}{special}")
+        if value.get("generated_text") is not None:
+            parts.append(f"generated_text {compact_json(value['generated_text'], 60)}")
+        details = value.get("details")
+        if type(details) is dict:
+            parts.append(f"finish {details.get('finish_reason')}")
+        if value.get("error") is not None:
+            parts.append(f"error {compact_json(value['error'], 100)}")
+        return ", ".join(parts) or compact_json(value)
