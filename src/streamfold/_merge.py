@@ -112,16 +112,20 @@ class Merger:
             buffer = self.texts[path] = TextBuffer(path, self.journal)
         buffer.add(text, frame)
 
-    def replace_text(self, path: Path, pieces: Iterable[tuple[str, int]]) -> None:
+    def replace_text(self, path: Path, pieces: Iterable[tuple[str, int]]) -> TextBuffer:
         """REPLACE for text: the vendor's final, authoritative text (TGI `generated_text`, LM Studio
-        `chat.end`, llama.cpp text rebuilt from token bytes) takes the place of the streamed join.
+        `chat.end`, a Responses `.done`, llama.cpp text rebuilt from token bytes) takes the place
+        of the streamed join. Returns the new buffer.
 
-        Each piece keeps its frame (provenance). Not journalled: a live consumer
-        already received the streamed pieces, and the result holds the final text.
+        Each piece keeps its frame (provenance). The replacement is not journalled
+        (a live consumer already received the streamed pieces and the result holds
+        the final text); appends after it are.
         """
         buffer = self.texts[path] = TextBuffer(path, None)
         for text, frame in pieces:
             buffer.add(text, frame)
+        buffer._journal = self.journal
+        return buffer
 
     def buffer(self, path: Path) -> TextBuffer:
         """The APPEND buffer at `path` (created empty), for a dialect's hot path."""
