@@ -398,9 +398,17 @@ def test_cloudflare_top_level_finish_reason_and_errors() -> None:
     assert failed.choices[0].finish_reason == "error" and "(3040)" in failed.errors[0].message
 
 
-def test_cloudflare_has_no_export() -> None:
-    with pytest.raises(NotImplementedError):
-        fold(sse({"response": "x"}, done=True)).export()
+def test_cloudflare_export_is_the_rest_envelope() -> None:
+    out = fold((CAPTURES / "cloudflare" / "usage-at-end.sse").read_bytes()).export()
+    result = fold((CAPTURES / "cloudflare" / "usage-at-end.sse").read_bytes())
+    assert out["success"] is True and out["errors"] == [] and out["messages"] == []
+    assert out["result"]["response"] == result.choices[0].content
+    assert out["result"]["usage"] == result.usage.raw  # type: ignore[union-attr]
+    calls = fold((CAPTURES / "cloudflare" / "tool-call-partials.sse").read_bytes())
+    exported = calls.export()["result"]["tool_calls"]
+    assert [(c["name"], c["arguments"]) for c in exported] == [(c.name, c.parsed) for c in calls.choices[0].tool_calls]
+    failed = fold(sse({"response": "x"}, {"response": "", "errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]}))
+    assert failed.export()["success"] is False
 
 
 @pytest.mark.parametrize("dialect", [LlamaCpp, TGI, LMStudio, Cloudflare])

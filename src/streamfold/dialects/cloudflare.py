@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._frames import FrameRecord
 from .._merge import Merger
 from .._report import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+
+if TYPE_CHECKING:
+    from .._result import Result
 
 __all__ = ["Cloudflare"]
 
@@ -157,6 +160,18 @@ class Cloudflare(Dialect):
     def finish(self, last_frame: int) -> None:
         for key in self._tool_keys:
             self.check_arguments(0, key, last_frame)
+
+    def export(self, result: Result) -> dict[str, Any]:
+        """The REST envelope a non-streaming `/ai/run/{model}` call returns: `{result, success, errors, messages}`."""
+        choice = result.choice(0)
+        body: dict[str, Any] = {"response": choice.content if choice else ""}
+        if choice is not None and choice.tool_calls:
+            body["tool_calls"] = [{"name": call.name, "arguments": call.parsed if call.error is None else call.arguments}
+                                  for call in choice.tool_calls]
+        if result.usage is not None:
+            body["usage"] = result.usage.raw
+        failed = [error.message for error in result.errors if error.code == "in-stream-error"]
+        return {"result": body, "success": not failed, "errors": [{"message": m} for m in failed], "messages": []}
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         if type(raw) is not dict:
