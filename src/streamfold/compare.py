@@ -18,8 +18,8 @@ from typing import Any
 from ._decode import PayloadKind
 from ._result import Result
 
-__all__ = ["Divergence", "FrameDiff", "check_reply", "diff_frames", "diff_results", "reply_of", "summary_of_response",
-           "summary_of_result"]
+__all__ = ["Divergence", "FrameDiff", "check_reply", "diff_frames", "diff_results", "frame_opcodes", "reply_of",
+           "summary_of_response", "summary_of_result"]
 
 # Keys that differ between two runs of the same request and say nothing about the reply.
 _VOLATILE = frozenset({"id", "created", "created_at", "obfuscation", "p", "system_fingerprint", "responseId",
@@ -191,14 +191,30 @@ class FrameDiff:
     only_b: list[int] = field(default_factory=list)
 
 
+def frame_opcodes(a: Result, b: Result) -> list[tuple[str, int, int, int, int]]:
+    """The runs of frames that differ, as difflib opcodes ("replace", "delete", "insert") over A and B.
+
+    Frames are compared by what they carried, ids, timestamps and padding
+    ignored, so two captures of the same reply align. The common start and end
+    are trimmed first: SequenceMatcher is slow on long equal runs.
+    """
+    left, right = _signatures(a), _signatures(b)
+    start = 0
+    while start < min(len(left), len(right)) and left[start] == right[start]:
+        start += 1
+    end = 0
+    while end < min(len(left), len(right)) - start and left[-1 - end] == right[-1 - end]:
+        end += 1
+    matcher = difflib.SequenceMatcher(a=left[start : len(left) - end], b=right[start : len(right) - end],
+                                      autojunk=False)
+    return [(tag, a1 + start, a2 + start, b1 + start, b2 + start)
+            for tag, a1, a2, b1, b2 in matcher.get_opcodes() if tag != "equal"]
+
+
 def diff_frames(a: Result, b: Result) -> FrameDiff:
-    matcher = difflib.SequenceMatcher(a=_signatures(a), b=_signatures(b), autojunk=False)
-    result = FrameDiff(0)
-    same = 0
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        if tag == "equal":
-            same += a2 - a1
-        elif tag == "replace":
+    result = FrameDiff(len(a.frames))
+    for tag, a1, a2, b1, b2 in frame_opcodes(a, b):
+        if tag == "replace":
             pairs = min(a2 - a1, b2 - b1)
             result.changed.extend(zip(range(a1, a1 + pairs), range(b1, b1 + pairs)))
             result.only_a.extend(range(a1 + pairs, a2))
@@ -207,6 +223,7 @@ def diff_frames(a: Result, b: Result) -> FrameDiff:
             result.only_a.extend(range(a1, a2))
         else:
             result.only_b.extend(range(b1, b2))
+    same = len(a.frames) - len(result.changed) - len(result.only_a)
     return FrameDiff(same, result.changed, result.only_a, result.only_b)
 
 

@@ -27,7 +27,8 @@ from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from ..timing import DEFAULT_STALL, analyse
-from .render import frame_rows, frame_summary, render_frames, render_reply_only, render_result, render_timing
+from ..rows import frame_rows, frame_summary
+from .render import render_frames, render_reply_only, render_result, render_timing
 from .tail import render_summary, tail_stream
 
 __all__ = ["cli", "main"]
@@ -189,6 +190,43 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
         click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
                    "object keeps the stream's own finish reason; a non-streaming reply would not have it",
                    err=True)
+
+
+@cli.command()
+@click.argument("capture", metavar="[FILE]", required=False,
+                type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The page answers only requests addressed to a loopback name.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
+@click.option("--max-size", default="64MiB", show_default=True,
+              help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB).")
+def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str) -> None:
+    """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
+
+    Paste a capture, drop a file, or give FILE to open it at once. Everything runs on
+    this machine through the same core as the other commands; nothing is sent anywhere else.
+
+    \b
+    Examples:
+      streamfold web examples/openai-broken.sse --open
+      streamfold web --port 8765
+    """
+    # Imported here: the other commands need neither starlette nor uvicorn.
+    from ..web.app import create_app
+    from ..web.server import parse_size, serve
+
+    try:
+        limit = parse_size(max_size)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--max-size") from None
+    try:
+        serve(create_app(capture_path=capture, max_size=limit), host=host, port=port,
+              open_browser=open_browser, echo=click.echo)
+    except OSError as exc:
+        click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 @cli.command()

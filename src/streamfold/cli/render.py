@@ -8,7 +8,6 @@ shown as typed.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
@@ -17,12 +16,11 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .._decode import PayloadKind
 from .._result import Choice, Result, ToolCall
-from ..dialects import DIALECTS
+from ..rows import frame_rows
 from ..timing import Timing, chart_top, sparkline
 
-__all__ = ["frame_rows", "frame_summary", "render_frames", "render_reply_only", "render_result", "render_timing"]
+__all__ = ["render_frames", "render_reply_only", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -153,33 +151,6 @@ def _finding(severity: str, code: str, frame: int | None, line: int | None, mess
     return Text.assemble(
         (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
         (f" ({', '.join(where)})" if where else "", "dim"), ": ", message)
-
-
-def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
-    """One record per frame: what `frames --jsonl` prints and the table shows."""
-    errors = {error.frame: error.message for error in result.errors if error.frame is not None}
-    for frame, kind in zip(result.frames, result.frame_kinds):
-        yield {"index": frame.index, "line": frame.line, "offset": frame.offset, "event": frame.event,
-               "kind": kind.value, "terminated": frame.terminated,
-               "summary": frame_summary(result, frame.index, errors),
-               "issues": [issue.code for issue in frame.issues]}
-
-
-def frame_summary(result: Result, index: int, errors: dict[int, str] | None = None) -> str:
-    """A frame in one line: the dialect's summary of its payload, or what it is instead."""
-    frame, kind = result.frames[index], result.frame_kinds[index]
-    if kind is PayloadKind.JSON:
-        return DIALECTS[result.dialect].summarize(result.payload(index).value)
-    if kind is PayloadKind.COMMENT:
-        return " | ".join(f": {comment}" for comment in frame.comments) or (
-            f"event {frame.event!r} without data" if frame.event is not None else "no data")
-    if kind is PayloadKind.DONE:
-        return "[DONE]"
-    if kind is PayloadKind.GLUED:
-        return f"{len(result.payload(index).value)} JSON documents glued together"
-    if errors is None:
-        errors = {error.frame: error.message for error in result.errors if error.frame is not None}
-    return errors.get(index, frame.data or "")
 
 
 def render_frames(result: Result) -> Table:

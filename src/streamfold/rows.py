@@ -1,0 +1,40 @@
+"""Frames as rows a person reads: what `streamfold frames`, the web page and
+`diff` show for each frame. Front-neutral (no terminal, no HTML)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ._decode import PayloadKind
+from ._result import Result
+from .dialects import DIALECTS
+
+__all__ = ["frame_rows", "frame_summary"]
+
+
+def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
+    """One record per frame: what `frames --jsonl` prints and the table shows."""
+    errors = {error.frame: error.message for error in result.errors if error.frame is not None}
+    for frame, kind in zip(result.frames, result.frame_kinds):
+        yield {"index": frame.index, "line": frame.line, "offset": frame.offset, "event": frame.event,
+               "kind": kind.value, "terminated": frame.terminated,
+               "summary": frame_summary(result, frame.index, errors),
+               "issues": [issue.code for issue in frame.issues]}
+
+
+def frame_summary(result: Result, index: int, errors: dict[int, str] | None = None) -> str:
+    """A frame in one line: the dialect's summary of its payload, or what it is instead."""
+    frame, kind = result.frames[index], result.frame_kinds[index]
+    if kind is PayloadKind.JSON:
+        return DIALECTS[result.dialect].summarize(result.payload(index).value)
+    if kind is PayloadKind.COMMENT:
+        return " | ".join(f": {comment}" for comment in frame.comments) or (
+            f"event {frame.event!r} without data" if frame.event is not None else "no data")
+    if kind is PayloadKind.DONE:
+        return "[DONE]"
+    if kind is PayloadKind.GLUED:
+        return f"{len(result.payload(index).value)} JSON documents glued together"
+    if errors is None:
+        errors = {error.frame: error.message for error in result.errors if error.frame is not None}
+    return errors.get(index, frame.data or "")

@@ -1,0 +1,188 @@
+"""What `POST /api/diff` returns: two captures folded by the core and compared
+at the level a person debugs, the reply (text, reasoning, tool calls, usage,
+finish reason, findings) and the frames (which ones differ).
+
+    {
+      "left":  {"result": to_dict(), "size": bytes},  "right": {...},
+      "fields": [{"section", "label", "left", "right", "same", "prefix", "suffix"}, ...],
+      "frames": {"left_total", "right_total", "hunks_total", "hunks": [...]}
+    }
+
+Field values are display text (JSON for structured values) or null when the
+side has no such field; `prefix`/`suffix` are the lengths, in UTF-16 units,
+of what two different texts share at their start and end, so the page can
+mark just the middle that differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from itertools import zip_longest
+from typing import Any
+
+from .._folder import fold
+from .._result import Choice, Result, ToolCall
+from ..compare import frame_opcodes
+from ..rows import frame_rows
+
+__all__ = ["MAX_FRAMES_PER_HUNK", "MAX_HUNKS", "diff_captures"]
+
+#: Hunks listed in full; the rest are counted (a capture against an unrelated one differs everywhere).
+MAX_HUNKS = 200
+#: Frames shown on each side of a hunk.
+MAX_FRAMES_PER_HUNK = 5
+#: Raw text shown per frame in a hunk.
+MAX_RAW_CHARS = 4000
+
+
+def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None,
+                  transport: str | None = None) -> dict[str, Any]:
+    results = (fold(left, dialect=dialect, transport=transport), fold(right, dialect=dialect, transport=transport))
+    return {
+        "left": {"result": results[0].to_dict(), "size": len(left)},
+        "right": {"result": results[1].to_dict(), "size": len(right)},
+        "fields": _field_diffs(*results),
+        "frames": _frame_diffs(*results),
+    }
+
+
+# -- result level -------------------------------------------------------------
+
+def _field_diffs(left: Result, right: Result) -> list[dict[str, Any]]:
+    fields: list[dict[str, Any]] = []
+
+    def add(section: str, label: str, left_value: Any, right_value: Any) -> None:
+        fields.append(_field(section, label, _display(left_value), _display(right_value)))
+
+    add("stream", "dialect", left.dialect, right.dialect)
+    add("stream", "transport", left.transport, right.transport)
+    add("stream", "complete", left.complete, right.complete)
+    add("stream", "model", left.model, right.model)
+    add("stream", "frames", _counts(left), _counts(right))
+    left_choices = {choice.index: choice for choice in left.choices}
+    right_choices = {choice.index: choice for choice in right.choices}
+    for index in sorted(left_choices.keys() | right_choices.keys()):
+        section = f"choice {index}"
+        one, other = left_choices.get(index), right_choices.get(index)
+        for name in ("content", "reasoning", "refusal"):
+            add(section, name, getattr(one, name, None), getattr(other, name, None))
+        add(section, "finish reason", _finish(one), _finish(other))
+        calls = zip_longest(one.tool_calls if one else (), other.tool_calls if other else ())
+        for position, (call, other_call) in enumerate(calls):
+            tool_section = f"{section} · tool call {position}"
+            add(tool_section, "name", _attr(call, "name"), _attr(other_call, "name"))
+            add(tool_section, "id", _attr(call, "id"), _attr(other_call, "id"))
+            add(tool_section, "arguments (raw join)", _attr(call, "arguments"), _attr(other_call, "arguments"))
+            add(tool_section, "parsed", _parsed(call), _parsed(other_call))
+    add("usage", "usage", _usage(left), _usage(right))
+    add("findings", "errors", _findings(left.errors), _findings(right.errors))
+    add("findings", "diagnostics", _findings(left.diagnostics), _findings(right.diagnostics))
+    return fields
+
+
+def _field(section: str, label: str, left: str | None, right: str | None) -> dict[str, Any]:
+    same = left == right
+    prefix = suffix = 0
+    if not same and left is not None and right is not None:
+        prefix_chars = _common_prefix(left, right)
+        suffix_chars = _common_prefix(left[prefix_chars:][::-1], right[prefix_chars:][::-1])
+        prefix = _utf16_length(left[:prefix_chars])
+        suffix = _utf16_length(left[len(left) - suffix_chars:]) if suffix_chars else 0
+    return {"section": section, "label": label, "left": left, "right": right, "same": same,
+            "prefix": prefix, "suffix": suffix}
+
+
+def _display(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _attr(call: ToolCall | None, name: str) -> Any:
+    return None if call is None else getattr(call, name)
+
+
+def _parsed(call: ToolCall | None) -> Any:
+    if call is None:
+        return None
+    return {"error": call.error} if call.error is not None else call.parsed
+
+
+def _finish(choice: Choice | None) -> str | None:
+    if choice is None or choice.finish_reason is None:
+        return None
+    raw = choice.finish_reason_raw
+    return choice.finish_reason if raw in (None, choice.finish_reason) else f"{choice.finish_reason} (raw {raw!r})"
+
+
+def _usage(result: Result) -> Any:
+    if result.usage is None:
+        return None
+    usage = result.usage.to_dict()
+    usage.pop("raw")
+    return {name: value for name, value in usage.items() if value is not None}
+
+
+def _counts(result: Result) -> str:
+    counts = result.frame_counts
+    return (f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
+            f"{counts['invalid']} invalid")
+
+
+def _findings(findings: Any) -> str:
+    """One line per finding: code and frame (messages quote positions, which move between captures)."""
+    return "\n".join(f"{finding.code} (frame {finding.frame})" for finding in findings)
+
+
+def _common_prefix(one: str, other: str) -> int:
+    """Length of the common start, by halving (C-speed slices instead of a Python loop per character)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if one[low:middle] == other[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+# -- frame level --------------------------------------------------------------
+
+def _frame_diffs(left: Result, right: Result) -> dict[str, Any]:
+    """The runs of frames that differ (aligned as `streamfold diff` aligns them), with the frames to show."""
+    opcodes = frame_opcodes(left, right)
+    left_rows = _rows_by_index(left, opcodes, left_side=True)
+    right_rows = _rows_by_index(right, opcodes, left_side=False)
+    hunks = []
+    for op, a, b, c, d in opcodes[:MAX_HUNKS]:
+        hunks.append({
+            "op": op, "left": [a, b], "right": [c, d],
+            "left_frames": [left_rows[i] for i in range(a, min(b, a + MAX_FRAMES_PER_HUNK))],
+            "right_frames": [right_rows[i] for i in range(c, min(d, c + MAX_FRAMES_PER_HUNK))],
+        })
+    return {"left_total": len(left.frames), "right_total": len(right.frames),
+            "hunks_total": len(opcodes), "hunks": hunks}
+
+
+def _rows_by_index(result: Result, opcodes: Sequence[tuple[str, int, int, int, int]],
+                   *, left_side: bool) -> dict[int, dict[str, Any]]:
+    """The frames a listed hunk shows, as {index, line, offset, kind, summary, raw}."""
+    wanted: set[int] = set()
+    for _, a, b, c, d in opcodes[:MAX_HUNKS]:
+        low, high = (a, b) if left_side else (c, d)
+        wanted.update(range(low, min(high, low + MAX_FRAMES_PER_HUNK)))
+    rows: dict[int, dict[str, Any]] = {}
+    if not wanted:
+        return rows
+    for row in frame_rows(result):
+        if row["index"] in wanted:
+            raw = result.frames[row["index"]].raw.decode("utf-8", "replace")
+            rows[row["index"]] = {"index": row["index"], "line": row["line"], "offset": row["offset"],
+                                  "kind": row["kind"], "summary": row["summary"],
+                                  "raw": raw[:MAX_RAW_CHARS], "raw_truncated": len(raw) > MAX_RAW_CHARS}
+    return rows

@@ -1,0 +1,205 @@
+"""What `POST /api/fold` returns: the JSON contract plus what the page needs
+to show every stage without asking the server again.
+
+    {
+      "result":     Result.to_dict(), exactly (schema 1),
+      "frames":     one row per frame (see `frame_views`),
+      "trailing":   bytes after the last frame, decoded (array brackets, extra blank lines),
+      "provenance": [{"choice": 0, "field": "content" | "reasoning" | "refusal" | "tool:K",
+                      "runs": [[start, end, frame], ...]}, ...],
+      "tool_argument_errors": [{"choice": 0, "tool": K, "position": P}, ...],
+      "export":     the vendor-native non-streaming object, or null,
+      "export_error": why there is none, or null,
+      "capture":    {"size": bytes},
+      "timing":     {"fold_ms": ..., "views_ms": ...}
+    }
+
+The contract sits under "result" because it already has a `frames` key (the
+counts). Every character position sent to the page (provenance runs, error
+positions) is in UTF-16 code units, the unit JavaScript strings index by;
+Python counts code points, and the two differ after any character outside
+the Basic Multilingual Plane (most emoji).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from bisect import bisect_left
+from typing import Any
+
+import msgspec
+
+from .._decode import PayloadKind, decode_frame
+from .._folder import fold
+from .._result import Result
+from ..rows import frame_rows
+
+__all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_json_encode = msgspec.json.Encoder().encode
+
+
+def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None) -> dict[str, Any]:
+    """Fold `data` with the core and build everything the page shows."""
+    started = time.perf_counter()
+    result = fold(data, dialect=dialect, transport=transport)
+    folded = time.perf_counter()
+    frames, trailing = frame_views(result, data)
+    try:
+        exported: Any = result.export()
+        export_error = None
+    except NotImplementedError as exc:
+        exported, export_error = None, str(exc)
+    view = {
+        "result": result.to_dict(),
+        "frames": frames,
+        "trailing": trailing,
+        "provenance": [{"choice": choice, "field": field, "runs": provenance_runs(result, choice, field, text)}
+                       for choice, field, text in text_fields(result)],
+        "tool_argument_errors": _tool_argument_errors(result),
+        "export": exported,
+        "export_error": export_error,
+        "capture": {"size": len(data)},
+    }
+    view["timing"] = {"fold_ms": round((folded - started) * 1000),
+                      "views_ms": round((time.perf_counter() - folded) * 1000)}
+    return view
+
+
+def encode(value: Any) -> bytes:
+    """JSON bytes of a view (msgspec: the fold view of a large capture is tens of MB)."""
+    return _json_encode(value)
+
+
+def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]:
+    """One row per frame: `frame_rows`' fields plus what the raw and JSON stages show.
+
+    Added keys: `raw` (the frame's bytes, UTF-8 decoded with replacement),
+    `size` (their number), and,
+    only where they have something to say (a 100k-frame capture makes every
+    key count): `gap` (bytes between the previous frame and this one, such as
+    extra blank lines or a JSON array's commas), `data_span` ([start, end] of
+    a JSON frame's data in `raw`, UTF-16 units: the text the core decoded as one
+    document, parsed by the page only when shown), `payload_json` (the same
+    text when it is not one slice of `raw`, such as multi-line data; for glued
+    frames the documents the core split apart, as JSON text of a list of
+    {"offset", "document"}), `error` ({"message", "position"}
+    of an invalid frame, position in UTF-16 units of `data`), `data` (for
+    invalid and empty frames, the text the error points into), `comments`,
+    `id`, `retry`, `headers` and `issue_details` (each issue's code, message,
+    offset and line).
+
+    Returns the rows and the text after the last frame.
+    """
+    rows: list[dict[str, Any]] = []
+    previous_end = 0
+    for frame, row, kind in zip(result.frames, frame_rows(result), result.frame_kinds):
+        raw = row["raw"] = frame.raw.decode("utf-8", "replace")
+        row["size"] = len(frame.raw)
+        if frame.offset > previous_end:
+            row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
+        previous_end = max(previous_end, frame.end)
+        if kind is PayloadKind.JSON:
+            # The core decoded this data as exactly one JSON document: the page parses the same
+            # text. It is nearly always one slice of `raw` (a single data line); then only where.
+            document = frame.data or ""
+            start = raw.find(document)
+            if start >= 0:
+                start = utf16_position(raw, start) if not raw.isascii() else start
+                row["data_span"] = [start, start + _utf16_length(document)]
+            else:
+                row["payload_json"] = document
+        elif kind is PayloadKind.GLUED:
+            documents = decode_frame(frame).value
+            row["payload_json"] = _json_encode(
+                [{"offset": offset, "document": document} for document, offset in documents]).decode()
+        elif kind is PayloadKind.INVALID:
+            payload = decode_frame(frame)
+            row["data"] = frame.data
+            position = None
+            if payload.position is not None and frame.data is not None:
+                position = utf16_position(frame.data, payload.position)
+            row["error"] = {"message": payload.error, "position": position}
+        elif kind is PayloadKind.EMPTY:
+            row["data"] = frame.data
+        if frame.comments:
+            row["comments"] = list(frame.comments)
+        if frame.id is not None:
+            row["id"] = frame.id
+        if frame.retry is not None:
+            row["retry"] = frame.retry
+        if frame.headers:
+            row["headers"] = [[name, _plain(value)] for name, value in frame.headers]
+        if frame.issues:
+            row["issue_details"] = [{"code": issue.code, "message": issue.message, "offset": issue.offset,
+                                     "line": issue.line} for issue in frame.issues]
+        rows.append(row)
+    trailing = data[previous_end:].decode("utf-8", "replace") if previous_end < len(data) else ""
+    return rows, trailing
+
+
+def text_fields(result: Result) -> list[tuple[int, str, str]]:
+    """(choice, field, text) of every text with provenance: reply, reasoning, refusal, tool arguments."""
+    fields = []
+    for choice in result.choices:
+        for name, text in (("content", choice.content), ("reasoning", choice.reasoning), ("refusal", choice.refusal)):
+            if text:
+                fields.append((choice.index, name, text))
+        for position, call in enumerate(choice.tool_calls):
+            if call.arguments:
+                fields.append((choice.index, f"tool:{position}", call.arguments))
+    return fields
+
+
+def provenance_runs(result: Result, choice: int, field: str, text: str) -> list[list[int]]:
+    """[start, end, frame] runs covering `text`, in UTF-16 units (what JavaScript strings count)."""
+    return _runs_in_utf16(text, [[start, end, frame] for start, end, frame in result.text_runs(choice=choice, field=field)])
+
+
+def utf16_position(text: str, position: int) -> int:
+    """A code-point position in `text` as a UTF-16 position."""
+    return position + sum(1 for _ in _ASTRAL.finditer(text, 0, position))
+
+
+def _utf16_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+def _runs_in_utf16(text: str, runs: list[list[int]]) -> list[list[int]]:
+    if text.isascii() or max(text) < "\U00010000":
+        return runs
+    astral = [match.start() for match in _ASTRAL.finditer(text)]
+
+    def convert(position: int) -> int:
+        return position + bisect_left(astral, position)
+
+    return [[convert(start), convert(end), frame] for start, end, frame in runs]
+
+
+def _tool_argument_errors(result: Result) -> list[dict[str, int]]:
+    """Where each tool call's joined arguments stop parsing, from the `tool-args-invalid` diagnostics."""
+    out = []
+    for diagnostic in result.diagnostics:
+        details = diagnostic.details
+        if diagnostic.code != "tool-args-invalid" or not isinstance(details.get("position"), int):
+            continue
+        choice = result.choice(details.get("choice", 0))
+        position = details.get("tool_call")
+        if choice is None or not isinstance(position, int) or not 0 <= position < len(choice.tool_calls):
+            continue
+        arguments = choice.tool_calls[position].arguments
+        out.append({"choice": choice.index, "tool": position,
+                    "position": utf16_position(arguments, min(details["position"], len(arguments)))})
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A frame header value the JSON encoder takes (binary headers become hex)."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+

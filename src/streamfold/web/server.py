@@ -1,0 +1,139 @@
+"""Running the page's app under uvicorn: from the command line (`serve`), or in
+a background thread for tests and tools (`start_in_thread`).
+
+The socket is bound here, before uvicorn starts, so that port 0 ("pick a free
+one") gives a URL that can be printed and opened at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import threading
+import time
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+
+__all__ = ["RunningServer", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """'64MiB', '64M', '1.5GiB', '65536' -> bytes (K, M, G, T are powers of 1024)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"not a size: {text!r} (try 64MiB, 512KiB or a number of bytes)")
+    number, unit = float(match.group(1)), match.group(2).lower()
+    size = int(number * 1024 ** " kmgt".index(unit or " "))
+    if size < 1:
+        raise ValueError(f"the size must be at least one byte, got {text!r}")
+    return size
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(sock: socket.socket, host: str) -> str:
+    """The address a browser on this machine should open (a loopback name, as the app requires)."""
+    port = sock.getsockname()[1]
+    name = host.strip("[]")
+    if is_loopback_address(name):
+        shown = f"[{name}]" if ":" in name else name
+    else:
+        # Bound to every interface (or another address): the app still answers only loopback names.
+        shown = "127.0.0.1"
+    return f"http://{shown}:{port}/"
+
+
+def is_loopback_address(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _config(app: Any) -> uvicorn.Config:
+    # No proxy headers: nothing sits in front of this server, and X-Forwarded-* must not
+    # change what the app believes about a request.
+    return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False,
+                          server_header=False, lifespan="off")
+
+
+def serve(app: Any, *, host: str = "127.0.0.1", port: int = 0, open_browser: bool = False,
+          echo: Callable[[str], None] = print) -> None:
+    """Serve until Ctrl+C, printing the URL first (and opening it with `open_browser`)."""
+    sock = bind(host, port)
+    url = url_for(sock, host)
+    echo(f"streamfold web: {url}  (Ctrl+C to stop)")
+    if not is_loopback_address(host.strip("[]")):
+        echo(f"streamfold web: listening on {host}, but the page only answers requests addressed to "
+             f"localhost, 127.0.0.1 or [::1]")
+    server = uvicorn.Server(_config(app))
+    if open_browser:
+        def open_when_started() -> None:
+            while not server.started and not server.should_exit:
+                time.sleep(0.05)
+            if server.started:
+                webbrowser.open(url)
+        threading.Thread(target=open_when_started, daemon=True).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+@dataclass
+class RunningServer:
+    """A uvicorn server running in a daemon thread; `stop()` ends it."""
+
+    url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+    sock: socket.socket
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+        self.sock.close()
+
+    def __enter__(self) -> RunningServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0) -> RunningServer:
+    """Start `app` on host:port in a background thread and wait until it accepts requests."""
+    sock = bind(host, port)
+    server = uvicorn.Server(_config(app))  # off the main thread, uvicorn leaves signals alone
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="streamfold-web", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.02)
+    return RunningServer(url_for(sock, host), server, thread, sock)

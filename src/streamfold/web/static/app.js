@@ -1,0 +1,1815 @@
+/*
+ * streamfold web page: the pipeline a person debugs, left to right.
+ *
+ *   raw bytes → events (frames) → JSON per frame → merged result
+ *
+ * All computation happens in the Python core, behind the local server
+ * (POST /api/fold, POST /api/diff); this file only shows what it returns.
+ *
+ * Safety: every string that came from a stream reaches the DOM as text
+ * (text nodes, textContent), never as markup: this file never parses HTML
+ * from a string (tests/test_web.py checks), and no link or URL is ever built
+ * from stream data. The server's Content-Security-Policy (no inline script,
+ * no other origin) stands behind that.
+ *
+ * Speed: a 100k-frame capture must stay usable, so the raw bytes and the
+ * event list are virtualised (only visible rows exist in the DOM), frame
+ * payloads arrive as JSON text parsed only when a frame is shown, and the
+ * result text is one text node per field, highlighted with CSS Custom
+ * Highlights instead of one element per run.
+ */
+'use strict';
+
+(function () {
+
+// Browsers cap an element's height (16-33 million px); taller lists scale their scrolling.
+const MAX_SCROLL_HEIGHT = 8000000;
+const RAW_ROW_HEIGHT = 18;
+const EVENT_ROW_HEIGHT = 26;
+const SEVERITY_LEVEL = { error: 3, warning: 2, info: 1 };
+const LINE_END_GLYPH = { '\n': '↵', '\r': '␍', '\r\n': '␍↵', '': '' };
+// A JSON tree opens this deep by default; larger containers start folded.
+const TREE_OPEN_DEPTH = 7;
+const TREE_OPEN_MAX_CHILDREN = 60;
+const TREE_CHILD_PAGE = 200;
+const TREE_STRING_PREVIEW = 2000;
+
+const timings = {};
+window.streamfold = Object.freeze({ timings });
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------------------
+// DOM building. Text is always a text node; attributes come from a fixed list
+// (none of them can carry a URL), so stream data cannot become markup or a link.
+
+const ALLOWED_ATTRIBUTES = new Set([
+  'type', 'role', 'tabindex', 'aria-label', 'aria-hidden', 'aria-expanded', 'aria-pressed', 'aria-selected',
+  'disabled', 'hidden', 'for', 'colspan', 'open',
+]);
+
+function h(tag, props, ...children) {
+  const node = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === 'class') node.className = value;
+      else if (key === 'text') node.textContent = String(value);
+      else if (key === 'title') node.title = String(value);
+      else if (key === 'dataset') Object.assign(node.dataset, value);
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+      else if (ALLOWED_ATTRIBUTES.has(key)) node.setAttribute(key, value === true ? '' : String(value));
+      else throw new Error(`h(): attribute ${key} is not allowed`);
+    }
+  }
+  appendChildren(node, children);
+  return node;
+}
+
+function appendChildren(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+function clear(node) { node.replaceChildren(); }
+
+// Long text as many text nodes: Chrome lays out one huge text node in super-linear
+// time (seconds for a 500k-character reply), many short ones in linear time.
+const TEXT_CHUNK = 2048;
+function appendText(node, text) {
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + TEXT_CHUNK);
+    const code = text.charCodeAt(end);
+    if (end < text.length && code >= 0xdc00 && code <= 0xdfff) end--; // keep surrogate pairs whole
+    node.append(document.createTextNode(text.slice(start, end)));
+    start = end;
+  }
+  return node;
+}
+
+// replaceChildren, skipping null/false children (the DOM's own would print them as "null").
+function setChildren(node, ...children) {
+  node.replaceChildren();
+  appendChildren(node, children);
+}
+
+// ---------------------------------------------------------------------------
+// Formatting
+
+function formatBytes(size) {
+  if (size < 1024) return `${size} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = size / 1024, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+const numberFormat = new Intl.NumberFormat('en');
+const formatCount = (n) => numberFormat.format(n);
+const plural = (n, word) => `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+
+function debounce(fn, ms) {
+  let timer = 0;
+  return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+}
+
+function fieldLabel(field) {
+  if (field.startsWith('tool:')) return `tool call ${field.slice(5)} arguments`;
+  return { content: 'reply', reasoning: 'reasoning', refusal: 'refusal' }[field] || field;
+}
+
+// ---------------------------------------------------------------------------
+// State
+
+const state = {
+  meta: null,
+  capture: null,      // {body: Uint8Array, name, size}
+  view: null,         // the /api/fold response
+  frames: [],
+  result: null,
+  problems: new Int8Array(0),   // per frame: 0 fine, 1 info, 2 warning, 3 error
+  findingsByFrame: new Map(),
+  provenance: [],     // {choice, field, text, runs: Int32Array of start,end,frame triples, monotonic, element}
+  selected: -1,
+  hovered: -1,
+  foldToken: 0,
+};
+
+// ---------------------------------------------------------------------------
+// Virtual list: a scroller holding a spacer as tall as every row; only the
+// rows in view exist, recycled from a small pool as the list scrolls.
+
+class VirtualList {
+  constructor(scroller, rowHeight, renderRow) {
+    this.scroller = scroller;
+    this.rowHeight = rowHeight;
+    this.renderRow = renderRow;
+    this.count = 0;
+    this.first = 0;
+    this.pool = [];
+    this.spacer = h('div', { class: 'vl-spacer' });
+    this.layer = h('div', { class: 'vl-layer' });
+    this.spacer.append(this.layer);
+    scroller.replaceChildren(this.spacer);
+    this.pending = false;
+    scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
+    new ResizeObserver(() => this.schedule()).observe(scroller);
+  }
+
+  setCount(count) {
+    this.count = count;
+    this.totalHeight = count * this.rowHeight;
+    this.spacerHeight = Math.min(this.totalHeight, MAX_SCROLL_HEIGHT);
+    this.spacer.style.height = `${this.spacerHeight}px`;
+    this.render();
+  }
+
+  schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.render(); });
+  }
+
+  // Where the view's top is in the list's full height (differs from scrollTop only when scaled).
+  virtualTop() {
+    const view = this.scroller.clientHeight;
+    const scrollTop = this.scroller.scrollTop;
+    if (this.totalHeight <= this.spacerHeight) return scrollTop;
+    const scrollRange = this.spacerHeight - view;
+    return scrollRange > 0 ? scrollTop / scrollRange * (this.totalHeight - view) : 0;
+  }
+
+  render() {
+    const view = this.scroller.clientHeight;
+    const virtualTop = this.virtualTop();
+    const first = Math.max(0, Math.min(Math.floor(virtualTop / this.rowHeight), this.count - 1));
+    const visible = Math.ceil(view / this.rowHeight) + 2;
+    const last = Math.min(this.count, first + visible);
+    const layerTop = Math.max(0, Math.min(this.scroller.scrollTop - (virtualTop - first * this.rowHeight),
+      this.spacerHeight - (last - first) * this.rowHeight));
+    this.layer.style.transform = `translateY(${layerTop}px)`;
+    while (this.pool.length < last - first) {
+      const row = h('div', { class: 'vl-row' });
+      this.pool.push(row);
+      this.layer.append(row);
+    }
+    for (let i = 0; i < this.pool.length; i++) {
+      const row = this.pool[i];
+      if (first + i < last) {
+        row.hidden = false;
+        this.renderRow(first + i, row);
+      } else {
+        row.hidden = true;
+      }
+    }
+    this.first = first;
+  }
+
+  // Bring a row into view; `where`: 'nearest' (only if hidden) or 'upper' (a quarter down the view).
+  scrollToRow(index, where = 'nearest') {
+    const view = this.scroller.clientHeight;
+    const top = index * this.rowHeight;
+    const current = this.virtualTop();
+    if (where === 'nearest' && top >= current && top + this.rowHeight <= current + view) { this.render(); return; }
+    let target = where === 'nearest' && top > current ? top + this.rowHeight - view : top;
+    if (where === 'upper') target = top - Math.floor(view / 4);
+    target = Math.max(0, Math.min(target, this.totalHeight - view));
+    if (this.totalHeight <= this.spacerHeight) this.scroller.scrollTop = target;
+    else this.scroller.scrollTop = target / (this.totalHeight - view) * (this.spacerHeight - view);
+    this.render();
+  }
+
+  isRowVisible(index) {
+    const top = index * this.rowHeight;
+    const current = this.virtualTop();
+    return top >= current && top + this.rowHeight <= current + this.scroller.clientHeight;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Stage 1: raw bytes. Each frame is a block of display rows: the bytes before
+// it that belong to no frame (extra blank lines, a JSON array's commas), then
+// its own lines, each wrapped at the column width. Line ends are shown as
+// glyphs (↵ LF, ␍ CR, ␍↵ CRLF), so a lost blank line or a stray CR is visible.
+
+function splitLines(text) {
+  const lines = [];
+  let start = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || code === 13) {
+      let end = '\n';
+      const contentEnd = i;
+      if (code === 13) {
+        end = '\r';
+        if (text.charCodeAt(i + 1) === 10) { end = '\r\n'; i++; }
+      }
+      lines.push({ content: text.slice(start, contentEnd), end });
+      start = i + 1;
+    }
+  }
+  if (start < length) lines.push({ content: text.slice(start), end: '' });
+  return lines;
+}
+
+// The rows `splitLines(text)` would wrap into, without building the lines (runs once per frame on load).
+function countRows(text, cols) {
+  let rows = 0, start = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || code === 13) {
+      let width = i - start + 1;
+      if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; width++; }
+      rows += Math.max(1, Math.ceil(width / cols));
+      start = i + 1;
+    }
+  }
+  if (start < length) rows += Math.ceil((length - start) / cols);
+  return rows;
+}
+
+// Control characters would break the fixed-width grid: show them as their Unicode pictures.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\t]/g;
+function visibleControls(text) {
+  return text.replace(CONTROL, (c) => c === '\t' ? '⇥' : c === '\u007f' ? '␡' : String.fromCharCode(0x2400 + c.charCodeAt(0)));
+}
+
+class RawView {
+  constructor(scroller) {
+    this.scroller = scroller;
+    this.list = new VirtualList(scroller, RAW_ROW_HEIGHT, (row, el) => this.renderRow(row, el));
+    this.cols = 0;
+    this.blockCount = 0;
+    this.rowStart = new Int32Array(1);
+    this.cache = new Map();
+    this.sse = true;
+    this.measure = h('span', { class: 'raw-measure', 'aria-hidden': true }, 'M'.repeat(100));
+    scroller.append(this.measure);
+    new ResizeObserver(debounce(() => this.reflow(false), 80)).observe(scroller);
+    scroller.addEventListener('click', (event) => {
+      const row = event.target.closest('.vl-row');
+      if (row && row.dataset.frame !== undefined && Number(row.dataset.frame) < state.frames.length) {
+        select(Number(row.dataset.frame), 'raw');
+      }
+    });
+  }
+
+  setData() {
+    this.cache.clear();
+    this.sse = state.result.transport === 'sse';
+    // A binary framing has no lines: its bytes are shown as text, without line numbers.
+    this.binary = state.result.transport === 'aws-eventstream';
+    this.scroller.classList.toggle('sse', this.sse);
+    $('raw-sub').textContent = this.binary ? 'binary, shown as UTF-8 text' : 'as they arrived';
+    const frames = state.frames;
+    this.blockCount = frames.length + (state.view.trailing ? 1 : 0);
+    const lastLine = frames.length ? frames[frames.length - 1].line + 2 : 1;
+    this.scroller.style.setProperty('--frame-digits', String(Math.max(2, String(frames.length).length)));
+    this.scroller.style.setProperty('--line-digits', String(Math.max(2, String(lastLine).length + 1)));
+    this.cols = 0;
+    this.reflow(true);
+  }
+
+  columns() {
+    const charWidth = this.measure.getBoundingClientRect().width / 100 || 7.2;
+    const gutter = this.scroller.querySelector('.vl-row .gutter');
+    const styles = getComputedStyle(this.scroller);
+    const frameDigits = Number(styles.getPropertyValue('--frame-digits')) || 2;
+    const lineDigits = Number(styles.getPropertyValue('--line-digits')) || 3;
+    // Without a row yet, the gutter's CSS width: its two columns, gap, padding and border.
+    const gutterWidth = gutter ? gutter.getBoundingClientRect().width : (frameDigits + lineDigits + 1) * charWidth + 21;
+    const available = this.scroller.clientWidth - gutterWidth - 8 - 12; // its margin, and slack
+    // One column of slack: a surrogate pair is never split, so a row may hold one more code unit.
+    return Math.max(16, Math.floor(available / charWidth) - 1);
+  }
+
+  reflow(force) {
+    if (!state.view) return;
+    const cols = this.columns();
+    if (!force && cols === this.cols) return;
+    const anchor = state.selected >= 0 && !force ? state.selected : -1;
+    this.cols = cols;
+    this.cache.clear();
+    const starts = new Int32Array(this.blockCount + 1);
+    let rows = 0;
+    for (let block = 0; block < this.blockCount; block++) {
+      starts[block] = rows;
+      const { gap, raw } = this.blockText(block);
+      rows += (gap ? countRows(gap, cols) : 0) + countRows(raw, cols);
+    }
+    starts[this.blockCount] = rows;
+    this.rowStart = starts;
+    this.list.setCount(rows);
+    // The first layout had no row to measure the gutter on: measure again now that one exists.
+    if (this.columns() !== cols && !this.remeasured) {
+      this.remeasured = true;
+      this.reflow(true);
+      this.remeasured = false;
+      return;
+    }
+    if (anchor >= 0) this.scrollToFrame(anchor);
+  }
+
+  blockText(block) {
+    const frame = state.frames[block];
+    if (frame) return { gap: frame.gap || '', raw: frame.raw };
+    return { gap: state.view.trailing, raw: '' };
+  }
+
+  blockAt(row) {
+    let low = 0, high = this.blockCount - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.rowStart[middle] <= row) low = middle; else high = middle - 1;
+    }
+    return low;
+  }
+
+  // The display lines of a block, with their line numbers and first rows (cached: only blocks in view).
+  lines(block) {
+    let lines = this.cache.get(block);
+    if (lines) return lines;
+    const { gap, raw } = this.blockText(block);
+    const frame = state.frames[block];
+    const gapLines = gap ? splitLines(gap) : [];
+    const ownLines = splitLines(raw);
+    // A frame's first line number is known; the gap's lines are counted back from it.
+    let firstLine;
+    if (frame) {
+      const gapBreaks = gapLines.filter((line) => line.end).length;
+      firstLine = frame.line - gapBreaks;
+    } else {
+      const previous = state.frames[block - 1];
+      firstLine = previous ? previous.line + splitLines(previous.raw).filter((line) => line.end).length : 1;
+    }
+    const previousText = block > 0 ? this.blockText(block - 1).raw : '';
+    // A line number is shown only where a line starts (a JSON array's frames can share a line).
+    let startsLine = block === 0 || /[\r\n]$/.test(previousText);
+    let lineNumber = firstLine;
+    let row = 0;
+    lines = [];
+    for (const [piece, gapPiece] of [...gapLines.map((l) => [l, true]), ...ownLines.map((l) => [l, false])]) {
+      const text = visibleControls(piece.content);
+      const glyph = LINE_END_GLYPH[piece.end];
+      const rows = Math.max(1, Math.ceil((text.length + glyph.length) / this.cols));
+      lines.push({ text, glyph, gap: gapPiece, number: startsLine && !this.binary ? lineNumber : null, firstRow: row, rows,
+        ranges: this.styleRanges(text, glyph, gapPiece) });
+      row += rows;
+      if (piece.end) { lineNumber++; startsLine = true; } else { startsLine = false; }
+    }
+    if (this.cache.size > 400) this.cache.clear();
+    this.cache.set(block, lines);
+    return lines;
+  }
+
+  // [start, end, class] spans of a line: SSE field names, values, comments, [DONE], the line end.
+  styleRanges(text, glyph, gap) {
+    const length = text.length;
+    const ranges = [];
+    if (gap) ranges.push([0, length, 'gap']);
+    else if (!this.sse) ranges.push([0, length, 'value']);
+    else if (length === 0) { /* a blank line: only its line end */ }
+    else if (text[0] === ':') ranges.push([0, length, 'comment']);
+    else {
+      const colon = text.indexOf(':');
+      if (colon < 0) ranges.push([0, length, 'field']);
+      else {
+        let valueStart = colon + 1;
+        if (text[valueStart] === ' ') valueStart++;
+        const name = text.slice(0, colon);
+        const value = text.slice(valueStart);
+        ranges.push([0, colon, name === 'data' ? 'field data' : name === 'event' ? 'field event' : 'field']);
+        ranges.push([colon, valueStart, 'colon']);
+        ranges.push([valueStart, length, value === '[DONE]' ? 'done' : 'value']);
+      }
+    }
+    if (glyph) ranges.push([length, length + glyph.length, 'eol']);
+    return ranges;
+  }
+
+  renderRow(row, el) {
+    const block = this.blockAt(row);
+    const lines = this.lines(block);
+    const local = row - this.rowStart[block];
+    let low = 0, high = lines.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (lines[middle].firstRow <= local) low = middle; else high = middle - 1;
+    }
+    const line = lines[low];
+    const segment = local - line.firstRow;
+    const full = line.text + line.glyph;
+    const start = segmentBoundary(full, segment * this.cols);
+    const end = Math.min(full.length, segmentBoundary(full, (segment + 1) * this.cols));
+    const isFrame = block < state.frames.length;
+    const firstOwnRow = isFrame && !line.gap && segment === 0 && (low === 0 || lines[low - 1].gap);
+    const classes = ['vl-row', 'raw-row'];
+    if (line.gap) classes.push('gap');
+    if (segment > 0) classes.push('cont');
+    if (firstOwnRow) classes.push('first');
+    if (line.text.length === 0 && segment === 0 && line.number !== null) classes.push('blank');
+    if (isFrame) {
+      const frame = state.frames[block];
+      classes.push(`k-${frame.kind}`);
+      const level = state.problems[block];
+      if (level >= 2 && !line.gap) classes.push(level === 3 ? 'p-error' : 'p-warning');
+      if (block === state.selected && !line.gap) classes.push('selected');
+      if (block === state.hovered && !line.gap) classes.push('hovered');
+    }
+    el.className = classes.join(' ');
+    if (isFrame) el.dataset.frame = String(block); else delete el.dataset.frame;
+    const content = h('span', { class: 'content' });
+    for (const [from, to, cls] of line.ranges) {
+      const a = Math.max(from, start), b = Math.min(to, end);
+      if (a < b) content.append(styledText(full.slice(a, b), cls));
+    }
+    setChildren(el,
+      h('span', { class: 'gutter' },
+        h('span', { class: 'g-frame', text: firstOwnRow ? String(block) : '' }),
+        h('span', { class: 'g-line', text: segment === 0 && line.number !== null ? String(line.number) : '' })),
+      content);
+  }
+
+  firstRowOf(frameIndex) {
+    const lines = this.lines(frameIndex);
+    const own = lines.find((line) => !line.gap);
+    return this.rowStart[frameIndex] + (own ? own.firstRow : 0);
+  }
+
+  scrollToFrame(frameIndex, force) {
+    if (frameIndex < 0 || frameIndex >= state.frames.length) return;
+    const row = this.firstRowOf(frameIndex);
+    const lastRow = this.rowStart[frameIndex + 1] - 1;
+    if (!force && this.list.isRowVisible(row) && this.list.isRowVisible(Math.min(lastRow, row + 3))) {
+      this.list.render();
+      return;
+    }
+    this.list.scrollToRow(row, 'upper');
+  }
+
+  refresh() { this.list.render(); }
+}
+
+// A segment boundary never falls inside a surrogate pair (the pair would render as two broken halves).
+function segmentBoundary(text, position) {
+  if (position <= 0 || position >= text.length) return Math.max(0, Math.min(position, text.length));
+  const code = text.charCodeAt(position);
+  return code >= 0xdc00 && code <= 0xdfff ? position - 1 : position;
+}
+
+// Text with U+FFFD (bytes that were not UTF-8) marked, in a span of the given class.
+function styledText(text, cls) {
+  const span = h('span', { class: cls });
+  if (!text.includes('\ufffd')) { span.textContent = text; return span; }
+  for (const part of text.split(/(\ufffd)/)) {
+    if (part === '\ufffd') span.append(h('span', { class: 'bad', title: 'bytes that are not UTF-8', text: part }));
+    else if (part) span.append(part);
+  }
+  return span;
+}
+
+// ---------------------------------------------------------------------------
+// Stage 2: events, one row per frame, searchable and filterable.
+
+const KEEP_ALIVE = /^\s*(keep-?alive|ping|heartbeat|processing)?\s*$/i;
+
+function kindLabel(frame) {
+  if (frame.kind === 'comment' && (frame.comments || []).every((c) => KEEP_ALIVE.test(c))) {
+    return frame.comments && frame.comments.length ? 'keep-alive' : 'no data';
+  }
+  return frame.kind;
+}
+
+class EventsView {
+  constructor(scroller, search, filterGroup, countLabel) {
+    this.scroller = scroller;
+    this.search = search;
+    this.filterGroup = filterGroup;
+    this.countLabel = countLabel;
+    this.filter = 'all';
+    this.order = new Int32Array(0);
+    this.haystack = null;
+    this.appliedQuery = '';
+    this.list = new VirtualList(scroller, EVENT_ROW_HEIGHT, (row, el) => this.renderRow(row, el));
+    search.addEventListener('input', debounce(() => this.apply(true), 120));
+    search.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        if (search.value.trim() !== this.appliedQuery) this.apply(false); // typed faster than the debounce
+        if (this.order.length) { select(this.order[0], 'search'); scroller.focus(); }
+      }
+      if (event.key === 'Escape') { search.value = ''; this.apply(true); scroller.focus(); }
+    });
+    filterGroup.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-filter]');
+      if (!button) return;
+      this.filter = button.dataset.filter;
+      for (const other of filterGroup.querySelectorAll('button')) {
+        other.setAttribute('aria-pressed', String(other === button));
+      }
+      this.apply(true);
+    });
+    scroller.addEventListener('click', (event) => {
+      const row = event.target.closest('.vl-row');
+      if (row && row.dataset.frame !== undefined) select(Number(row.dataset.frame), 'events');
+    });
+  }
+
+  setData() {
+    this.haystack = null;
+    this.apply(false);
+  }
+
+  matches(index, query) {
+    const frame = state.frames[index];
+    switch (this.filter) {
+      case 'problems':
+        if (state.problems[index] < 2) return false;
+        break;
+      case 'data':
+        if (frame.kind === 'comment') return false;
+        break;
+      case 'comments':
+        if (frame.kind !== 'comment') return false;
+        break;
+      default:
+    }
+    if (!query) return true;
+    if (query.number !== null && query.number === index) return true;
+    return this.haystackOf(index).includes(query.text);
+  }
+
+  // Lower-cased search text per frame, built on the first search only (it doubles the memory of the raw text).
+  haystackOf(index) {
+    if (!this.haystack) this.haystack = new Array(state.frames.length);
+    let text = this.haystack[index];
+    if (text === undefined) {
+      const frame = state.frames[index];
+      text = `${frame.summary}\n${frame.event || ''}\n${frame.raw}\n${(frame.issues || []).join(' ')}`.toLowerCase();
+      this.haystack[index] = text;
+    }
+    return text;
+  }
+
+  apply(keepSelectionInView) {
+    const total = state.frames.length;
+    const raw = this.search.value.trim();
+    this.appliedQuery = raw;
+    const query = raw ? { text: raw.toLowerCase(), number: /^#?\d+$/.test(raw) ? Number(raw.replace('#', '')) : null } : null;
+    let order;
+    if (!query && this.filter === 'all') {
+      order = new Int32Array(total);
+      for (let i = 0; i < total; i++) order[i] = i;
+    } else {
+      const kept = [];
+      for (let i = 0; i < total; i++) if (this.matches(i, query)) kept.push(i);
+      order = Int32Array.from(kept);
+    }
+    this.order = order;
+    this.countLabel.textContent = order.length === total
+      ? plural(total, 'frame') : `${formatCount(order.length)} of ${plural(total, 'frame')}`;
+    this.list.setCount(order.length);
+    if (keepSelectionInView && state.selected >= 0) this.scrollToFrame(state.selected);
+    else this.list.render();
+  }
+
+  positionOf(frameIndex) {
+    let low = 0, high = this.order.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const value = this.order[middle];
+      if (value === frameIndex) return middle;
+      if (value < frameIndex) low = middle + 1; else high = middle - 1;
+    }
+    return -1;
+  }
+
+  // The listed frame next to the selection (j/k, arrows), even when the selection is filtered out.
+  neighbour(step) {
+    if (!this.order.length) return -1;
+    if (state.selected < 0) return this.order[0];
+    let low = 0, high = this.order.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.order[middle] < state.selected) low = middle + 1; else high = middle;
+    }
+    const exact = this.order[low] === state.selected;
+    const position = step > 0 ? (exact ? low + 1 : low) : low - 1;
+    return position >= 0 && position < this.order.length ? this.order[position] : -1;
+  }
+
+  scrollToFrame(frameIndex) {
+    const position = this.positionOf(frameIndex);
+    if (position >= 0) this.list.scrollToRow(position, 'nearest');
+    else this.list.render();
+  }
+
+  renderRow(row, el) {
+    const index = this.order[row];
+    const frame = state.frames[index];
+    const level = state.problems[index];
+    const classes = ['vl-row', 'event-row', `k-${frame.kind}`];
+    if (level === 3) classes.push('p-error');
+    else if (level === 2) classes.push('p-warning');
+    if (index === state.selected) classes.push('selected');
+    if (index === state.hovered) classes.push('hovered');
+    el.className = classes.join(' ');
+    el.dataset.frame = String(index);
+    el.title = `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
+    const label = kindLabel(frame);
+    setChildren(el,
+      h('span', { class: 'ev-index', text: index }),
+      h('span', { class: `badge kind-${frame.kind}${label === 'keep-alive' ? ' keep-alive' : ''}`, text: label }),
+      frame.event ? h('span', { class: 'ev-name', text: frame.event }) : null,
+      frame.terminated ? null : h('span', { class: 'badge cut', text: 'cut', title: 'the stream ended inside this frame' }),
+      frame.issues.length ? h('span', { class: 'badge issue', text: frame.issues.join(' '), title: 'framing issues' }) : null,
+      h('span', { class: 'ev-summary', text: frame.summary }),
+    );
+  }
+
+  refresh() { this.list.render(); }
+}
+
+// ---------------------------------------------------------------------------
+// Stage 3: the selected frame's payload, a collapsible JSON tree (or the
+// parser's message, with the failing character marked).
+
+function jsonTree(value, depth = 0) {
+  if (value === null) return h('span', { class: 'j-null', text: 'null' });
+  switch (typeof value) {
+    case 'string': return jsonString(value);
+    case 'number': return h('span', { class: 'j-number', text: String(value) });
+    case 'boolean': return h('span', { class: 'j-bool', text: String(value) });
+    default:
+  }
+  const isArray = Array.isArray(value);
+  const entries = isArray ? value.map((item, i) => [i, item]) : Object.entries(value);
+  const [open, close] = isArray ? ['[', ']'] : ['{', '}'];
+  if (!entries.length) return h('span', { class: 'j-punct', text: open + close });
+  const node = h('span', { class: 'j-node' });
+  const toggle = h('button', { type: 'button', class: 'j-toggle', 'aria-label': 'fold or unfold' });
+  const summary = h('span', { class: 'j-summary', text: isArray ? ` ${plural(entries.length, 'item')} ` : ` ${plural(entries.length, 'key')} ` });
+  const body = h('div', { class: 'j-body' });
+  let rendered = 0;
+  const renderMore = () => {
+    const upTo = Math.min(entries.length, rendered + TREE_CHILD_PAGE);
+    const more = body.querySelector(':scope > .j-more');
+    if (more) more.remove();
+    for (; rendered < upTo; rendered++) {
+      const [key, item] = entries[rendered];
+      const child = jsonTree(item, depth + 1);
+      // A nested container's fold button hangs left of its key, where the eye looks for it.
+      const childToggle = child.classList.contains('j-node') ? child.querySelector(':scope > .j-toggle') : null;
+      body.append(h('div', { class: 'j-entry' },
+        childToggle,
+        isArray ? null : h('span', { class: 'j-key', text: JSON.stringify(key) }),
+        isArray ? null : h('span', { class: 'j-punct', text: ': ' }),
+        child,
+        rendered < entries.length - 1 ? h('span', { class: 'j-punct', text: ',' }) : null));
+    }
+    if (rendered < entries.length) {
+      body.append(h('button', { type: 'button', class: 'j-more link', onclick: renderMore,
+        text: `show ${formatCount(Math.min(TREE_CHILD_PAGE, entries.length - rendered))} more of ${formatCount(entries.length - rendered)}` }));
+    }
+  };
+  const setOpen = (open_) => {
+    node.classList.toggle('collapsed', !open_);
+    toggle.setAttribute('aria-expanded', String(open_));
+    if (open_ && rendered === 0) renderMore();
+  };
+  toggle.addEventListener('click', () => setOpen(node.classList.contains('collapsed')));
+  summary.addEventListener('click', () => setOpen(true));
+  node.append(toggle, h('span', { class: 'j-punct', text: open }), summary, body, h('span', { class: 'j-punct j-close', text: close }));
+  setOpen(depth < TREE_OPEN_DEPTH && entries.length <= TREE_OPEN_MAX_CHILDREN);
+  return node;
+}
+
+function jsonString(value) {
+  const quoted = JSON.stringify(value);
+  if (quoted.length <= TREE_STRING_PREVIEW) return h('span', { class: 'j-string', text: quoted });
+  const span = h('span', { class: 'j-string', text: quoted.slice(0, TREE_STRING_PREVIEW) });
+  const more = h('button', { type: 'button', class: 'link', text: `… show all ${formatCount(value.length)} characters` });
+  more.addEventListener('click', () => { span.textContent = quoted; more.remove(); });
+  return h('span', null, span, more);
+}
+
+function parsePayload(text) {
+  try { return { value: JSON.parse(text) }; } catch (error) { return { error: String(error.message || error) }; }
+}
+
+// Text with one character marked (a parse error's position); past the end, a marker after the text.
+function markedText(text, position, cls) {
+  const pre = h('pre', { class: 'code marked' });
+  if (position === null || position === undefined) return appendText(pre, text);
+  appendText(pre, text.slice(0, position));
+  if (position < text.length) {
+    const width = (text.codePointAt(position) > 0xffff) ? 2 : 1;
+    pre.append(h('mark', { class: cls, title: 'the parser stopped here', text: text.slice(position, position + width) }));
+    appendText(pre, text.slice(position + width));
+  } else {
+    pre.append(h('mark', { class: `${cls} at-end`, title: 'the text ended here' }));
+  }
+  return pre;
+}
+
+function renderJsonView() {
+  const container = $('json-view');
+  const index = state.selected;
+  const frame = state.frames[index];
+  if (!frame) {
+    $('json-sub').textContent = 'per frame';
+    container.replaceChildren(h('p', { class: 'empty-note', text: state.frames.length ? 'Select a frame to see its payload.' : 'No frames.' }));
+    return;
+  }
+  $('json-sub').textContent = `frame ${index} of ${formatCount(state.frames.length)}`;
+  const facts = [
+    ['line', formatCount(frame.line)], ['byte', formatCount(frame.offset)],
+    ['size', formatBytes(frame.size)],
+  ].filter(([name]) => name !== 'line' || state.result.transport !== 'aws-eventstream');
+  if (frame.event !== null) facts.push(['event', frame.event]);
+  if (frame.id !== undefined) facts.push(['id', frame.id]);
+  if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
+  const parts = [
+    h('div', { class: 'frame-head' },
+      h('span', { class: 'frame-title', text: `Frame ${index}` }),
+      h('span', { class: `badge kind-${frame.kind}`, text: kindLabel(frame) }),
+      frame.terminated ? null : h('span', { class: 'badge cut', text: 'cut off' })),
+    h('dl', { class: 'facts' }, facts.map(([name, value]) => [h('dt', { text: name }), h('dd', { text: value })])),
+  ];
+  for (const finding of state.findingsByFrame.get(index) || []) {
+    if (frame.kind === 'invalid' && finding.code === 'invalid-json') continue; // the payload section says it
+    parts.push(h('div', { class: `finding sev-${finding.severity}` },
+      h('span', { class: 'finding-code', text: finding.code }), ' ', finding.message));
+  }
+  for (const issue of frame.issue_details || []) {
+    parts.push(h('div', { class: 'finding sev-warning' },
+      h('span', { class: 'finding-code', text: issue.code }), ` line ${issue.line}: `, issue.message));
+  }
+  parts.push(payloadSection(frame));
+  const produced = producedBy(index);
+  if (produced.length) {
+    parts.push(h('h3', { class: 'section-title', text: 'Added to the result' }));
+    for (const { field, choice, text } of produced) {
+      parts.push(h('div', { class: 'produced' },
+        h('span', { class: 'produced-field', text: state.result.choices.length > 1 ? `choice ${choice} ${fieldLabel(field)}` : fieldLabel(field) }),
+        h('span', { class: 'produced-text', text })));
+    }
+  }
+  if (frame.headers) {
+    parts.push(h('h3', { class: 'section-title', text: 'Headers' }));
+    parts.push(h('dl', { class: 'facts headers' }, frame.headers.map(([name, value]) => [h('dt', { text: name }), h('dd', { text: String(value) })])));
+  }
+  setChildren(container, parts);
+  container.scrollTop = 0;
+}
+
+function payloadSection(frame) {
+  switch (frame.kind) {
+    case 'json': {
+      const text = frame.data_span ? frame.raw.slice(frame.data_span[0], frame.data_span[1]) : frame.payload_json;
+      const parsed = parsePayload(text);
+      return h('div', { class: 'json-tree' }, 'value' in parsed ? jsonTree(parsed.value) : parsed.error);
+    }
+    case 'glued': {
+      const documents = JSON.parse(frame.payload_json);
+      return h('div', null,
+        h('p', { class: 'note warn', text: `${plural(documents.length, 'JSON document')} in one frame: the blank line between frames was lost. Each was folded.` }),
+        documents.map(({ offset, document }, i) => h('div', { class: 'glued-document' },
+          h('div', { class: 'muted', text: `document ${i + 1}, at character ${formatCount(offset)} of the data` }),
+          h('div', { class: 'json-tree' }, jsonTree(document)))));
+    }
+    case 'invalid':
+      return h('div', { class: 'invalid-payload' },
+        h('p', { class: 'note error' },
+          h('strong', { text: 'Not JSON: ' }), frame.error ? frame.error.message : frame.summary,
+          frame.error && frame.error.position !== null ? ` (character ${formatCount(frame.error.position)})` : ''),
+        h('p', { class: 'muted', text: 'Kept aside with its position; the rest of the stream still folds.' }),
+        markedText(frame.data || '', frame.error ? frame.error.position : null, 'error-mark'));
+    case 'done':
+      return h('p', { class: 'note ok', text: '[DONE]: the stream says it is over. Clients stop reading here.' });
+    case 'empty':
+      return h('div', null,
+        h('p', { class: 'note warn', text: 'An empty data field: clients that JSON-parse every data field fail on it.' }),
+        markedText(frame.data || '', null));
+    case 'comment':
+      return h('div', null,
+        h('p', { class: 'note', text: frame.comments ? 'A comment frame (often a keep-alive): no data, clients skip it.' : 'No data field: clients skip this frame.' }),
+        frame.comments ? h('pre', { class: 'code', text: frame.comments.map((c) => `: ${c}`).join('\n') }) : null);
+    default:
+      return h('pre', { class: 'code', text: frame.raw });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Provenance: for every result text, runs of [start, end, frame] (UTF-16 units).
+
+function runIndexAt(runs, offset) {
+  let low = 0, high = runs.length / 3 - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (runs[middle * 3 + 1] <= offset) low = middle + 1;
+    else if (runs[middle * 3] > offset) high = middle - 1;
+    else return middle;
+  }
+  return -1;
+}
+
+// The runs a frame produced; frames only grow along a text, so they are found by bisection.
+function runsOfFrame(entry, frameIndex) {
+  const runs = entry.runs;
+  const count = runs.length / 3;
+  const found = [];
+  if (!entry.monotonic) {
+    for (let i = 0; i < count; i++) if (runs[i * 3 + 2] === frameIndex) found.push(i);
+    return found;
+  }
+  let low = 0, high = count;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (runs[middle * 3 + 2] < frameIndex) low = middle + 1; else high = middle;
+  }
+  for (let i = low; i < count && runs[i * 3 + 2] === frameIndex; i++) found.push(i);
+  return found;
+}
+
+function producedBy(frameIndex) {
+  const produced = [];
+  for (const entry of state.provenance) {
+    for (const i of runsOfFrame(entry, frameIndex)) {
+      produced.push({ field: entry.field, choice: entry.choice, text: entry.text.slice(entry.runs[i * 3], entry.runs[i * 3 + 1]) });
+    }
+  }
+  return produced;
+}
+
+// A DOM range over characters [start, end) of an element's text (its text nodes in order).
+function textRange(element, start, end) {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  let seen = 0, started = false;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const length = node.data.length;
+    if (!started && start <= seen + length) { range.setStart(node, start - seen); started = true; }
+    if (started && end <= seen + length) { range.setEnd(node, end - seen); return range; }
+    seen += length;
+  }
+  return started ? range : null;
+}
+
+function textOffset(element, node, offset) {
+  if (node.nodeType !== Node.TEXT_NODE || !element.contains(node)) return -1;
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let seen = 0;
+  for (let current = walker.nextNode(); current; current = walker.nextNode()) {
+    if (current === node) return seen + offset;
+    seen += current.data.length;
+  }
+  return -1;
+}
+
+function caretAt(x, y) {
+  if (document.caretPositionFromPoint) {
+    const position = document.caretPositionFromPoint(x, y);
+    return position ? { node: position.offsetNode, offset: position.offset } : null;
+  }
+  if (document.caretRangeFromPoint) {
+    const range = document.caretRangeFromPoint(x, y);
+    return range ? { node: range.startContainer, offset: range.startOffset } : null;
+  }
+  return null;
+}
+
+// The character under the pointer in a provenance element, or -1 (the caret alone may be beside it).
+function characterAt(element, x, y) {
+  const caret = caretAt(x, y);
+  if (!caret) return -1;
+  const offset = textOffset(element, caret.node, caret.offset);
+  if (offset < 0) return -1;
+  for (const candidate of [offset, offset - 1]) {
+    if (candidate < 0) continue;
+    const range = textRange(element, candidate, candidate + 1);
+    if (!range) continue;
+    for (const rect of range.getClientRects()) {
+      if (x >= rect.left - 1 && x <= rect.right + 1 && y >= rect.top - 1 && y <= rect.bottom + 1) return candidate;
+    }
+  }
+  return -1;
+}
+
+const highlights = window.CSS && CSS.highlights && typeof Highlight === 'function' ? CSS.highlights : null;
+
+function setHighlight(name, ranges) {
+  if (!highlights) return;
+  if (ranges.length) highlights.set(name, new Highlight(...ranges));
+  else highlights.delete(name);
+}
+
+function rangesOfFrame(frameIndex) {
+  const ranges = [];
+  for (const entry of state.provenance) {
+    if (!entry.element) continue;
+    for (const i of runsOfFrame(entry, frameIndex)) {
+      const range = textRange(entry.element, entry.runs[i * 3], entry.runs[i * 3 + 1]);
+      if (range) ranges.push({ range, entry });
+    }
+  }
+  return ranges;
+}
+
+// ---------------------------------------------------------------------------
+// Stage 4: the merged result.
+
+function renderResult() {
+  const container = $('result-view');
+  const result = state.result;
+  const parts = [];
+  const provenanceOf = new Map(state.provenance.map((entry) => [`${entry.choice}|${entry.field}`, entry]));
+  const provenanceText = (choice, field, text, cls) => {
+    const entry = provenanceOf.get(`${choice}|${field}`);
+    const element = appendText(h('div', { class: `prov-text ${cls}`, dataset: { choice: String(choice), field } }), text);
+    if (entry) entry.element = element;
+    return element;
+  };
+  const severalChoices = result.choices.length > 1;
+  if (!result.choices.length) parts.push(h('p', { class: 'empty-note', text: 'No reply was folded from this capture.' }));
+  for (const choice of result.choices) {
+    const section = h('section', { class: 'choice' });
+    if (severalChoices) section.append(h('h3', { class: 'choice-title', text: `Choice ${choice.index}` }));
+    if (choice.reasoning) {
+      const details = h('details', { class: 'reasoning' },
+        h('summary', null, h('span', { class: 'section-title inline', text: 'Reasoning' }),
+          h('span', { class: 'muted', text: ` ${plural(choice.reasoning.length, 'character')}, kept apart from the reply` })),
+        provenanceText(choice.index, 'reasoning', choice.reasoning, 'reasoning-text'));
+      section.append(details);
+    }
+    section.append(h('h3', { class: 'section-title', text: 'Reply' }));
+    if (choice.content) section.append(provenanceText(choice.index, 'content', choice.content, 'reply-text'));
+    else section.append(h('p', { class: 'empty-note', text: choice.tool_calls.length ? 'No text: the reply is tool calls.' : 'No text.' }));
+    if (choice.refusal) {
+      section.append(h('h3', { class: 'section-title error-text', text: 'Refusal' }));
+      section.append(provenanceText(choice.index, 'refusal', choice.refusal, 'refusal-text'));
+    }
+    choice.tool_calls.forEach((call, position) => section.append(renderToolCall(choice, call, position, provenanceText)));
+    const finish = h('div', { class: 'finish' }, h('span', { class: 'muted', text: 'finish reason ' }),
+      h('span', { class: `badge finish-${choice.finish_reason || 'none'}`, text: choice.finish_reason || 'none' }));
+    if (choice.finish_reason_raw && choice.finish_reason_raw !== choice.finish_reason) {
+      finish.append(h('span', { class: 'muted', text: ` (sent as ${JSON.stringify(choice.finish_reason_raw)})` }));
+    }
+    section.append(finish);
+    parts.push(section);
+  }
+  if (result.usage) parts.push(renderUsage(result.usage));
+  parts.push(renderFindings(result));
+  setChildren(container, parts);
+}
+
+function renderToolCall(choice, call, position, provenanceText) {
+  const field = `tool:${position}`;
+  const errorAt = state.view.tool_argument_errors.find((e) => e.choice === choice.index && e.tool === position);
+  const argumentsElement = provenanceText(choice.index, field, '', 'args-text code');
+  if (errorAt && errorAt.position !== null) {
+    const marked = markedText(call.arguments, errorAt.position, 'error-mark');
+    argumentsElement.replaceChildren(...marked.childNodes);
+  } else {
+    appendText(argumentsElement, call.arguments);
+  }
+  const parsed = call.error !== null
+    ? h('div', { class: 'note error' }, h('strong', { text: 'Does not parse: ' }), call.error)
+    : h('div', { class: 'json-tree' }, jsonTree(call.parsed));
+  return h('section', { class: `tool-call${call.error !== null ? ' has-error' : ''}` },
+    h('div', { class: 'tool-head' },
+      h('span', { class: 'muted', text: `tool call ${position}` }),
+      h('span', { class: 'tool-name', text: call.name === null ? '(no name)' : call.name }),
+      call.id !== null ? h('span', { class: 'tool-id muted', text: call.id }) : null),
+    h('div', { class: 'tool-panes' },
+      h('div', { class: 'tool-pane' }, h('div', { class: 'pane-title', text: 'arguments, joined as streamed' }), argumentsElement),
+      h('div', { class: 'tool-pane' }, h('div', { class: 'pane-title', text: 'parsed' }), parsed)));
+}
+
+function renderUsage(usage) {
+  const names = [['input_tokens', 'input'], ['output_tokens', 'output'], ['reasoning_tokens', 'reasoning'],
+    ['cache_read_tokens', 'cache read'], ['total_tokens', 'total']];
+  return h('section', { class: 'usage' },
+    h('h3', { class: 'section-title', text: 'Usage' }),
+    h('dl', { class: 'facts usage-facts' }, names.filter(([key]) => usage[key] !== null && usage[key] !== undefined)
+      .map(([key, label]) => [h('dt', { text: label }), h('dd', { text: formatCount(usage[key]) })])));
+}
+
+function renderFindings(result) {
+  const findings = [
+    ...result.errors.map((e) => ({ severity: 'error', code: e.code, frame: e.frame, line: e.line, message: e.message })),
+    ...result.diagnostics.map((d) => ({ severity: d.severity, code: d.code, frame: d.frame, line: d.line, message: d.message })),
+  ];
+  const section = h('section', { class: 'findings' },
+    h('h3', { class: 'section-title', text: findings.length ? `Findings (${findings.length})` : 'Findings' }));
+  if (!findings.length) {
+    section.append(h('p', { class: 'muted', text: 'Nothing suspicious: every frame decoded and folded cleanly.' }));
+    return section;
+  }
+  const list = h('ul', { class: 'finding-list' });
+  for (const finding of findings) {
+    const where = finding.frame !== null && finding.frame !== undefined
+      ? h('button', { type: 'button', class: 'frame-link', dataset: { frame: String(finding.frame) },
+        text: `frame ${finding.frame}${finding.line ? ` · line ${finding.line}` : ''}`,
+        onclick: () => select(finding.frame, 'finding') })
+      : null;
+    list.append(h('li', { class: `finding sev-${finding.severity}` },
+      h('div', { class: 'finding-head' },
+        h('span', { class: `badge sev-${finding.severity}`, text: finding.severity }),
+        h('span', { class: 'finding-code', text: finding.code }), where),
+      h('div', { class: 'finding-message', text: finding.message })));
+  }
+  section.append(list);
+  return section;
+}
+
+function setupResultPointer() {
+  const container = $('result-view');
+  const label = $('hover-label');
+  let pending = null;
+  const entryOf = (element) => state.provenance.find((entry) => entry.element === element);
+  const locate = (event) => {
+    const element = event.target.closest && event.target.closest('.prov-text');
+    if (!element) return null;
+    const entry = entryOf(element);
+    if (!entry) return null;
+    const offset = characterAt(element, event.clientX, event.clientY);
+    if (offset < 0) return null;
+    const run = runIndexAt(entry.runs, offset);
+    return run < 0 ? null : { entry, run, frame: entry.runs[run * 3 + 2] };
+  };
+  const hover = (event) => {
+    const found = locate(event);
+    if (!found) { setHovered(-1); label.hidden = true; setHighlight('sf-hover', []); return; }
+    const { entry, run, frame } = found;
+    const range = textRange(entry.element, entry.runs[run * 3], entry.runs[run * 3 + 1]);
+    setHighlight('sf-hover', range ? [range] : []);
+    setHovered(frame);
+    const info = state.frames[frame];
+    label.textContent = `frame ${frame} · line ${info ? info.line : '?'}`;
+    label.hidden = false;
+    label.style.left = `${Math.min(event.clientX + 14, window.innerWidth - label.offsetWidth - 8)}px`;
+    label.style.top = `${event.clientY + 16}px`;
+  };
+  container.addEventListener('mousemove', (event) => {
+    if (pending) return;
+    pending = requestAnimationFrame(() => { pending = null; hover(event); });
+  });
+  container.addEventListener('mouseleave', () => { setHovered(-1); label.hidden = true; setHighlight('sf-hover', []); });
+  container.addEventListener('click', (event) => {
+    if (window.getSelection && String(window.getSelection()).length) return; // the person is selecting text
+    const found = locate(event);
+    if (found) select(found.frame, 'result');
+  });
+}
+
+function setHovered(frameIndex) {
+  if (state.hovered === frameIndex) return;
+  state.hovered = frameIndex;
+  rawView.refresh();
+  eventsView.refresh();
+}
+
+// ---------------------------------------------------------------------------
+// Timeline: frames and characters over byte offset, drawn on a canvas (no library).
+
+const TIMELINE_FIELDS = [
+  { key: 'content', label: 'reply', color: '--series-content' },
+  { key: 'reasoning', label: 'reasoning', color: '--series-reasoning' },
+  { key: 'tool', label: 'tool arguments', color: '--series-tool' },
+];
+const KIND_RANK = { json: 1, done: 2, comment: 0, empty: 3, glued: 4, invalid: 5 };
+
+class Timeline {
+  constructor(canvas, tip, legend) {
+    this.canvas = canvas;
+    this.tip = tip;
+    this.legend = legend;
+    this.width = 0;
+    new ResizeObserver(debounce(() => this.draw(), 60)).observe(canvas.parentElement);
+    canvas.addEventListener('mousemove', (event) => this.hover(event));
+    canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; this.hoverX = null; this.draw(); });
+    canvas.addEventListener('click', (event) => {
+      const frame = this.frameAt(event);
+      if (frame >= 0) select(frame, 'timeline');
+    });
+  }
+
+  setData() {
+    const frames = state.frames;
+    this.columns = null;
+    this.total = Math.max(1, state.view.capture.size);
+    this.offsets = new Float64Array(frames.length);
+    for (let i = 0; i < frames.length; i++) this.offsets[i] = frames[i].offset;
+    // Characters each frame produced, per series.
+    this.series = TIMELINE_FIELDS.map((field) => ({ ...field, perFrame: new Float64Array(frames.length), total: 0 }));
+    for (const entry of state.provenance) {
+      const series = this.series.find((s) => (entry.field.startsWith('tool:') ? 'tool' : entry.field) === s.key);
+      if (!series) continue;
+      const runs = entry.runs;
+      for (let i = 0; i < runs.length; i += 3) {
+        series.perFrame[runs[i + 2]] += runs[i + 1] - runs[i];
+        series.total += runs[i + 1] - runs[i];
+      }
+    }
+    const styles = getComputedStyle(document.body);
+    clear(this.legend);
+    this.legend.append(h('span', { class: 'legend-item' }, h('span', { class: 'swatch frames' }), 'frames'));
+    for (const series of this.series) {
+      if (!series.total) continue;
+      series.stroke = styles.getPropertyValue(series.color).trim() || '#555';
+      this.legend.append(h('span', { class: 'legend-item' }, h('span', { class: `swatch ${series.key}` }), `${series.label} characters`));
+    }
+    this.draw();
+  }
+
+  frameAt(event) {
+    if (!state.frames.length) return -1;
+    const rect = this.canvas.getBoundingClientRect();
+    const offset = (event.clientX - rect.left - this.padLeft) / this.plotWidth * this.total;
+    // The last frame starting at or before that byte.
+    let low = 0, high = this.offsets.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.offsets[middle] <= offset) low = middle; else high = middle - 1;
+    }
+    return low;
+  }
+
+  hover(event) {
+    if (!state.view) return;
+    const frame = this.frameAt(event);
+    if (frame < 0) return;
+    const rect = this.canvas.getBoundingClientRect();
+    this.hoverX = event.clientX - rect.left;
+    const info = state.frames[frame];
+    this.tip.textContent = `frame ${frame} · byte ${formatCount(info.offset)} · ${kindLabel(info)}`;
+    this.tip.hidden = false;
+    this.tip.style.left = `${Math.min(Math.max(0, this.hoverX - 60), rect.width - 220)}px`;
+    this.draw();
+  }
+
+  // Per pixel column: the most alarming kind of frame starting there, and the characters
+  // each series gained there. Kept until the width or the data change (hover redraws often).
+  columnsFor(width) {
+    if (this.columns && this.columns.width === width && this.columns.view === state.view) return this.columns;
+    const frames = state.frames;
+    const rank = new Int8Array(width).fill(-1);
+    const perColumn = this.series.map(() => new Float64Array(width));
+    for (let i = 0; i < frames.length; i++) {
+      const column = Math.min(width - 1, Math.floor(this.offsets[i] / this.total * width));
+      let r = KIND_RANK[frames[i].kind] ?? 1;
+      if (state.problems[i] === 3) r = Math.max(r, 5);
+      else if (state.problems[i] === 2) r = Math.max(r, 3);
+      if (r > rank[column]) rank[column] = r;
+      this.series.forEach((series, s) => { perColumn[s][column] += series.perFrame[i]; });
+    }
+    this.columns = { width, view: state.view, rank, perColumn };
+    return this.columns;
+  }
+
+  draw() {
+    const canvas = this.canvas;
+    const cssWidth = canvas.parentElement.clientWidth;
+    const cssHeight = canvas.parentElement.clientHeight;
+    const ratio = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(cssWidth * ratio) || canvas.height !== Math.round(cssHeight * ratio)) {
+      canvas.width = Math.round(cssWidth * ratio);
+      canvas.height = Math.round(cssHeight * ratio);
+      canvas.style.width = `${cssWidth}px`;
+      canvas.style.height = `${cssHeight}px`;
+    }
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, cssWidth, cssHeight);
+    if (!state.view || cssWidth < 50) return;
+    const styles = getComputedStyle(document.body);
+    const color = (name) => styles.getPropertyValue(name).trim();
+    this.padLeft = 8;
+    const padRight = 8;
+    this.plotWidth = Math.max(1, cssWidth - this.padLeft - padRight);
+    const width = Math.max(1, Math.floor(this.plotWidth));
+    const bandTop = 2, bandHeight = 12;
+    const plotTop = bandTop + bandHeight + 6, axisHeight = 14;
+    const plotHeight = Math.max(8, cssHeight - plotTop - axisHeight);
+    const x = (offset) => this.padLeft + offset / this.total * this.plotWidth;
+    const frames = state.frames;
+    if (!this.offsets || this.offsets.length !== frames.length) return; // setData() draws again
+
+    const { rank, perColumn } = this.columnsFor(width);
+    const rankColor = [color('--kind-comment'), color('--kind-json'), color('--kind-done'), color('--warn'), color('--warn'), color('--err')];
+    for (let column = 0; column < width; column++) {
+      if (rank[column] < 0) continue;
+      ctx.fillStyle = rankColor[rank[column]];
+      const tall = rank[column] >= 3;
+      ctx.fillRect(this.padLeft + column, bandTop + (tall ? 0 : 3), 1, tall ? bandHeight : bandHeight - 6);
+    }
+
+    // Characters: cumulative per series, over the byte offset of the frame that produced them.
+    const grand = Math.max(1, ...this.series.map((s) => s.total));
+    ctx.strokeStyle = color('--border');
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(this.padLeft, plotTop + plotHeight + 0.5);
+    ctx.lineTo(this.padLeft + this.plotWidth, plotTop + plotHeight + 0.5);
+    ctx.stroke();
+    this.series.forEach((series, s) => {
+      if (!series.total) return;
+      const counts = perColumn[s];
+      ctx.strokeStyle = series.stroke;
+      ctx.lineWidth = 1.6;
+      ctx.beginPath();
+      let sum = 0;
+      ctx.moveTo(this.padLeft, plotTop + plotHeight);
+      for (let column = 0; column < width; column++) {
+        sum += counts[column];
+        ctx.lineTo(this.padLeft + column + 1, plotTop + plotHeight - sum / grand * plotHeight);
+      }
+      ctx.stroke();
+    });
+
+    // Axis labels.
+    ctx.fillStyle = color('--muted');
+    ctx.font = `11px ${color('--sans') || 'sans-serif'}`;
+    ctx.textBaseline = 'bottom';
+    const ticks = 5;
+    for (let t = 0; t <= ticks; t++) {
+      const value = this.total * t / ticks;
+      const label = formatBytes(Math.round(value));
+      ctx.textAlign = t === 0 ? 'left' : t === ticks ? 'right' : 'center';
+      ctx.fillText(label, x(value), cssHeight);
+    }
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(`${formatCount(grand)} chars`, this.padLeft + 2, plotTop);
+
+    // The selected frame, and the pointer.
+    if (state.selected >= 0 && state.selected < frames.length) {
+      ctx.fillStyle = color('--accent');
+      ctx.fillRect(Math.round(x(this.offsets[state.selected])) - 1, 0, 2, plotTop + plotHeight);
+    }
+    if (this.hoverX !== null && this.hoverX !== undefined) {
+      ctx.fillStyle = color('--muted');
+      ctx.fillRect(Math.round(this.hoverX), 0, 1, plotTop + plotHeight);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Selection: one frame, shown in every stage.
+
+function select(frameIndex, source) {
+  if (!state.view || frameIndex < 0 || frameIndex >= state.frames.length) return;
+  state.selected = frameIndex;
+  if (source !== 'raw') rawView.scrollToFrame(frameIndex);
+  else rawView.refresh();
+  if (source !== 'events') eventsView.scrollToFrame(frameIndex);
+  else eventsView.refresh();
+  renderJsonView();
+  const found = rangesOfFrame(frameIndex);
+  setHighlight('sf-selected', found.map((f) => f.range));
+  if (source !== 'result' && found.length) revealRange(found[0]);
+  for (const link of document.querySelectorAll('.frame-link')) {
+    link.classList.toggle('selected', Number(link.dataset.frame) === frameIndex);
+  }
+  timeline.draw();
+  document.body.dataset.selectedFrame = String(frameIndex);
+}
+
+// Scroll the result so the selected frame's text is in view (opening folded reasoning if needed).
+function revealRange({ range, entry }) {
+  const details = entry.element.closest('details');
+  if (details && !details.open) details.open = true;
+  const container = $('result-view');
+  const rect = range.getBoundingClientRect();
+  const box = container.getBoundingClientRect();
+  if (rect.top < box.top || rect.bottom > box.bottom) {
+    container.scrollTop += rect.top - box.top - box.height / 3;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Loading a capture.
+
+function setState(name) { document.body.dataset.state = name; }
+
+function showAlert(message) {
+  const alert = $('alert');
+  if (!message) { alert.hidden = true; clear(alert); return; }
+  alert.replaceChildren(h('span', { text: message }),
+    h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => showAlert(null) }));
+  alert.hidden = false;
+}
+
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    if (body && typeof body.error === 'string') return body.error;
+  } catch (_) { /* not JSON: fall through */ }
+  return `The server answered ${response.status} ${response.statusText}`;
+}
+
+function foldQuery() {
+  const query = new URLSearchParams();
+  if ($('dialect-select').value) query.set('dialect', $('dialect-select').value);
+  if ($('transport-select').value) query.set('transport', $('transport-select').value);
+  return query.toString();
+}
+
+async function foldCapture(capture) {
+  const token = ++state.foldToken;
+  state.capture = capture;
+  showAlert(null);
+  setState('loading');
+  $('summary-bar').replaceChildren(h('span', { class: 'spinner', 'aria-hidden': true }),
+    h('span', { text: `Folding ${capture.name} (${formatBytes(capture.size)})…` }));
+  const started = performance.now();
+  let response;
+  try {
+    response = await fetch(`/api/fold?${foldQuery()}`, {
+      method: 'POST', body: capture.body, headers: { 'Content-Type': 'application/octet-stream' },
+    });
+  } catch (error) {
+    if (token !== state.foldToken) return;
+    failLoad(`The local streamfold server did not answer (${error.message}). Is it still running?`);
+    return;
+  }
+  timings.responseMs = performance.now() - started;
+  const arrived = performance.now();
+  if (!response.ok) {
+    const message = await errorMessage(response);
+    if (token === state.foldToken) failLoad(message);
+    return;
+  }
+  const view = await response.json();
+  if (token !== state.foldToken) return;
+  timings.parsedMs = performance.now() - arrived;
+  load(view);
+  timings.renderedMs = performance.now() - arrived;
+  // Interactive once the first frame with the new content has been painted.
+  requestAnimationFrame(() => setTimeout(() => {
+    if (token !== state.foldToken) return;
+    timings.interactiveMs = performance.now() - arrived;
+    timings.totalMs = performance.now() - started;
+    timings.frames = state.frames.length;
+    // Counts the captures shown so far, so a test (or a person's script) can wait for a new one.
+    document.body.dataset.foldCount = String(Number(document.body.dataset.foldCount || 0) + 1);
+    setState('ready');
+  }, 0));
+}
+
+function failLoad(message) {
+  showAlert(message);
+  setState(state.view ? 'ready' : 'empty');
+  renderSummary();
+}
+
+function load(view) {
+  const steps = {};
+  let mark = performance.now();
+  const step = (name) => { const now = performance.now(); steps[name] = Math.round(now - mark); mark = now; };
+  state.view = view;
+  state.result = view.result;
+  state.frames = view.frames;
+  state.selected = -1;
+  state.hovered = -1;
+  const frames = view.frames;
+  const problems = new Int8Array(frames.length);
+  const findingsByFrame = new Map();
+  const note = (frame, severity, code, message) => {
+    if (frame === null || frame === undefined || frame < 0 || frame >= frames.length) return;
+    problems[frame] = Math.max(problems[frame], SEVERITY_LEVEL[severity] || 1);
+    if (!findingsByFrame.has(frame)) findingsByFrame.set(frame, []);
+    findingsByFrame.get(frame).push({ severity, code, message });
+  };
+  for (const error of view.result.errors) note(error.frame, 'error', error.code, error.message);
+  for (const diagnostic of view.result.diagnostics) note(diagnostic.frame, diagnostic.severity, diagnostic.code, diagnostic.message);
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i];
+    if (frame.kind === 'invalid') problems[i] = 3;
+    else if ((frame.kind === 'glued' || frame.kind === 'empty' || frame.issues.length || !frame.terminated) && problems[i] < 2) problems[i] = 2;
+  }
+  state.problems = problems;
+  state.findingsByFrame = findingsByFrame;
+  const texts = new Map();
+  for (const choice of view.result.choices) {
+    texts.set(`${choice.index}|content`, choice.content);
+    texts.set(`${choice.index}|reasoning`, choice.reasoning);
+    texts.set(`${choice.index}|refusal`, choice.refusal);
+    choice.tool_calls.forEach((call, position) => texts.set(`${choice.index}|tool:${position}`, call.arguments));
+  }
+  state.provenance = view.provenance.map(({ choice, field, runs }) => {
+    const flat = new Int32Array(runs.length * 3);
+    let monotonic = true;
+    for (let i = 0; i < runs.length; i++) {
+      flat[i * 3] = runs[i][0]; flat[i * 3 + 1] = runs[i][1]; flat[i * 3 + 2] = runs[i][2];
+      if (i && runs[i][2] < runs[i - 1][2]) monotonic = false;
+    }
+    return { choice, field, text: texts.get(`${choice}|${field}`) || '', runs: flat, monotonic, element: null };
+  });
+  setHighlight('sf-selected', []);
+  setHighlight('sf-hover', []);
+  step('index');
+  renderSummary();
+  renderResult();
+  step('result');
+  eventsView.setData();
+  step('events');
+  rawView.setData();
+  step('raw');
+  timeline.setData();
+  step('timeline');
+  timings.steps = steps;
+  $('download-result').disabled = false;
+  $('download-export').disabled = view.export === null;
+  $('download-export').title = view.export === null ? (view.export_error || 'no export for this dialect') : 'Download the non-streaming object the same request would have returned';
+  closeInput();
+  // Start where a person would: the first frame with an error, else the first that produced text.
+  let start = -1;
+  for (let i = 0; i < frames.length && start < 0; i++) if (problems[i] === 3) start = i;
+  if (start < 0 && state.provenance.length) start = state.provenance[0].runs[2];
+  if (start < 0 && frames.length) start = 0;
+  if (start >= 0) select(start, 'load');
+  else renderJsonView();
+  step('select');
+}
+
+function renderSummary() {
+  const bar = $('summary-bar');
+  if (!state.view) {
+    bar.replaceChildren(h('span', { class: 'muted', text: 'No capture yet.' }));
+    return;
+  }
+  const result = state.result;
+  const counts = result.frames;
+  const items = [
+    h('span', { class: 'source-name', text: state.capture ? state.capture.name : 'capture' }),
+    h('span', { class: 'muted', text: formatBytes(state.view.capture.size) }),
+    h('span', { class: `badge ${result.complete ? 'ok' : 'warn'}`, text: result.complete ? 'complete' : 'incomplete',
+      title: result.complete ? 'the terminal frame arrived and the server sent no error' : 'no terminal frame, or the server sent an error: the reply may be cut' }),
+    h('span', { text: result.dialect }),
+    h('span', { text: result.transport }),
+    result.model ? h('span', { class: 'mono', text: result.model }) : null,
+    h('span', { class: 'muted' }, `${plural(counts.total, 'frame')}: ${formatCount(counts.data)} data, ${formatCount(counts.comments)} comments, `,
+      h('span', { class: counts.invalid ? 'error-text' : '', text: `${formatCount(counts.invalid)} invalid` })),
+    h('span', { class: 'muted', text: `folded in ${formatCount(state.view.timing.fold_ms)} ms` }),
+  ];
+  setChildren(bar, ...items.filter(Boolean).flatMap((item, i) => (i ? [h('span', { class: 'sep', text: '·' }), item] : [item])));
+}
+
+// ---------------------------------------------------------------------------
+// Input: paste, drop, open, the command line's FILE.
+
+function openInput() {
+  document.body.classList.add('input-open');
+  $('capture-text').focus();
+}
+
+function closeInput() { document.body.classList.remove('input-open'); }
+
+function textCapture(text, name) {
+  const body = new TextEncoder().encode(text);
+  return { body, name, size: body.length };
+}
+
+async function fileCapture(file) {
+  const body = new Uint8Array(await file.arrayBuffer());
+  return { body, name: file.name, size: body.length };
+}
+
+function foldText() {
+  const text = $('capture-text').value;
+  if (!text.trim()) { showAlert('Paste a capture first.'); return; }
+  foldCapture(textCapture(text, 'pasted text'));
+}
+
+function download(name, value) {
+  const blob = new Blob([JSON.stringify(value, null, 2) + '\n'], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { class: 'visually-hidden' });
+  link.href = url;       // a blob: URL this page made, never stream data
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function baseName() {
+  const name = state.capture ? state.capture.name : 'capture';
+  return name === 'pasted text' ? 'capture' : name.replace(/\.[^.]*$/, '') || 'capture';
+}
+
+function setupInput() {
+  $('paste-button').addEventListener('click', () => {
+    if (document.body.classList.contains('input-open') && state.view) closeInput(); else openInput();
+  });
+  $('close-input').addEventListener('click', closeInput);
+  $('fold-button').addEventListener('click', foldText);
+  const textarea = $('capture-text');
+  textarea.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); foldText(); }
+  });
+  textarea.addEventListener('paste', () => setTimeout(() => { if (textarea.value.trim()) foldText(); }, 0));
+  $('file-input').addEventListener('change', async (event) => {
+    const file = event.target.files[0];
+    event.target.value = '';
+    if (file) foldCapture(await fileCapture(file));
+  });
+  for (const id of ['dialect-select', 'transport-select']) {
+    $(id).addEventListener('change', () => { if (state.capture) foldCapture(state.capture); });
+  }
+  $('download-result').addEventListener('click', () => state.view && download(`${baseName()}.result.json`, state.view.result));
+  $('download-export').addEventListener('click', () => state.view && state.view.export !== null && download(`${baseName()}.export.json`, state.view.export));
+  // Pasting anywhere outside a text field folds the clipboard at once.
+  document.addEventListener('paste', (event) => {
+    if (isTyping(event.target) || document.body.dataset.mode !== 'inspect') return;
+    const text = event.clipboardData && event.clipboardData.getData('text');
+    if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldCapture(textCapture(text, 'pasted text')); }
+  });
+  // Drop a file anywhere (in diff mode, onto either side).
+  const overlay = $('drop-overlay');
+  let depth = 0;
+  window.addEventListener('dragenter', (event) => {
+    if (!hasFiles(event)) return;
+    depth++;
+    overlay.hidden = document.body.dataset.mode !== 'inspect';
+  });
+  window.addEventListener('dragleave', () => { depth = Math.max(0, depth - 1); if (!depth) overlay.hidden = true; });
+  window.addEventListener('dragover', (event) => { if (hasFiles(event)) event.preventDefault(); });
+  window.addEventListener('drop', async (event) => {
+    depth = 0;
+    overlay.hidden = true;
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    const file = event.dataTransfer.files[0];
+    if (!file) return;
+    if (document.body.dataset.mode === 'diff') {
+      const sideElement = event.target.closest && event.target.closest('.diff-side');
+      const side = sideElement ? sideElement.dataset.side : (diffSides.left.capture ? 'right' : 'left');
+      setDiffSide(side, await fileCapture(file));
+    } else {
+      foldCapture(await fileCapture(file));
+    }
+  });
+}
+
+const hasFiles = (event) => event.dataTransfer && Array.from(event.dataTransfer.types || []).includes('Files');
+const isTyping = (target) => target && (target.closest('input, textarea, select, [contenteditable]') !== null);
+
+function setupKeyboard() {
+  document.addEventListener('keydown', (event) => {
+    if (document.body.dataset.mode !== 'inspect' || !state.view) return;
+    if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === '/') { event.preventDefault(); $('frame-search').focus(); return; }
+    if ((event.key === 'Home' || event.key === 'End') && eventsView.order.length) {
+      event.preventDefault();
+      select(eventsView.order[event.key === 'Home' ? 0 : eventsView.order.length - 1], 'keyboard');
+      return;
+    }
+    const step = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1 }[event.key];
+    if (!step) return;
+    const next = eventsView.neighbour(step);
+    if (next >= 0) { event.preventDefault(); select(next, 'keyboard'); }
+  });
+  $('prev-frame').addEventListener('click', () => { const f = eventsView.neighbour(-1); if (f >= 0) select(f, 'keyboard'); });
+  $('next-frame').addEventListener('click', () => { const f = eventsView.neighbour(1); if (f >= 0) select(f, 'keyboard'); });
+}
+
+// ---------------------------------------------------------------------------
+// Diff: two captures, folded by the server, compared side by side.
+
+const diffSides = { left: { capture: null }, right: { capture: null } };
+
+function diffSideElement(side) { return document.querySelector(`.diff-side[data-side="${side}"]`); }
+
+function setDiffSide(side, capture) {
+  diffSides[side].capture = capture;
+  const element = diffSideElement(side);
+  element.querySelector('[data-role="source"]').textContent = `${capture.name} · ${formatBytes(capture.size)}`;
+  const textarea = element.querySelector('[data-role="text"]');
+  textarea.value = '';
+  textarea.placeholder = `${capture.name} (${formatBytes(capture.size)}) is loaded; type or paste here to replace it`;
+}
+
+function setupDiff() {
+  for (const side of ['left', 'right']) {
+    const element = diffSideElement(side);
+    const textarea = element.querySelector('[data-role="text"]');
+    textarea.addEventListener('input', () => {
+      diffSides[side].capture = textarea.value ? textCapture(textarea.value, 'pasted text') : null;
+      element.querySelector('[data-role="source"]').textContent = textarea.value ? `pasted text · ${formatBytes(diffSides[side].capture.size)}` : 'nothing yet';
+    });
+    element.querySelector('[data-role="file"]').addEventListener('change', async (event) => {
+      const file = event.target.files[0];
+      event.target.value = '';
+      if (file) setDiffSide(side, await fileCapture(file));
+    });
+  }
+  diffSideElement('left').querySelector('[data-role="use-current"]').addEventListener('click', () => {
+    if (state.capture) setDiffSide('left', state.capture);
+    else showAlert('No capture is open in Inspect yet.');
+  });
+  $('compare-button').addEventListener('click', compare);
+  const modes = { inspect: $('mode-inspect'), diff: $('mode-diff') };
+  for (const [mode, button] of Object.entries(modes)) {
+    button.addEventListener('click', () => {
+      document.body.dataset.mode = mode;
+      for (const [other, otherButton] of Object.entries(modes)) otherButton.setAttribute('aria-selected', String(other === mode));
+      if (mode === 'diff' && !diffSides.left.capture && state.capture) setDiffSide('left', state.capture);
+      if (mode === 'inspect') { rawView.reflow(true); eventsView.refresh(); timeline.draw(); }
+    });
+  }
+}
+
+async function compare() {
+  const left = diffSides.left.capture, right = diffSides.right.capture;
+  if (!left || !right) { showAlert('Give both captures: paste, drop or open one on each side.'); return; }
+  showAlert(null);
+  const output = $('diff-output');
+  output.replaceChildren(h('p', { class: 'muted' }, h('span', { class: 'spinner', 'aria-hidden': true }), 'Folding and comparing…'));
+  const body = new Uint8Array(left.size + right.size);
+  body.set(left.body, 0);
+  body.set(right.body, left.size);
+  const query = new URLSearchParams(foldQuery());
+  query.set('left_size', String(left.size));
+  let response;
+  try {
+    response = await fetch(`/api/diff?${query}`, { method: 'POST', body, headers: { 'Content-Type': 'application/octet-stream' } });
+  } catch (error) {
+    output.replaceChildren();
+    showAlert(`The local streamfold server did not answer (${error.message}).`);
+    return;
+  }
+  if (!response.ok) { output.replaceChildren(); showAlert(await errorMessage(response)); return; }
+  renderDiff(await response.json(), left, right);
+}
+
+// A changed text: the shared start and end shortened to some context, the differing middle marked.
+const DIFF_CONTEXT = 240;
+function diffText(text, prefix, suffix, mark) {
+  const cell = h('div', { class: 'diff-text' });
+  if (text === null) { cell.append(h('span', { class: 'muted', text: '(none)' })); return cell; }
+  if (!mark && text.length > 4 * DIFF_CONTEXT) {
+    cell.append(text.slice(0, 2 * DIFF_CONTEXT),
+      h('span', { class: 'elided', text: ` … ${formatCount(text.length - 2 * DIFF_CONTEXT)} more characters` }));
+    return cell;
+  }
+  const middleEnd = Math.max(prefix, text.length - suffix);
+  const head = text.slice(0, prefix);
+  if (head.length > DIFF_CONTEXT) {
+    cell.append(h('span', { class: 'elided', text: `… ${formatCount(head.length - DIFF_CONTEXT)} identical characters … ` }));
+    cell.append(head.slice(head.length - DIFF_CONTEXT));
+  } else cell.append(head);
+  const middle = text.slice(prefix, middleEnd);
+  if (mark) cell.append(middle ? h('mark', { class: 'diff-mark', text: middle }) : h('mark', { class: 'diff-mark empty', title: 'nothing here on this side' }));
+  else cell.append(middle);
+  const tail = text.slice(middleEnd);
+  if (tail.length > DIFF_CONTEXT) {
+    cell.append(tail.slice(0, DIFF_CONTEXT));
+    cell.append(h('span', { class: 'elided', text: ` … ${formatCount(tail.length - DIFF_CONTEXT)} identical characters …` }));
+  } else cell.append(tail);
+  return cell;
+}
+
+function renderDiff(diff, left, right) {
+  const output = $('diff-output');
+  const changed = diff.fields.filter((field) => !field.same).length;
+  const table = h('table', { class: 'diff-table' },
+    h('thead', null, h('tr', null, h('th', { text: 'field' }), h('th', { text: 'left' }), h('th', { text: 'right' }))));
+  const tbody = h('tbody');
+  let section = null;
+  for (const field of diff.fields) {
+    if (field.section !== section) {
+      section = field.section;
+      tbody.append(h('tr', { class: 'diff-section' }, h('th', { colspan: 3, text: section })));
+    }
+    tbody.append(h('tr', { class: field.same ? 'same' : 'changed' },
+      h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' })),
+      h('td', null, diffText(field.left, field.prefix, field.suffix, !field.same)),
+      h('td', null, diffText(field.right, field.prefix, field.suffix, !field.same))));
+  }
+  table.append(tbody);
+  const onlyChanges = h('input', { type: 'checkbox' });
+  onlyChanges.addEventListener('change', () => table.classList.toggle('only-changes', onlyChanges.checked));
+  const parts = [
+    h('div', { class: 'diff-summary' },
+      h('span', { class: `badge ${changed ? 'warn' : 'ok'}`,
+        text: changed ? `${plural(changed, 'field')} differ${changed === 1 ? 's' : ''}` : 'same result' }),
+      h('span', { text: `${left.name} (${formatBytes(diff.left.size)})` }),
+      h('span', { class: 'muted', text: 'vs' }),
+      h('span', { text: `${right.name} (${formatBytes(diff.right.size)})` }),
+      changed ? h('label', { class: 'toggle' }, onlyChanges, 'hide identical fields') : null),
+    table,
+  ];
+  const frames = diff.frames;
+  parts.push(h('h3', { class: 'section-title', text: 'Frames' }));
+  parts.push(h('p', { class: 'muted', text: frames.hunks_total
+    ? `${plural(frames.left_total, 'frame')} on the left, ${formatCount(frames.right_total)} on the right; ${plural(frames.hunks_total, 'run')} of frames differ (compared by event, data, id and comments).`
+    : `The ${plural(frames.left_total, 'frame')} carry the same events, data, ids and comments on both sides.` }));
+  const opLabel = { replace: 'changed', delete: 'only on the left', insert: 'only on the right' };
+  for (const hunk of frames.hunks) {
+    const range = ([a, b]) => (b - a === 0 ? 'none' : b - a === 1 ? `frame ${a}` : `frames ${a}–${b - 1}`);
+    const column = (list, [a, b]) => h('div', { class: 'hunk-side' },
+      list.map((frame) => h('div', { class: 'hunk-frame' },
+        h('div', { class: 'hunk-frame-head' }, h('span', { class: 'ev-index', text: frame.index }),
+          h('span', { class: `badge kind-${frame.kind}`, text: frame.kind }), h('span', { class: 'muted', text: `line ${frame.line}` })),
+        h('pre', { class: 'code', text: frame.raw + (frame.raw_truncated ? '…' : '') }))),
+      b - a > list.length ? h('p', { class: 'muted', text: `and ${plural(b - a - list.length, 'more frame')}` }) : null);
+    parts.push(h('div', { class: `hunk op-${hunk.op}` },
+      h('div', { class: 'hunk-head' }, h('span', { class: 'badge warn', text: opLabel[hunk.op] || hunk.op }),
+        h('span', { text: `left: ${range(hunk.left)}` }), h('span', { class: 'muted', text: '↔' }), h('span', { text: `right: ${range(hunk.right)}` })),
+      h('div', { class: 'hunk-sides' }, column(hunk.left_frames, hunk.left), column(hunk.right_frames, hunk.right))));
+  }
+  if (frames.hunks_total > frames.hunks.length) {
+    parts.push(h('p', { class: 'muted', text: `… and ${plural(frames.hunks_total - frames.hunks.length, 'more run')} not listed.` }));
+  }
+  setChildren(output, parts);
+}
+
+// ---------------------------------------------------------------------------
+// Start.
+
+let rawView, eventsView, timeline;
+
+async function start() {
+  rawView = new RawView($('raw-list'));
+  eventsView = new EventsView($('event-list'), $('frame-search'), document.querySelector('.filters'), $('events-count'));
+  timeline = new Timeline($('timeline'), $('timeline-tip'), $('timeline-legend'));
+  setupInput();
+  setupKeyboard();
+  setupResultPointer();
+  setupDiff();
+  renderSummary();
+  renderJsonView();
+  $('result-view').replaceChildren(h('p', { class: 'empty-note', text: 'The merged reply appears here.' }));
+  try {
+    const response = await fetch('/api/meta');
+    state.meta = await response.json();
+  } catch (error) {
+    showAlert(`The local streamfold server did not answer (${error.message}).`);
+    return;
+  }
+  for (const [id, names] of [['dialect-select', state.meta.dialects], ['transport-select', state.meta.transports]]) {
+    $(id).append(...names.map((name) => h('option', { text: name })));
+  }
+  const initial = state.meta.capture;
+  if (initial && !initial.error) {
+    const response = await fetch('/api/capture');
+    if (response.ok) {
+      const body = new Uint8Array(await response.arrayBuffer());
+      foldCapture({ body, name: initial.name, size: body.length });
+      return;
+    }
+    showAlert(await errorMessage(response));
+  } else if (initial && initial.error) {
+    showAlert(`Cannot read ${initial.name}: ${initial.error}`);
+  }
+  $('capture-text').focus();
+}
+
+document.addEventListener('DOMContentLoaded', start);
+}());
