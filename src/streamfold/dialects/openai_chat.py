@@ -78,7 +78,11 @@ class OpenAIChat(Dialect):
         if kind == "" and ("prompt_filter_results" in value or "prompt_annotations" in value):
             return True  # Azure's prelude (O1)
         choices = value.get("choices")
-        return bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict) and "delta" in choices[0]
+        if not (bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict)):
+            return False
+        if kind in ("text_completion", "completion.chunk") and "text" in choices[0]:
+            return False  # a completions stream (Together adds `delta` next to `text`)
+        return "delta" in choices[0]  # older TGI chat chunks say `object: "text_completion"`
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
 

@@ -35,8 +35,6 @@ class OpenAICompletions(OpenAIChat):
         if type(text) is str:
             # Together also sends `delta.content` with the same text: `text` is the one read.
             choice = {**choice, "delta": {"content": text}}
-        elif "delta" in choice:
-            choice = {key: value for key, value in choice.items() if key != "delta"}
         super()._choice(choice, frame)
 
     def export(self, result: Result) -> dict[str, Any]:
