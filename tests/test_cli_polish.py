@@ -59,3 +59,33 @@ def test_completion_works_in_a_real_shell_environment() -> None:
     done = subprocess.run([sys.executable, "-m", "streamfold"], env={"_STREAMFOLD_COMPLETE": "bash_complete",
                           "COMP_WORDS": "streamfold sh", "COMP_CWORD": "1", "PATH": ""}, capture_output=True, text=True)
     assert "show" in done.stdout
+
+
+def test_a_big_input_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    chunk = (b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word "}}],'
+             b'"padding":"' + b"x" * 200 + b'"}\n\n')
+    big = tmp_path / "big.sse"
+    big.write_bytes(chunk * (5 * 1024 * 1024 // len(chunk) + 1) + b"data: [DONE]\n\n")
+    controller, terminal = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "streamfold", "-q", "show", str(big)], stdout=subprocess.DEVNULL,
+                              stderr=terminal, timeout=120, env={**os.environ, "COLUMNS": "100"})
+        os.close(terminal)
+        seen = b""
+        while True:
+            try:
+                piece = os.read(controller, 65536)
+            except OSError:
+                break
+            if not piece:
+                break
+            seen += piece
+    finally:
+        os.close(controller)
+    assert done.returncode == 0
+    assert b"folding" in seen  # drawn on the terminal, then cleared (transient)
+    quiet_pipe = subprocess.run([sys.executable, "-m", "streamfold", "show", str(big)], capture_output=True, timeout=120)
+    assert b"folding" not in quiet_pipe.stderr  # never into a pipe

@@ -61,7 +61,7 @@ def test_fold_returns_the_contract_frames_and_export(client: TestClient, name: s
     assert view["result"] == json.loads(json.dumps(result.to_dict()))
     assert view["export"] == json.loads(json.dumps(result.export()))
     assert view["export_error"] is None
-    assert view["capture"] == {"size": len(data)}
+    assert view["capture"] == {"size": len(data), "input_size": len(data), "source": "raw"}
     rows = list(frame_rows(result))
     assert len(view["frames"]) == len(rows) == len(result.frames)
     for sent, row, frame in zip(view["frames"], rows, result.frames):
@@ -399,3 +399,21 @@ def test_web_command_rejects_bad_arguments() -> None:
     assert result.exit_code == 2
     result = runner.invoke(cli, ["web", "--help"])
     assert result.exit_code == 0 and "--max-size" in result.output and "--open" in result.output
+
+
+def test_a_har_or_curl_dump_dropped_on_the_page_is_read_like_the_cli_reads_it() -> None:
+    from starlette.testclient import TestClient
+
+    from streamfold.web.app import create_app
+
+    inputs = Path(__file__).parent / "inputs"
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    for name in ("chrome-export.har", "curl-v.txt", "trace-ascii-time.txt"):
+        view = client.post("/api/fold", content=(inputs / name).read_bytes()).json()
+        assert view["result"]["choices"][0]["content"] == "The kettle is on; tea in five minutes."
+        assert view["capture"]["source"] != "raw" and view["capture"]["size"] == len((inputs / "raw-body.sse").read_bytes())
+        assert any(d["frame"] is None for d in view["result"]["diagnostics"])  # the input note
+    har = json.loads((inputs / "chrome-export.har").read_text())
+    har["log"]["entries"] = har["log"]["entries"][:1]
+    refused = client.post("/api/fold", content=json.dumps(har).encode())
+    assert refused.status_code == 400 and "none is a streamed response" in refused.text

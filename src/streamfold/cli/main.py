@@ -436,7 +436,7 @@ def _load(path: str, input_format: str, entry: str | None, dialect: str | None,
 def _fold_with_progress(body: bytes, dialect: str | None, transport: str | None) -> Result:
     """Fold, with a progress bar on stderr for inputs over a few MB when stderr is a terminal."""
     err = Console(stderr=True)
-    if len(body) < _PROGRESS_FROM or not err.is_terminal or _settings().quiet:
+    if len(body) < _PROGRESS_FROM or not err.is_terminal:
         return fold(body, dialect=dialect, transport=transport)
     with Progress(TextColumn("folding"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                   console=err, transient=True) as progress:

@@ -38,6 +38,7 @@ from .. import __version__
 from .._sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from .diff import diff_captures
+from ..inputs import InputError
 from .fold_view import build_fold_view, encode
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app", "format_size"]
@@ -107,7 +108,10 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         body = await _read_body(request, max_size)
         if isinstance(body, Response):
             return body
-        view = await run_in_threadpool(build_fold_view, body, **options)
+        try:
+            view = await run_in_threadpool(build_fold_view, body, **options)
+        except InputError as exc:
+            return _error(400, str(exc))
         return Response(await run_in_threadpool(encode, view), media_type="application/json")
 
     async def diff_endpoint(request: Request) -> Response:

@@ -32,6 +32,7 @@ import msgspec
 
 from .._decode import PayloadKind, decode_frame
 from .._folder import fold
+from ..inputs import read_capture, transport_notes
 from .._result import Result
 from ..rows import frame_rows
 
@@ -42,11 +43,18 @@ _json_encode = msgspec.json.Encoder().encode
 
 
 def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None) -> dict[str, Any]:
-    """Fold `data` with the core and build everything the page shows."""
+    """Fold `data` with the core and build everything the page shows.
+
+    `data` may be what a person has at hand (a HAR, curl output, a log), read
+    like the CLI reads it; the page shows the stream body it holds. Raises
+    `InputError` when it cannot be used.
+    """
     started = time.perf_counter()
-    result = fold(data, dialect=dialect, transport=transport)
+    capture = read_capture(data)
+    body = capture.body
+    result = fold(body, dialect=dialect, transport=transport)
     folded = time.perf_counter()
-    frames, trailing = frame_views(result, data)
+    frames, trailing = frame_views(result, body)
     try:
         exported: Any = result.export()
         export_error = None
@@ -61,8 +69,13 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         "tool_argument_errors": _tool_argument_errors(result),
         "export": exported,
         "export_error": export_error,
-        "capture": {"size": len(data)},
+        "capture": {"size": len(body), "input_size": len(data), "source": capture.source},
     }
+    notes = [*capture.notes, *transport_notes(capture)]
+    if notes:
+        view["result"]["diagnostics"] = [
+            {"code": note.code, "severity": note.severity, "frame": None, "offset": None, "line": None,
+             "message": note.message} for note in notes] + view["result"]["diagnostics"]
     view["timing"] = {"fold_ms": round((folded - started) * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view
