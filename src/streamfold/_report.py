@@ -79,9 +79,15 @@ class Report:
         """Record a diagnostic; with `once`, only the first one for that key."""
         if once is not None:
             key = (code, once)
-            if key in self._seen:
-                return
-            self._seen.add(key)
+            try:
+                if key in self._seen:
+                    return
+                self._seen.add(key)
+            except TypeError:  # a key built from payload values that cannot be hashed
+                key = (code, repr(once))
+                if key in self._seen:
+                    return
+                self._seen.add(key)
         offset, line = self._where(frame, offset, line)
         self.diagnostics.append(Diagnostic(code, severity, message, frame, offset, line, details))
 

@@ -140,6 +140,8 @@ class Anthropic(Dialect):
                 once=("not-object", type(value).__name__))
             return
         kind = value.get("type")
+        if type(kind) is not str:
+            kind = None if kind is None else repr(kind)  # never a dict key from the payload that is not a string
         frames = self.frames
         if frame < len(frames) and frames[frame][EVENT] != kind:
             self._event_name(frames[frame], kind, frame)
@@ -147,7 +149,8 @@ class Anthropic(Dialect):
             # The common event, a text fragment of an open text block, is folded inline.
             delta = value.get("delta")
             if type(delta) is dict and delta.get("type") == "text_delta":
-                block = self._blocks.get(value.get("index"))  # type: ignore[arg-type]
+                index = value.get("index")
+                block = self._blocks.get(index) if type(index) is int else None
                 text = delta.get("text")
                 if block is not None and block.kind == "text" and block.stop is None and type(text) is str:
                     if text:
