@@ -417,3 +417,17 @@ def test_a_har_or_curl_dump_dropped_on_the_page_is_read_like_the_cli_reads_it() 
     har["log"]["entries"] = har["log"]["entries"][:1]
     refused = client.post("/api/fold", content=json.dumps(har).encode())
     assert refused.status_code == 400 and "none is a streamed response" in refused.text
+
+
+def test_arrival_times_reach_the_page_when_the_input_has_them() -> None:
+    from starlette.testclient import TestClient
+
+    from streamfold.web.app import create_app
+
+    inputs = Path(__file__).parent / "inputs"
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    view = client.post("/api/fold", content=(inputs / "timestamped.log").read_bytes()).json()
+    assert len(view["arrivals"]) == len(view["frames"]) and view["arrivals"] == sorted(view["arrivals"])
+    assert abs(view["stream_timing"]["ttft"] - 0.412) < 1e-6
+    plain = client.post("/api/fold", content=(inputs / "raw-body.sse").read_bytes()).json()
+    assert "arrivals" not in plain

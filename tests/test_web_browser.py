@@ -341,6 +341,22 @@ def test_timeline_click_selects_the_frame_at_that_byte(page: Page, server: Runni
     assert page.is_visible("#timeline-tip")
 
 
+def test_timeline_runs_over_arrival_time_when_the_capture_has_it(page: Page, server: RunningServer) -> None:
+    log = (Path(__file__).parent / "inputs" / "timestamped.log").read_text()
+    open_page(page, server)
+    fold_text(page, log)
+    assert page.get_attribute("#timeline", "data-axis") == "time"
+    assert "arrival times" in page.inner_text(".timeline-note")
+    box = page.locator("#timeline").bounding_box()
+    assert box is not None
+    # The log's 1.85 s pause comes before frame 7: the middle of the time axis lands inside it.
+    page.mouse.click(box["x"] + 8 + (box["width"] - 16) * 0.5, box["y"] + box["height"] / 2)
+    assert selected_frame(page) == 6
+    assert " s · " in page.inner_text("#timeline-tip") or " ms · " in page.inner_text("#timeline-tip")
+    fold_text(page, (EXAMPLES / "openai-plain-text.sse").read_text(encoding="utf-8"))
+    assert page.get_attribute("#timeline", "data-axis") == "bytes"
+
+
 # -- downloads and diff ---------------------------------------------------------
 
 def test_downloads_are_the_result_and_the_export(page: Page, server: RunningServer) -> None:

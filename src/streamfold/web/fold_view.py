@@ -33,6 +33,7 @@ import msgspec
 from .._decode import PayloadKind, decode_frame
 from .._folder import fold
 from ..inputs import read_capture, transport_notes
+from ..timing import analyse
 from .._result import Result
 from ..rows import frame_rows
 
@@ -71,6 +72,13 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         "export_error": export_error,
         "capture": {"size": len(body), "input_size": len(data), "source": capture.source},
     }
+    if capture.reads:
+        # The capture carried arrival times (curl --trace-time, a timestamped log): the
+        # timeline runs over time, and stalls join the findings.
+        timing = analyse(result, capture.reads, start=capture.started)
+        view["arrivals"] = list(timing.arrivals)
+        view["stream_timing"] = timing.to_dict()
+        view["result"]["diagnostics"] += [stall.to_dict() for stall in timing.stalls]
     notes = [*capture.notes, *transport_notes(capture)]
     if notes:
         view["result"]["diagnostics"] = [

@@ -1114,7 +1114,8 @@ function setHovered(frameIndex) {
 }
 
 // ---------------------------------------------------------------------------
-// Timeline: frames and characters over byte offset, drawn on a canvas (no library).
+// Timeline: frames and characters over arrival time when the capture has it (a curl
+// --trace-time dump, a timestamped log), else over byte offset; drawn on a canvas (no library).
 
 const TIMELINE_FIELDS = [
   { key: 'content', label: 'reply', color: '--series-content' },
@@ -1140,10 +1141,19 @@ class Timeline {
 
   setData() {
     const frames = state.frames;
+    const arrivals = state.view.arrivals;
     this.columns = null;
-    this.total = Math.max(1, state.view.capture.size);
+    // x: seconds since the start when the capture carried arrival times, else the byte offset.
+    this.byTime = Array.isArray(arrivals) && arrivals.length === frames.length && frames.length > 0;
     this.offsets = new Float64Array(frames.length);
-    for (let i = 0; i < frames.length; i++) this.offsets[i] = frames[i].offset;
+    for (let i = 0; i < frames.length; i++) this.offsets[i] = this.byTime ? arrivals[i] : frames[i].offset;
+    this.total = this.byTime ? Math.max(1e-3, this.offsets[frames.length - 1]) : Math.max(1, state.view.capture.size);
+    const note = document.querySelector('.timeline-note');
+    if (note) {
+      note.textContent = this.byTime ? 'x: time since the start (arrival times from the capture)'
+        : 'x: byte offset (pasted captures have no arrival times)';
+    }
+    this.canvas.dataset.axis = this.byTime ? 'time' : 'bytes';
     // Characters each frame produced, per series.
     this.series = TIMELINE_FIELDS.map((field) => ({ ...field, perFrame: new Float64Array(frames.length), total: 0 }));
     for (const entry of state.provenance) {
@@ -1186,7 +1196,8 @@ class Timeline {
     const rect = this.canvas.getBoundingClientRect();
     this.hoverX = event.clientX - rect.left;
     const info = state.frames[frame];
-    this.tip.textContent = `frame ${frame} · byte ${formatCount(info.offset)} · ${kindLabel(info)}`;
+    const where = this.byTime ? `at ${formatSeconds(this.offsets[frame])}` : `byte ${formatCount(info.offset)}`;
+    this.tip.textContent = `frame ${frame} · ${where} · ${kindLabel(info)}`;
     this.tip.hidden = false;
     this.tip.style.left = `${Math.min(Math.max(0, this.hoverX - 60), rect.width - 220)}px`;
     this.draw();
@@ -1278,7 +1289,7 @@ class Timeline {
     const ticks = 5;
     for (let t = 0; t <= ticks; t++) {
       const value = this.total * t / ticks;
-      const label = formatBytes(Math.round(value));
+      const label = this.byTime ? formatSeconds(value) : formatBytes(Math.round(value));
       ctx.textAlign = t === 0 ? 'left' : t === ticks ? 'right' : 'center';
       ctx.fillText(label, x(value), cssHeight);
     }
@@ -1296,6 +1307,10 @@ class Timeline {
       ctx.fillRect(Math.round(this.hoverX), 0, 1, plotTop + plotHeight);
     }
   }
+}
+
+function formatSeconds(seconds) {
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
 }
 
 // ---------------------------------------------------------------------------
