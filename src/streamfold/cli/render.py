@@ -23,6 +23,7 @@ from ..timing import Timing, chart_top, sparkline
 __all__ = ["render_frames", "render_reply_only", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
@@ -137,7 +138,8 @@ def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
     for error in result.errors:
         lines.append(_finding("error", error.code, error.frame, error.line, error.message))
-    for diagnostic in result.diagnostics:
+    # Most severe first; within a severity, stream order.
+    for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
         lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line, diagnostic.message))
     return Group(*lines)
 

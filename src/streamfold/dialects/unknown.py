@@ -46,8 +46,8 @@ class Unknown(Dialect):
         self.failed = True
 
     def finish(self, last_frame: int) -> None:
-        if self.first_frame is None:
-            return
+        if self.first_frame is None or set(self.keys_seen) == {"error"}:
+            return  # nothing seen, or only error envelopes: the in-stream errors already say it
         keys = ", ".join(f"{key} ({count})" for key, count in sorted(self.keys_seen.items(), key=lambda kv: -kv[1])[:20])
         self.report.diagnostic(
             "unknown-dialect", self.first_frame,
