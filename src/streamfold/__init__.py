@@ -12,6 +12,7 @@ dialects -> merge -> `Result`. `Folder` runs it incrementally.
 from __future__ import annotations
 
 from ._decode import Payload, PayloadKind, decode_frame
+from ._eventstream import EventStreamParser
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 from ._folder import Folder, fold
 from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
@@ -34,6 +35,7 @@ __all__ = [
     "Choice",
     "Diagnostic",
     "Event",
+    "EventStreamParser",
     "FinishReason",
     "Finding",
     "Folder",
