@@ -17,8 +17,11 @@ from typing import Any
 
 from ._decode import PayloadKind
 from ._result import Result
+from ._merge import Merger
+from ._report import Report
+from .dialects import DIALECTS
 
-__all__ = ["Divergence", "FrameDiff", "check_reply", "diff_frames", "diff_results", "frame_opcodes", "reply_of",
+__all__ = ["Divergence", "FrameDiff", "check_reply", "diff_frames", "diff_results", "frame_opcodes", "read_response", "reply_of",
            "summary_of_response", "summary_of_result"]
 
 # Keys that differ between two runs of the same request and say nothing about the reply.
@@ -44,36 +47,30 @@ class Divergence:
                 f"the client has {self.got!r}. Probable cause: {self.cause}")
 
 
-def reply_of(value: Any) -> dict[str, Any]:
-    """The comparable parts of what a client built: plain text, or a message/completion object.
-
-    Returns {"content": str, "tool_calls": [(name, arguments)] or None}.
-    """
+def read_response(value: Any) -> dict[str, Any]:
+    """The facts of a non-streaming reply: plain text, or a vendor's response body or message,
+    read by the dialect that knows it (the reverse of its `export`). Finish reason and usage
+    come normalised by that dialect, as a fold's are."""
     if isinstance(value, str):
         return {"content": value, "tool_calls": None}
-    if isinstance(value, dict):
-        if "choices" in value and value["choices"]:  # OpenAI ChatCompletion or Completion
-            choice = value["choices"][0]
-            if "message" in choice:
-                return reply_of(choice["message"])
-            return {"content": choice.get("text") or "", "tool_calls": None}
-        if isinstance(value.get("content"), list):  # Anthropic Message content blocks
-            text = "".join(b.get("text", "") for b in value["content"] if isinstance(b, dict) and b.get("type") == "text")
-            calls = [(b.get("name"), json.dumps(b.get("input"), separators=(",", ":")))
-                     for b in value["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
-            return {"content": text, "tool_calls": calls}
-        if "output" in value and isinstance(value["output"], list):  # OpenAI Responses Response
-            text = "".join(part.get("text", "") for item in value["output"] if item.get("type") == "message"
-                           for part in item.get("content", []) if part.get("type") == "output_text")
-            calls = [(item.get("name"), item.get("arguments", "")) for item in value["output"]
-                     if item.get("type") == "function_call"]
-            return {"content": text, "tool_calls": calls}
-        message_calls = value.get("tool_calls")
-        return {"content": value.get("content") or "",
-                "tool_calls": None if message_calls is None else [
-                    (c.get("function", {}).get("name"), _arguments_text(c.get("function", {}).get("arguments")))
-                    for c in message_calls]}
-    raise ValueError(f"cannot read a reply from a {type(value).__name__}")
+    for dialect_class in DIALECTS.values():
+        found = dialect_class.read_response(value)
+        if found is not None:
+            dialect = dialect_class(Merger(), Report([]))
+            raw_finish = found.get("finish_reason")
+            found["finish_reason"] = (None if raw_finish is None else
+                                      dialect.normalise_finish(str(raw_finish), bool(found.get("tool_calls"))))
+            usage = dialect.normalise_usage(found.get("usage")) if found.get("usage") is not None else None
+            found["usage"] = None if usage is None else (usage["input_tokens"], usage["output_tokens"])
+            return found
+    raise ValueError(f"no dialect reads this as a reply: {type(value).__name__} with keys "
+                     f"{sorted(value)[:10] if isinstance(value, dict) else '-'}")
+
+
+def reply_of(value: Any) -> dict[str, Any]:
+    """The comparable parts of what a client built: {"content", "tool_calls" [(name, arguments)] or None}."""
+    found = read_response(value)
+    return {"content": found["content"], "tool_calls": found.get("tool_calls")}
 
 
 def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
@@ -174,9 +171,6 @@ def _same_json(text: str, parsed: Any) -> bool:
         return False
 
 
-def _arguments_text(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
-
 
 # -- diff -------------------------------------------------------------------------------
 
@@ -253,29 +247,16 @@ def summary_of_result(result: Result, choice: int = 0) -> dict[str, Any]:
         "content": found.content if found else "",
         "reasoning": found.reasoning if found else None,
         "tool_calls": [(c.name, c.parsed if c.error is None else c.arguments) for c in found.tool_calls] if found else [],
-        "finish_reason": found.finish_reason_raw if found else None,
+        "finish_reason": found.finish_reason if found else None,
         "usage": None if usage is None else (usage.input_tokens, usage.output_tokens),
     }
 
 
 def summary_of_response(value: Any) -> dict[str, Any]:
     """The same facts from a non-streaming response body (ChatCompletion, Message, Response, ...)."""
-    reply = reply_of(value)
-    out: dict[str, Any] = {"content": reply["content"]}
-    if reply["tool_calls"] is not None:
-        out["tool_calls"] = [(name, _maybe_json(arguments)) for name, arguments in reply["tool_calls"]]
-    if isinstance(value, dict):
-        message = (value.get("choices") or [{}])[0].get("message", {}) if value.get("choices") else {}
-        out["reasoning"] = message.get("reasoning_content") or message.get("reasoning")
-        finish = ((value.get("choices") or [{}])[0].get("finish_reason") if value.get("choices")
-                  else value.get("stop_reason") or value.get("status"))
-        out["finish_reason"] = finish
-        usage = value.get("usage") or {}
-        inputs = usage.get("prompt_tokens", usage.get("input_tokens"))
-        outputs = usage.get("completion_tokens", usage.get("output_tokens"))
-        out["usage"] = None if inputs is None and outputs is None else (inputs, outputs)
-        if "tool_calls" not in out:
-            out["tool_calls"] = []
+    found = read_response(value)
+    out = dict(found)
+    out["tool_calls"] = [(name, _maybe_json(arguments)) for name, arguments in found.get("tool_calls") or []]
     return out
 
 

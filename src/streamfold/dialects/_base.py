@@ -142,6 +142,13 @@ class Dialect:
         raise NotImplementedError(f"export is not available for the {self.name} dialect yet")
 
     @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """The reverse of `export`: the facts of this vendor's non-streaming response body, or
+        None when `value` is not one: {"content", "reasoning", "tool_calls": [(name, arguments
+        text)], "finish_reason" (raw), "usage" (the raw usage object)}. Used by `check`/`diff`."""
+        return None
+
+    @classmethod
     def summarize(cls, value: Any) -> str:
         """A one-line description of a payload, for the frames table."""
         return compact_json(value)
@@ -159,3 +166,4 @@ def compact_json(value: Any, limit: int = 200) -> str:
 
 def top_level_keys(value: Any) -> list[str]:
     return sorted(value) if isinstance(value, dict) else [type(value).__name__]
+

@@ -581,6 +581,23 @@ class Anthropic(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """An Anthropic `Message`: text and thinking blocks, tool_use blocks with their input."""
+        if not (isinstance(value, dict) and isinstance(value.get("content"), list)
+                and (value.get("type") == "message" or value.get("role") == "assistant")):
+            return None
+        blocks = [block for block in value["content"] if isinstance(block, dict)]
+        thinking = "".join(block.get("thinking", "") for block in blocks if block.get("type") == "thinking")
+        return {
+            "content": "".join(block.get("text", "") for block in blocks if block.get("type") == "text"),
+            "reasoning": thinking or None,
+            "tool_calls": [(block.get("name"), json.dumps(block.get("input"), separators=(",", ":"), ensure_ascii=False))
+                           for block in blocks if block.get("type") == "tool_use"],
+            "finish_reason": value.get("stop_reason"),
+            "usage": value.get("usage"),
+        }
+
+    @classmethod
     def summarize(cls, value: Any) -> str:
         if type(value) is not dict:
             return compact_json(value)

@@ -767,6 +767,25 @@ class Gemini(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """A `GenerateContentResponse` (candidate 0): text and thought parts, function calls."""
+        candidates = value.get("candidates") if isinstance(value, dict) else None
+        if not (isinstance(candidates, list) and candidates and isinstance(candidates[0], dict)):
+            return None
+        content = candidates[0].get("content")
+        parts = [p for p in (content.get("parts", []) if isinstance(content, dict) else []) if isinstance(p, dict)]
+        thoughts = "".join(p.get("text", "") for p in parts if p.get("thought"))
+        return {
+            "content": "".join(p.get("text", "") for p in parts if not p.get("thought")),
+            "reasoning": thoughts or None,
+            "tool_calls": [(p["functionCall"].get("name"), json.dumps(p["functionCall"].get("args", {}),
+                                                                      separators=(",", ":"), ensure_ascii=False))
+                           for p in parts if isinstance(p.get("functionCall"), dict)],
+            "finish_reason": candidates[0].get("finishReason"),
+            "usage": value.get("usageMetadata"),
+        }
+
+    @classmethod
     def summarize(cls, value: Any) -> str:
         if type(value) is not dict:
             return compact_json(value)

@@ -271,6 +271,25 @@ class Ollama(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """Ollama's non-streaming `/api/chat` or `/api/generate` response."""
+        if not (isinstance(value, dict) and "done" in value and ("message" in value or "response" in value)):
+            return None
+        message = value.get("message")
+        if not isinstance(message, dict):
+            message = {}
+        calls = message.get("tool_calls") or value.get("tool_calls") or []
+        return {
+            "content": message.get("content") or value.get("response") or "",
+            "reasoning": message.get("thinking") or value.get("thinking"),
+            "tool_calls": [(call.get("function", {}).get("name"),
+                            json.dumps(call.get("function", {}).get("arguments", {}), separators=(",", ":"),
+                                       ensure_ascii=False)) for call in calls if isinstance(call, dict)],
+            "finish_reason": value.get("done_reason"),
+            "usage": {key: value[key] for key in ("prompt_eval_count", "eval_count") if key in value} or None,
+        }
+
+    @classmethod
     def summarize(cls, value: Any) -> str:
         if type(value) is not dict:
             return compact_json(value)

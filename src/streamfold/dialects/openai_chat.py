@@ -19,7 +19,7 @@ from .._frames import FrameRecord
 from .._merge import Merger, TextBuffer
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from .._result import Result, ToolCall
 from .._report import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
@@ -387,7 +387,7 @@ class OpenAIChat(Dialect):
                 message["reasoning_content"] = choice.reasoning  # DeepSeek's non-streaming field
             if choice.tool_calls:
                 message["tool_calls"] = [
-                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _exported_arguments(call)}}
                     for call in choice.tool_calls]
             choices.append({"index": choice.index, "message": message, "logprobs": None,
                             "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
@@ -402,6 +402,31 @@ class OpenAIChat(Dialect):
         if result.usage is not None:
             out["usage"] = result.usage.raw
         return out
+
+    @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
+        if not isinstance(value, dict):
+            return None
+        choices = value.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "message" in choices[0]:
+            choice = choices[0]
+            message = choice["message"] if isinstance(choice["message"], dict) else {}
+            finish = choice.get("finish_reason")
+        elif value.get("role") == "assistant" and "type" not in value:
+            message, finish = value, None
+        else:
+            return None
+        calls = message.get("tool_calls")
+        return {
+            "content": message.get("content") or "",
+            "reasoning": message.get("reasoning_content") or message.get("reasoning"),
+            "tool_calls": None if calls is None else [
+                (call.get("function", {}).get("name"), _arguments_text(call.get("function", {}).get("arguments")))
+                for call in calls if isinstance(call, dict)],
+            "finish_reason": finish,
+            "usage": value.get("usage"),
+        }
 
     @classmethod
     def summarize(cls, value: Any) -> str:
@@ -466,3 +491,20 @@ def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
     if raw == "stop" and has_tool_calls:
         return "tool_calls"
     return raw
+
+
+def _arguments_text(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else dumps_arguments(arguments)
+
+
+def _exported_arguments(call: ToolCall) -> str:
+    """A non-streaming reply carries valid arguments: the raw join when it is exactly that, else
+    the recovered value (cumulative resends, O8) or `{}` for an empty join (A2)."""
+    if call.error is not None:
+        return call.arguments  # nothing parsed: keep what was streamed
+    try:
+        if json.loads(call.arguments) == call.parsed:
+            return call.arguments
+    except ValueError:
+        pass
+    return dumps_arguments(call.parsed)

@@ -42,3 +42,13 @@ class OpenAICompletions(OpenAIChat):
         choices = [{"index": choice.index, "text": choice.content, "logprobs": None,
                     "finish_reason": choice.finish_reason_raw} for choice in result.choices]
         return self._envelope("text_completion", result, choices)
+
+    @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """A legacy `Completion` (`text_completion`)."""
+        choices = value.get("choices") if isinstance(value, dict) else None
+        if not (isinstance(choices, list) and choices and isinstance(choices[0], dict) and "text" in choices[0]):
+            return None
+        return {"content": choices[0].get("text") or "", "reasoning": None, "tool_calls": None,
+                "finish_reason": choices[0].get("finish_reason"),
+                "usage": value.get("usage")}

@@ -985,6 +985,26 @@ class OpenAIResponses(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """An OpenAI Responses `Response`: output_text of message items, function_call items."""
+        if not (isinstance(value, dict) and isinstance(value.get("output"), list) and value.get("object") == "response"):
+            return None
+        items = [item for item in value["output"] if isinstance(item, dict)]
+        summary = [part.get("text", "") for item in items if item.get("type") == "reasoning"
+                   for part in item.get("summary", []) if isinstance(part, dict)]
+        details = value.get("incomplete_details")
+        return {
+            "content": "".join(part.get("text", "") for item in items if item.get("type") == "message"
+                               for part in item.get("content", []) if isinstance(part, dict)
+                               and part.get("type") == "output_text"),
+            "reasoning": "\n\n".join(summary) or None,
+            "tool_calls": [(item.get("name"), item.get("arguments", "")) for item in items
+                           if item.get("type") == "function_call"],
+            "finish_reason": details.get("reason") if isinstance(details, dict) else value.get("status"),
+            "usage": value.get("usage"),
+        }
+
+    @classmethod
     def summarize(cls, value: Any) -> str:
         if type(value) is not dict:
             return compact_json(value)
