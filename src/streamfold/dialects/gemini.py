@@ -771,6 +771,12 @@ class Gemini(Dialect):
         """A `GenerateContentResponse` (candidate 0): text and thought parts, function calls."""
         candidates = value.get("candidates") if isinstance(value, dict) else None
         if not (isinstance(candidates, list) and candidates and isinstance(candidates[0], dict)):
+            feedback = value.get("promptFeedback") if isinstance(value, dict) else None
+            if isinstance(feedback, dict) and feedback.get("blockReason"):
+                # A blocked prompt (G7): no candidates. Whatever the block reason (even OTHER),
+                # the fold ends choice 0 as content_filter, which is what SAFETY normalises to.
+                return {"content": "", "reasoning": None, "tool_calls": [], "finish_reason": "SAFETY",
+                        "usage": value.get("usageMetadata")}
             return None
         content = candidates[0].get("content")
         parts = [p for p in (content.get("parts", []) if isinstance(content, dict) else []) if isinstance(p, dict)]
