@@ -59,3 +59,16 @@ def test_a_forced_dialect_never_raises_on_vendor_shaped_garbage(dialect: str, va
         for choice in result.choices:
             for index in range(len(choice.content)):
                 assert result.frame_producing_char(index, choice=choice.index) is not None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=st.lists(st.dictionaries(st.sampled_from(KEYS), payloads, max_size=6), min_size=1, max_size=6))
+def test_detection_never_raises_on_vendor_shaped_garbage(values: list[Any]) -> None:
+    # Every dialect's `claims` sees every payload during detection: `{"type": []}` once raised there.
+    result = streamfold.fold(sse(values, [None] * len(values)))
+    json.dumps(result.to_dict())
+
+
+def test_an_unhashable_type_is_not_claimed() -> None:
+    for payload in ({"type": []}, {"type": {}}, {"type": ["message_start"]}):
+        assert streamfold.fold(b"data: " + json.dumps(payload).encode() + b"\n\n").dialect == "unknown"

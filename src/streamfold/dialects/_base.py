@@ -19,7 +19,7 @@ from .._report import Report
 if TYPE_CHECKING:
     from .._result import Result
 
-__all__ = ["Dialect", "compact_json", "dumps_arguments", "top_level_keys"]
+__all__ = ["Dialect", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
@@ -152,6 +152,18 @@ class Dialect:
     def summarize(cls, value: Any) -> str:
         """A one-line description of a payload, for the frames table."""
         return compact_json(value)
+
+
+def event_type(value: Any) -> str | None:
+    """The `type` of a typed-event payload (Anthropic, Responses, Cohere, LM Studio), if it is a string.
+
+    `claims` runs on any payload during detection, so a `type` that is a list or
+    an object must not reach a set or dict lookup.
+    """
+    if type(value) is not dict:
+        return None
+    kind = value.get("type")
+    return kind if type(kind) is str else None
 
 
 def dumps_arguments(value: Any) -> str:

@@ -28,7 +28,7 @@ from .._frames import EVENT, FrameRecord
 from .._merge import Merger
 from .._report import Report
 from .._toolargs import ParsedArguments, parse_arguments
-from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
     from .._result import Result
@@ -121,9 +121,7 @@ class Anthropic(Dialect):
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        if type(value) is not dict:
-            return False
-        kind = value.get("type")
+        kind = event_type(value)
         if kind in _EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.

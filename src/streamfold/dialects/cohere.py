@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .._frames import EVENT, FrameRecord
 from .._merge import Merger
 from .._report import Report
-from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ._base import event_type, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
     from .._result import Result
@@ -88,10 +88,7 @@ class Cohere(Dialect):
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        if type(value) is not dict:
-            return False
-        kind = value.get("type")
-        return type(kind) is str and kind in _TYPES
+        return event_type(value) in _TYPES
 
     # -- the fold loop -------------------------------------------------------
 

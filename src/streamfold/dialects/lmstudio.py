@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .._frames import FrameRecord
 from .._merge import Merger
 from .._report import Report
-from ._base import Dialect, compact_json, dumps_arguments
+from ._base import event_type, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
     from .._result import Result
@@ -67,10 +67,7 @@ class LMStudio(Dialect):
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        if type(value) is not dict:
-            return False
-        kind = value.get("type")
-        return type(kind) is str and kind in _TYPES
+        return event_type(value) in _TYPES
 
     def fold(self, value: Any, frame: int) -> None:
         if type(value) is not dict:

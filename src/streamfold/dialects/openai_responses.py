@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .._frames import EVENT, FrameRecord
 from .._merge import Merger, TextBuffer
 from .._report import Report
-from ._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
+from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
     from .._result import Result
@@ -168,10 +168,8 @@ class OpenAIResponses(Dialect):
 
     @classmethod
     def claims(cls, value: Any) -> bool:
-        if type(value) is not dict:
-            return False
-        kind = value.get("type")
-        if type(kind) is not str:
+        kind = event_type(value)
+        if kind is None:
             return False
         if kind.startswith("response."):
             return True
