@@ -122,6 +122,8 @@ class Anthropic(Dialect):
     @classmethod
     def claims(cls, value: Any) -> bool:
         kind = event_type(value)
+        if kind is None:
+            return False
         if kind in _EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.
