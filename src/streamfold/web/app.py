@@ -102,12 +102,10 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         return Response(body, media_type="application/octet-stream")
 
     async def fold_endpoint(request: Request) -> Response:
-        options = _fold_options(request)
-        if isinstance(options, Response):
-            return options
-        body = await _read_body(request, max_size)
-        if isinstance(body, Response):
-            return body
+        prepared = await _options_and_body(request, max_size)
+        if isinstance(prepared, Response):
+            return prepared
+        options, body = prepared
         try:
             view = await run_in_threadpool(build_fold_view, body, **options)
         except InputError as exc:
@@ -115,12 +113,10 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         return Response(await run_in_threadpool(encode, view), media_type="application/json")
 
     async def diff_endpoint(request: Request) -> Response:
-        options = _fold_options(request)
-        if isinstance(options, Response):
-            return options
-        body = await _read_body(request, max_size)
-        if isinstance(body, Response):
-            return body
+        prepared = await _options_and_body(request, max_size)
+        if isinstance(prepared, Response):
+            return prepared
+        options, body = prepared
         left_size = request.query_params.get("left_size", "")
         if not left_size.isdigit() or int(left_size) > len(body):
             return _error(400, f"left_size must be the byte length of the left capture (0 to {len(body)}), "
@@ -207,6 +203,17 @@ def _fold_options(request: Request) -> dict[str, str | None] | Response:
     if transport is not None and transport not in TRANSPORTS:
         return _error(400, f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
     return {"dialect": dialect, "transport": transport}
+
+
+async def _options_and_body(request: Request, max_size: int) -> tuple[dict[str, str | None], bytes] | Response:
+    """What both fold endpoints start with: the dialect/transport options and the capture, or the error."""
+    options = _fold_options(request)
+    if isinstance(options, Response):
+        return options
+    body = await _read_body(request, max_size)
+    if isinstance(body, Response):
+        return body
+    return options, body
 
 
 async def _read_body(request: Request, max_size: int) -> bytes | Response:
