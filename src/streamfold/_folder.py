@@ -11,15 +11,16 @@ its frame. Only misuse raises (feeding after close, a wrong argument type).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
 from ._eventstream import EventStreamParser
 from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ._frames import DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FrameSequence, make_frame
+from ._frames import (DATA, DEFAULT_MAX_FRAME_SIZE, INDEX, ISSUES, TERMINATED, FrameRecord, Framer, FramerOutput,
+                      FrameRun, FrameSequence, FrameStore, make_frame)
 from ._jsonarray import JSONArrayParser
-from ._json import loads
+from ._json import loads, loads_utf8
 from ._merge import Merger
 from ._ndjson import NDJSONParser
 from ._report import Diagnostic, Report, StreamError
@@ -71,7 +72,7 @@ class Folder:
         self.transport = transport
         self._framer: Framer | None = None
         self._head = bytearray()
-        self._frames: list[FrameRecord] = []
+        self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
         self._merger = Merger(journal=_events)
         self._report = Report(self._frames)
@@ -86,6 +87,8 @@ class Folder:
         self._closed = False
         self._deferred: list[bytes] = []
         self._deferrable = False
+        # Payloads the dialect's fast decoder refused; -1 once it is given up.
+        self._fast_misses = 0
         if transport is not None:
             self._start(transport)
 
@@ -119,7 +122,8 @@ class Folder:
             self._feed(b"")
         self._closed = True
         if self._framer is None:
-            self._start(sniff(bytes(self._head), final=True) or "sse")
+            head, self._head = bytes(self._head), bytearray()
+            self._start(sniff(head, final=True) or "sse", head)
         assert self._framer is not None
         self._deferrable = False
         self._fold(self._framer.close_records())
@@ -147,18 +151,27 @@ class Folder:
             self._deferred.clear()
         framer = self._framer
         if framer is None:
-            self._head += chunk
-            head = self._head
+            # Until the transport is known, bytes wait in _head; a big first chunk is not copied there.
+            head: bytes | bytearray | memoryview = chunk
+            if self._head:
+                self._head += chunk
+                head = self._head
             if 10 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+                if head is chunk:
+                    self._head += chunk
                 return  # nothing new to decide on
-            transport = sniff(bytes(head), final=len(head) >= _SNIFF_WINDOW)
+            transport = sniff(bytes(head[:_SNIFF_WINDOW]), final=len(head) >= _SNIFF_WINDOW)
             if transport is None:
+                if head is chunk:
+                    self._head += chunk
                 return
-            self._start(transport)  # feeds the buffered head
+            self._head = bytearray()
+            self._start(transport, bytes(head))
             return
         self._fold(framer.feed_records(chunk))
 
-    def _start(self, transport: str) -> Framer:
+    def _start(self, transport: str, head: bytes = b"") -> Framer:
+        """Frame with this transport from now on, starting with the bytes that waited for it."""
         self.transport = transport
         if self._dialect is not None:
             self._dialect.transport = transport
@@ -166,38 +179,89 @@ class Folder:
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is None and transport in _TRANSPORT_DIALECTS:
             self._adopt(DIALECTS[_TRANSPORT_DIALECTS[transport]])
-        if self._head:
-            head, self._head = bytes(self._head), bytearray()
+        if head:
             self._fold(framer.feed_records(head))
         return framer
 
     # -- frames to the merger (the hot loop: once per frame) -----------------
 
-    def _fold(self, frames: list[FrameRecord]) -> None:
-        all_frames, kinds, dialect = self._frames, self._kinds, self._dialect
-        for frame in frames:
-            all_frames.append(frame)
-            if frame[ISSUES]:
-                self._frame_issues(frame)
-            data = frame[DATA]
-            if data is None:
-                kinds.append(_COMMENT)
-                continue
-            if data == DONE_SENTINEL:
-                kinds.append(_DONE)
-                self._payload(_DONE, None, frame[INDEX])
-                continue
-            try:
-                value = loads(data)
-            except ValueError:
-                self._not_one_document(frame)
-                continue
-            kinds.append(_JSON)
-            if dialect is not None and dialect.terminal is None:
-                dialect.fold(value, frame[INDEX])
+    def _fold(self, output: Sequence[FramerOutput]) -> None:
+        for item in output:
+            if type(item) is tuple:
+                self._frames.append(item)
+                self._fold_record(item)
             else:
-                self._payload(_JSON, value, frame[INDEX])
-                dialect = self._dialect
+                assert isinstance(item, FrameRun)
+                self._fold_run(item)
+
+    def _fold_run(self, run: FrameRun) -> None:
+        """A run of data frames: each decoded straight from its bytes, no record made.
+
+        The dialect's fast decoder is tried first, then plain JSON. A frame both
+        refuse ([DONE], invalid JSON or UTF-8, NaN), or any frame while no
+        dialect folds, gets its record and the general path.
+        """
+        self._frames.add_run(run)
+        kinds, dialect, index = self._kinds, self._dialect, run.first
+        fast = None if dialect is None or self._fast_misses < 0 else dialect.fast_decoder
+        for piece in run.pieces():
+            if dialect is not None and dialect.terminal is None:
+                payload = piece[5:]
+                if fast is not None:
+                    try:
+                        if dialect.fold_fast(fast(payload), index):
+                            kinds.append(_JSON)
+                            index += 1
+                            continue
+                    except (ValueError, RecursionError):
+                        pass
+                    fast = self._fast_missed(index, dialect)
+                try:
+                    value = loads_utf8(payload)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    kinds.append(_JSON)
+                    dialect.fold(value, index)
+                    fast = None if self._fast_misses < 0 else dialect.fast_decoder
+                    index += 1
+                    continue
+            self._fold_record(run.record(index))
+            dialect = self._dialect
+            fast = None if dialect is None or self._fast_misses < 0 else dialect.fast_decoder
+            index += 1
+
+    def _fast_missed(self, frame: int, dialect: Dialect) -> Callable[[bytes], Any] | None:
+        """A payload the fast decoder refused. When that happens to more than one frame in
+        eight, this stream is not the shape it expects: stop trying (a miss costs an exception)."""
+        self._fast_misses += 1
+        if self._fast_misses > 16 and self._fast_misses * 8 > frame:
+            self._fast_misses = -1
+            return None
+        return dialect.fast_decoder
+
+    def _fold_record(self, frame: FrameRecord) -> None:
+        if frame[ISSUES]:
+            self._frame_issues(frame)
+        data = frame[DATA]
+        if data is None:
+            self._kinds.append(_COMMENT)
+            return
+        if data == DONE_SENTINEL:
+            self._kinds.append(_DONE)
+            self._payload(_DONE, None, frame[INDEX])
+            return
+        try:
+            value = loads(data)
+        except ValueError:
+            self._not_one_document(frame)
+            return
+        self._kinds.append(_JSON)
+        dialect = self._dialect
+        if dialect is not None and dialect.terminal is None:
+            dialect.fold(value, frame[INDEX])
+        else:
+            self._payload(_JSON, value, frame[INDEX])
 
     def _payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
         """A payload off the fast path: sentinel, before detection, or after the terminal."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Optional, overload
+from typing import Any, Final, Optional, Union, overload
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameSequence", "Framer", "make_frame"]
+__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore",
+           "Framer", "make_frame"]
 
 # A frame above this size is reported and dropped instead of buffered. It is
 # far above any real chunk (a base64 partial image from the Responses API is a
@@ -102,6 +103,36 @@ ISSUES: Final = 10
 HEADERS: Final = 11
 
 
+class FrameRun:
+    """Consecutive frames a framer kept as the bytes they came in, made into
+    records only when read. A long stream is mostly such runs: keeping one
+    bytes object instead of a record and a decoded `data` string per frame
+    is what keeps memory (and so the cost per frame) flat from 1k to 1M frames.
+    """
+
+    __slots__ = ("first", "count")
+
+    def __init__(self, first: int, count: int) -> None:
+        #: Index of the run's first frame, and how many frames it holds.
+        self.first = first
+        self.count = count
+
+    def pieces(self) -> list[bytes]:
+        """Each frame's bytes without its terminator, in order (what the fold decodes)."""
+        raise NotImplementedError
+
+    def record(self, index: int) -> FrameRecord:
+        """The record of frame `index` (which must be in the run)."""
+        raise NotImplementedError
+
+    def records(self) -> Iterator[FrameRecord]:
+        return (self.record(index) for index in range(self.first, self.first + self.count))
+
+
+#: What a framer hands the fold: one record, or a run of them.
+FramerOutput = Union[FrameRecord, FrameRun]
+
+
 class Framer:
     """The public face every framer shares: bytes in, `Frame`s out.
 
@@ -157,19 +188,28 @@ class Framer:
         held, self._bom_prefix = self._bom_prefix, b""
         return held
 
-    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+    def feed_records(self, chunk: bytes) -> Sequence[FramerOutput]:
         raise NotImplementedError
 
-    def close_records(self) -> list[FrameRecord]:
+    def close_records(self) -> Sequence[FramerOutput]:
         raise NotImplementedError
 
     def feed(self, chunk: bytes) -> list[Frame]:
         """Take the next bytes of the stream; return the frames they completed."""
-        return [make_frame(record) for record in self.feed_records(chunk)]
+        return [make_frame(record) for record in _expand(self.feed_records(chunk))]
 
     def close(self) -> list[Frame]:
         """End the stream; return what was still open (an unterminated final frame)."""
-        return [make_frame(record) for record in self.close_records()]
+        return [make_frame(record) for record in _expand(self.close_records())]
+
+
+def _expand(output: Sequence[FramerOutput]) -> Iterator[FrameRecord]:
+    for item in output:
+        if type(item) is tuple:
+            yield item
+        else:
+            assert isinstance(item, FrameRun)
+            yield from item.records()
 
 
 def make_frame(record: FrameRecord) -> Frame:
@@ -179,6 +219,53 @@ def make_frame(record: FrameRecord) -> Frame:
         raw = raw.prefix + (record[DATA] or "").encode() + b"\n\n"
     return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6], record[7],
                  raw, record[9], record[10], record[11])
+
+
+class FrameStore(Sequence[FrameRecord]):
+    """Every frame of a stream so far, as records, indexed by frame index.
+
+    A run takes one slot per frame, each pointing at the run, and its records
+    are made when read; `Frame`s are made later still (see `FrameSequence`).
+    """
+
+    __slots__ = ("_slots",)
+
+    def __init__(self) -> None:
+        self._slots: list[FramerOutput] = []
+
+    def append(self, record: FrameRecord) -> None:
+        self._slots.append(record)
+
+    def add_run(self, run: FrameRun) -> None:
+        self._slots.extend([run] * run.count)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    @overload
+    def __getitem__(self, index: int) -> FrameRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[FrameRecord]: ...
+    def __getitem__(self, index: int | slice) -> FrameRecord | list[FrameRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._slots)))]
+        slot = self._slots[index]
+        if type(slot) is tuple:
+            return slot
+        assert isinstance(slot, FrameRun)
+        return slot.record(index if index >= 0 else index + len(self._slots))
+
+    def __iter__(self) -> Iterator[FrameRecord]:
+        slots, position = self._slots, 0
+        while position < len(slots):
+            slot = slots[position]
+            if type(slot) is tuple:
+                yield slot
+                position += 1
+            else:
+                assert isinstance(slot, FrameRun)
+                yield from slot.records()
+                position += slot.count
 
 
 class FrameSequence(Sequence[Frame]):

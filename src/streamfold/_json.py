@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-__all__ = ["FAST_DECODER", "loads", "strict_error"]
+__all__ = ["FAST_DECODER", "loads", "loads_utf8", "strict_error"]
 
 _std_loads: Callable[[str], Any] = json.loads
 
@@ -22,10 +22,17 @@ try:
     import msgspec
 
     _fast_loads: Callable[[str], Any] = msgspec.json.Decoder().decode
+    #: Decode JSON from UTF-8 bytes without making their text first. Raises
+    #: ValueError for anything `loads` would not return as is (invalid UTF-8,
+    #: NaN, ...): callers then take their general path, which explains it.
+    loads_utf8: Callable[[bytes], Any] = msgspec.json.Decoder().decode
     FAST_DECODER = "msgspec"
 except ImportError:  # exercised by test_results_do_not_depend_on_the_fast_decoder
     _fast_loads = _std_loads
     FAST_DECODER = "json"
+
+    def loads_utf8(data: bytes) -> Any:
+        return _std_loads(data.decode())
 
 
 def loads(text: str) -> Any:

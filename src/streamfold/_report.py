@@ -8,6 +8,7 @@ with the frame, not just what the bytes were.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from ._frames import LINE, OFFSET, FrameRecord
@@ -54,7 +55,7 @@ class Diagnostic:
 class Report:
     """Collects findings; resolves a frame index to its offset and line."""
 
-    def __init__(self, frames: list[FrameRecord]) -> None:
+    def __init__(self, frames: Sequence[FrameRecord]) -> None:
         self._frames = frames
         self.errors: list[StreamError] = []
         self.diagnostics: list[Diagnostic] = []

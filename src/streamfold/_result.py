@@ -7,6 +7,7 @@ usage fields).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,7 +197,7 @@ class Result:
         }
 
 
-def build_result(transport: str, dialect: Dialect, merger: Merger, frames: list[FrameRecord],
+def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Sequence[FrameRecord],
                  kinds: list[PayloadKind], errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
     choice_indexes: set[int] = set()
     tool_keys: dict[int, set[int]] = {}

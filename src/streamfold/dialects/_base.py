@@ -9,7 +9,7 @@ go. Vendor quirks live in the vendor's module and nowhere else.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._frames import FrameRecord
@@ -61,6 +61,10 @@ class Dialect:
         self.failed = False
         #: "sse", "ndjson", "json-array" or "aws-eventstream"; set by the Folder.
         self.transport: str | None = None
+        #: A decoder of the dialect's hot payload shapes from UTF-8 bytes (raising
+        #: ValueError for any other payload), or None. What it returns goes to
+        #: `fold_fast`. The dialect sets it when its state allows the fast way.
+        self.fast_decoder: Callable[[bytes], Any] | None = None
 
     @property
     def ended(self) -> bool:
@@ -74,6 +78,12 @@ class Dialect:
 
     def fold(self, value: Any, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
+
+    def fold_fast(self, value: Any, frame: int) -> bool:
+        """Fold what `fast_decoder` returned, exactly as `fold` would fold the same payload
+        decoded as plain JSON; or return False, having changed nothing, and the payload
+        goes to `fold`."""
+        return False
 
     def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,
                         offset: int | None = None, line: int | None = None) -> None:

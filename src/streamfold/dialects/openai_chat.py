@@ -25,6 +25,11 @@ from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, com
 
 __all__ = ["OpenAIChat"]
 
+try:
+    from ._chat_shapes import Chunk, decode_chunk
+except ImportError:  # no msgspec: every payload takes `fold`
+    decode_chunk = None  # type: ignore[assignment]
+
 _NO_ID = (None, "", "null")
 _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
@@ -99,6 +104,9 @@ class OpenAIChat(Dialect):
             merger.set_once(("system_fingerprint",), chunk.get("system_fingerprint"), frame)
             merger.set_once(("service_tier",), chunk.get("service_tier"), frame)
             self._identified = found_id is not None and found_model is not None
+            if self._identified:
+                # From here on, fold reads nothing from a chunk outside its choices, usage and error.
+                self.fast_decoder = decode_chunk
         choices = chunk.get("choices")
         if choices:
             if type(choices) is list:
@@ -127,6 +135,37 @@ class OpenAIChat(Dialect):
             self._in_stream_error(error, frame)  # O12: OpenAI and OpenRouter shape
         elif chunk.get("object") == "error":
             self._in_stream_error(chunk, frame)  # O12: vLLM shape, block/goose#8031
+
+    def fold_fast(self, chunk: Chunk, frame: int) -> bool:
+        """A chunk decoded as `_chat_shapes.Chunk`: one choice's text or argument fragments, appended
+        as `fold` would; anything that needs more of `fold` (a new choice or tool call, a finished
+        choice, reasoning under both names, an error object) is left to it."""
+        choices = chunk.choices
+        if chunk.object == "error" or len(choices) > 1:
+            return False
+        if not choices:
+            return True  # an empty-choices chunk with nothing else: fold does nothing with it either
+        choice = choices[0]
+        state = self._choices.get(choice.index)
+        if state is None or state.finish_frame is not None:
+            return False
+        delta = choice.delta
+        reasoning, alias, tool_calls = delta.reasoning_content, delta.reasoning, delta.tool_calls
+        if reasoning is not None and alias is not None:
+            return False
+        if tool_calls:
+            keys = state.tool_by_index
+            for call in tool_calls:
+                if call.index not in keys:
+                    return False
+        if delta.content:
+            state.content.add(delta.content, frame)
+        if reasoning or alias:
+            self.merger.append((choice.index, "reasoning"), reasoning or alias, frame)
+        if tool_calls:
+            for call in tool_calls:
+                self.merger.append((choice.index, "tool", keys[call.index], "arguments"), call.function.arguments, frame)
+        return True
 
     def _choice(self, choice: dict[str, Any], frame: int) -> None:
         index = choice.get("index")
