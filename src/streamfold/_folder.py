@@ -43,6 +43,8 @@ _SNIFF_WINDOW = 64 * 1024
 _FRAMING_ERRORS = frozenset({"frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message", "bad-headers"})
 # fold() feeds a whole capture in slices of this size.
 _FOLD_SLICE = 1024 * 1024
+# A dialect's fast decoder and the fold that takes what it returns.
+_FastPath = tuple[Callable[[bytes], Any], Callable[[Any, int], bool]]
 # feed() keeps up to this many chunks, each shorter than this, before framing.
 _DEFER_CHUNK = 256
 
@@ -202,43 +204,52 @@ class Folder:
         dialect folds, gets its record and the general path.
         """
         self._frames.add_run(run)
-        kinds, dialect, index = self._kinds, self._dialect, run.first
-        fast = None if dialect is None or self._fast_misses < 0 else dialect.fast_decoder
+        add_kind, index = self._kinds.append, run.first
+        dialect, fast = self._fold_state()
         for piece in run.pieces():
-            if dialect is not None and dialect.terminal is None:
-                payload = piece[5:]
-                if fast is not None:
-                    try:
-                        if dialect.fold_fast(fast(payload), index):
-                            kinds.append(_JSON)
-                            index += 1
-                            continue
-                    except (ValueError, RecursionError):
-                        pass
-                    fast = self._fast_missed(index, dialect)
+            if fast is not None:
+                decode, fold_fast = fast
                 try:
-                    value = loads_utf8(payload)
+                    if fold_fast(decode(piece[5:]), index):
+                        add_kind(_JSON)
+                        index += 1
+                        continue
+                except (ValueError, RecursionError):
+                    pass
+                fast = self._fast_missed(index, fast)
+            if dialect is not None:
+                try:
+                    value = loads_utf8(piece[5:])
                 except (ValueError, RecursionError):
                     pass
                 else:
-                    kinds.append(_JSON)
+                    add_kind(_JSON)
                     dialect.fold(value, index)
-                    fast = None if self._fast_misses < 0 else dialect.fast_decoder
                     index += 1
+                    dialect, fast = self._fold_state()
                     continue
             self._fold_record(run.record(index))
-            dialect = self._dialect
-            fast = None if dialect is None or self._fast_misses < 0 else dialect.fast_decoder
             index += 1
+            dialect, fast = self._fold_state()
 
-    def _fast_missed(self, frame: int, dialect: Dialect) -> Callable[[bytes], Any] | None:
+    def _fold_state(self) -> tuple[Dialect | None, _FastPath | None]:
+        """The dialect that folds the next payload (None before detection and after the
+        terminal frame) and its fast decoder and fold, if it has them now."""
+        dialect = self._dialect
+        if dialect is None or dialect.terminal is not None:
+            return None, None
+        if self._fast_misses < 0 or dialect.fast_decoder is None:
+            return dialect, None
+        return dialect, (dialect.fast_decoder, dialect.fold_fast)
+
+    def _fast_missed(self, frame: int, fast: _FastPath) -> _FastPath | None:
         """A payload the fast decoder refused. When that happens to more than one frame in
         eight, this stream is not the shape it expects: stop trying (a miss costs an exception)."""
         self._fast_misses += 1
         if self._fast_misses > 16 and self._fast_misses * 8 > frame:
             self._fast_misses = -1
             return None
-        return dialect.fast_decoder
+        return fast
 
     def _fold_record(self, frame: FrameRecord) -> None:
         if frame[ISSUES]:

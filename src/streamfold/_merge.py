@@ -180,7 +180,7 @@ class Merger:
         """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
         buffer = self.buffer(path)
         if buffer.parsed is None:
-            buffer.parsed = parse_arguments(buffer.text(), buffer.fragments())
+            buffer.parsed = parse_arguments(buffer.text(), buffer.fragments)
             if self.journal is not None:
                 self.journal.append(("parsed", path, buffer.parsed, frame))
         return buffer.parsed

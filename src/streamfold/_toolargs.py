@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Union
 
 from ._json import loads
 
@@ -37,7 +38,12 @@ class ParsedArguments:
     copies: int = 1
 
 
-def parse_arguments(joined: str, fragments: list[tuple[str, int]]) -> ParsedArguments:
+Fragments = Union[Sequence[tuple[str, int]], Callable[[], Sequence[tuple[str, int]]]]
+
+
+def parse_arguments(joined: str, fragments: Fragments) -> ParsedArguments:
+    """Parse the joined arguments; `fragments`, (piece, frame) in arrival order or a function
+    giving them, are only read when the join does not parse."""
     if not joined.strip():
         return ParsedArguments({})
     try:
@@ -49,7 +55,7 @@ def parse_arguments(joined: str, fragments: list[tuple[str, int]]) -> ParsedArgu
         texts = [joined[start:stop] for _, start, stop in documents]
         if all(text == texts[0] for text in texts):
             return ParsedArguments(documents[0][0], recovery="identical-copies", copies=len(documents))
-    pieces = [piece for piece, _ in fragments if piece.strip()]
+    pieces = [piece for piece, _ in (fragments() if callable(fragments) else fragments) if piece.strip()]
     if len(pieces) > 1 and all(b.startswith(a) for a, b in zip(pieces, pieces[1:])):
         try:
             return ParsedArguments(loads(pieces[-1]), recovery="cumulative", copies=len(pieces))

@@ -37,11 +37,13 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 class _Choice:
     """Per-choice bookkeeping the merger does not need: tool-call identity."""
 
-    __slots__ = ("content", "tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame", "legacy_call")
+    __slots__ = ("content", "arguments", "tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame",
+                 "legacy_call")
 
     def __init__(self, content: TextBuffer) -> None:
-        #: The choice's content buffer, held for the hot path.
+        #: The choice's content buffer and its tool calls' argument buffers (by key), held for the hot path.
         self.content = content
+        self.arguments: dict[int, TextBuffer] = {}
         self.tool_by_index: dict[int, int] = {}
         self.tool_by_id: dict[str, int] = {}
         self.tool_keys: list[int] = []
@@ -164,7 +166,15 @@ class OpenAIChat(Dialect):
             self.merger.append((choice.index, "reasoning"), reasoning or alias, frame)
         if tool_calls:
             for call in tool_calls:
-                self.merger.append((choice.index, "tool", keys[call.index], "arguments"), call.function.arguments, frame)
+                key = keys[call.index]
+                buffer = state.arguments.get(key)
+                if buffer is None:
+                    path = (choice.index, "tool", key, "arguments")
+                    self.merger.append(path, call.function.arguments, frame)
+                    if path in self.merger.texts:
+                        state.arguments[key] = self.merger.texts[path]
+                else:
+                    buffer.add(call.function.arguments, frame)
         return True
 
     def _choice(self, choice: dict[str, Any], frame: int) -> None:
