@@ -126,7 +126,7 @@ def _frame_by_frame(frames: list[bytes]) -> streamfold.Result:
     return folder.close()
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 @given(streams())
 def test_a_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
     whole = fold(b"".join(frames))
@@ -134,7 +134,7 @@ def test_a_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes])
     assert whole.to_dict() == _frame_by_frame(frames).to_dict()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 @given(streams(), st.randoms(use_true_random=False))
 def test_random_chunkings_agree(frames: list[bytes], rng: random.Random) -> None:
     data = b"".join(frames)
