@@ -222,9 +222,9 @@ class SSEParser(Framer):
     def _take_blocks(self, region: bytes, frames: list[FramerOutput]) -> None:
         """Blocks separated by blank lines, with LF line ends only (each piece plus "\\n\\n").
 
-        A region made only of one-`data:`-line blocks becomes a `DataRun`;
-        otherwise the common blocks (one `data:` line; `event:` then `data:`)
-        become records right here and any other block goes through the
+        One-`data:`-line blocks in a row become a `DataRun` (the whole region
+        at once when it is only those); the other common block, `event:` then
+        `data:`, becomes a record right here; any other block goes through the
         line-by-line interpretation, which gives the same record, only slower.
         """
         offset, line, index = self._offset, self._line, self._index
@@ -240,14 +240,21 @@ class SSEParser(Framer):
                     self._offset, self._line, self._index = offset + len(region) + 2, line + 2 * count, index + count
                     return
         limit = self.max_frame_size - 2
+        group: list[bytes] = []  # one-data-line blocks in a row, not framed yet
+        group_at = (index, offset, line)
         for piece in region.split(b"\n\n"):
             if piece[:5] == b"data:" and _LF not in piece and len(piece) <= limit:
-                frames.append(data_line_record(piece, index, offset, line))
+                if not group:
+                    group_at = (index, offset, line)
+                group.append(piece)
                 index += 1
                 offset += len(piece) + 2
                 line += 2
                 continue
-            elif piece[:7] == b"event: " and piece.count(_LF) == 1 and len(piece) <= limit:
+            if group:
+                _frame_group(group, *group_at, frames)
+                group = []
+            if piece[:7] == b"event: " and piece.count(_LF) == 1 and len(piece) <= limit:
                 # The other common block (Anthropic, Responses, Cohere): `event: x` then one `data:` line.
                 name, _, data = piece.partition(b"\n")
                 if data[:6] == b"data: " and _CR not in piece:
@@ -264,6 +271,8 @@ class SSEParser(Framer):
             self._offset, self._line, self._index = offset, line, index
             self._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
             offset, line, index = self._offset, self._line, self._index
+        if group:
+            _frame_group(group, *group_at, frames)
         self._offset, self._line, self._index = offset, line, index
 
     def _interpret(self, content: bytes) -> None:
@@ -423,6 +432,18 @@ class DataRun(FrameRun):
             index += 1
             offset += len(piece) + 2
             line += 2
+
+
+def _frame_group(blocks: list[bytes], index: int, offset: int, line: int, frames: list[FramerOutput]) -> None:
+    """One-`data:`-line blocks in a row: a run when there are enough of them, else records."""
+    if len(blocks) >= _MIN_RUN:
+        frames.append(DataRun(index, offset, line, b"\n\n".join(blocks), blocks))
+        return
+    for block in blocks:
+        frames.append(data_line_record(block, index, offset, line))
+        index += 1
+        offset += len(block) + 2
+        line += 2
 
 
 def data_line_record(piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
