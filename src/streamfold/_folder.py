@@ -45,8 +45,9 @@ _FRAMING_ERRORS = frozenset({"frame-too-large", "crc-mismatch", "bad-prelude", "
 _FOLD_SLICE = 1024 * 1024
 # A dialect's fast decoder and the fold that takes what it returns.
 _FastPath = tuple[Callable[[bytes], Any], Callable[[Any, int], bool]]
-# feed() keeps up to this many chunks, each shorter than this, before framing.
+# feed() keeps chunks shorter than _DEFER_CHUNK, up to _DEFER_COUNT of them, before framing.
 _DEFER_CHUNK = 256
+_DEFER_COUNT = 4096
 
 _JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
 _TEXT_FIELDS = ("content", "reasoning", "refusal")
@@ -105,12 +106,14 @@ class Folder:
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
-        if self._deferrable and type(chunk) is bytes and len(chunk) < _DEFER_CHUNK and 10 not in chunk and 13 not in chunk:
+        if type(chunk) is bytes and self._deferrable and (
+                chunk > b"\r" if len(chunk) == 1 else len(chunk) < _DEFER_CHUNK and 10 not in chunk and 13 not in chunk):
             # Without a line end (LF, CR) nothing can complete in SSE or NDJSON:
             # keep small chunks for later, so byte-at-a-time feeding is cheap.
+            # (One byte above CR is neither: one comparison says so.)
             deferred = self._deferred
             deferred.append(chunk)
-            if len(deferred) < _DEFER_CHUNK:
+            if len(deferred) < _DEFER_COUNT:
                 return []
             chunk = b""
         self._feed(chunk)
