@@ -59,9 +59,11 @@ def payloads(draw: st.DrawFn) -> bytes:
     if kind <= 5:
         value = _chunk([_choice({"content": text}, index)])
     elif kind <= 9:
-        value = _chunk([_choice({"tool_calls": [_tool(tool, arguments)]})])
+        value = _chunk([_choice({"tool_calls": [_tool(tool, arguments)]}, finish=draw(st.sampled_from([None, ""])))])
     elif kind == 10:
-        value = _chunk([_choice({"role": "assistant", "content": ""}, index)])
+        role = draw(st.sampled_from(["assistant", "assistant", "user", ""]))
+        value = _chunk([_choice({"role": role, "content": draw(st.sampled_from(["", text]))}, index,
+                                finish=draw(st.sampled_from([None, ""])))])
     elif kind == 11:
         value = _chunk([_choice({"tool_calls": [_tool(tool, "", id=f"call_{tool}", type="function", name="f")]})])
     elif kind == 12:

@@ -4,8 +4,9 @@ fragments. Decoding into these skips the dicts and the dialect's lookups; see
 `OpenAIChat.fold_fast`.
 
 Every field `OpenAIChat.fold` reads is declared, and typed so that anything
-`fold` would act on beyond appending text (a role, a finish reason, usage, an
-error, a tool call's id or name) fails validation. Unknown fields fail too
+`fold` would act on beyond appending text (usage, an error, a tool call's id
+or name) fails validation; a role and a finish reason, which vendors repeat
+on every chunk (as "assistant" and ""), are checked by `fold_fast`. Unknown fields fail too
 (`forbid_unknown_fields`), which also keeps msgspec from skipping bytes it
 never checks as UTF-8. A payload that does not fit is decoded again as plain
 JSON and folded by `fold`: the Structs only choose the fast way, never the result.
@@ -41,7 +42,7 @@ class Delta(msgspec.Struct, forbid_unknown_fields=True):
     reasoning_content: Union[str, None] = None
     reasoning: Union[str, None] = None
     tool_calls: Union[list[ToolCall], None] = None
-    role: None = None
+    role: Union[str, None] = None
     refusal: None = None
     reasoning_details: None = None
     function_call: None = None
@@ -50,7 +51,7 @@ class Delta(msgspec.Struct, forbid_unknown_fields=True):
 class Choice(msgspec.Struct, forbid_unknown_fields=True):
     index: int
     delta: Delta
-    finish_reason: None = None
+    finish_reason: Union[str, None] = None
     logprobs: None = None
     usage: None = None
 

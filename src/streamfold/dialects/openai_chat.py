@@ -140,8 +140,8 @@ class OpenAIChat(Dialect):
 
     def fold_fast(self, chunk: Chunk, frame: int) -> bool:
         """A chunk decoded as `_chat_shapes.Chunk`: one choice's text or argument fragments, appended
-        as `fold` would; anything that needs more of `fold` (a new choice or tool call, a finished
-        choice, reasoning under both names, an error object) is left to it."""
+        as `fold` would; anything that needs more of `fold` (a new choice, role or tool call, a finish
+        reason or a finished choice, reasoning under both names, an error object) is left to it."""
         choices = chunk.choices
         if chunk.object == "error" or len(choices) > 1:
             return False
@@ -149,9 +149,11 @@ class OpenAIChat(Dialect):
             return True  # an empty-choices chunk with nothing else: fold does nothing with it either
         choice = choices[0]
         state = self._choices.get(choice.index)
-        if state is None or state.finish_frame is not None:
+        if state is None or state.finish_frame is not None or choice.finish_reason:
             return False
         delta = choice.delta
+        if delta.role and (choice.index, "role") not in self.merger.values:
+            return False  # the first role is set by fold; a repeated one changes nothing (SET-ONCE)
         reasoning, alias, tool_calls = delta.reasoning_content, delta.reasoning, delta.tool_calls
         if reasoning is not None and alias is not None:
             return False
