@@ -1,0 +1,211 @@
+"""How fast streamfold folds a long text reply in each major dialect.
+
+bench_fold.py measures OpenAI chat in depth against the tools users would use
+instead. This one asks a narrower question for the other dialects: does
+`fold(data)` stay close to the cost of splitting the frames and decoding
+their JSON, and does its cost per frame stay flat as the stream grows?
+
+Each stream is a realistic text reply (the vendor's prologue, N text deltas,
+the vendor's epilogue) generated from a seeded RNG. The folded text is
+checked against the generated one before anything is timed.
+
+    python benchmarks/bench_dialects.py                 # 1k and 100k frames
+    python benchmarks/bench_dialects.py --sizes 1k      # a few seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+import streamfold  # noqa: E402
+
+SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+RUNS = {"1k": 25, "10k": 5, "100k": 3}
+_WORDS = ["the", " quick", " brown", " fox", " é", " 🚀", "\n", " \"quoted\"", " back\\slash", ",", " jumps", " 中文"]
+
+
+def _tokens(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 3))) for _ in range(n)]
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _sse(events: list[tuple[str | None, object]]) -> bytes:
+    out = []
+    for name, value in events:
+        head = f"event: {name}\n" if name else ""
+        out.append(f"{head}data: {_dumps(value)}\n\n")
+    return "".join(out).encode()
+
+
+def anthropic(tokens: list[str]) -> bytes:
+    usage = {"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}
+    events: list[tuple[str | None, object]] = [
+        ("message_start", {"type": "message_start", "message": {
+            "id": "msg_01R8Ljb3ZxqJ9c2kGvWnHu4T", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    ]
+    events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                        "delta": {"type": "text_delta", "text": token}}) for token in tokens]
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                           "usage": {"output_tokens": len(tokens)}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return _sse(events)
+
+
+def openai_responses(tokens: list[str]) -> bytes:
+    text = "".join(tokens)
+    response = {"id": "resp_68a1", "object": "response", "created_at": 1769922455, "status": "in_progress",
+                "model": "gpt-4.1-2025-04-14", "output": [], "usage": None}
+    item = {"id": "msg_68a1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+    seq = iter(range(1 << 30))
+    events: list[tuple[str | None, object]] = [
+        ("response.created", {"type": "response.created", "sequence_number": next(seq), "response": response}),
+        ("response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(seq),
+                                        "output_index": 0, "item": item}),
+        ("response.content_part.added", {"type": "response.content_part.added", "sequence_number": next(seq),
+                                         "item_id": "msg_68a1", "output_index": 0, "content_index": 0,
+                                         "part": {"type": "output_text", "annotations": [], "text": ""}}),
+    ]
+    events += [("response.output_text.delta", {
+        "type": "response.output_text.delta", "sequence_number": next(seq), "item_id": "msg_68a1", "output_index": 0,
+        "content_index": 0, "delta": token, "logprobs": [], "obfuscation": "aB3"}) for token in tokens]
+    part = {"type": "output_text", "annotations": [], "text": text}
+    done_item = {**item, "status": "completed", "content": [part]}
+    events += [
+        ("response.output_text.done", {"type": "response.output_text.done", "sequence_number": next(seq),
+                                       "item_id": "msg_68a1", "output_index": 0, "content_index": 0, "text": text,
+                                       "logprobs": []}),
+        ("response.content_part.done", {"type": "response.content_part.done", "sequence_number": next(seq),
+                                        "item_id": "msg_68a1", "output_index": 0, "content_index": 0, "part": part}),
+        ("response.output_item.done", {"type": "response.output_item.done", "sequence_number": next(seq),
+                                       "output_index": 0, "item": done_item}),
+        ("response.completed", {"type": "response.completed", "sequence_number": next(seq), "response": {
+            **response, "status": "completed", "output": [done_item],
+            "usage": {"input_tokens": 12, "output_tokens": len(tokens), "total_tokens": 12 + len(tokens)}}}),
+    ]
+    return _sse(events)
+
+
+def gemini(tokens: list[str]) -> bytes:
+    events: list[tuple[str | None, object]] = []
+    for i, token in enumerate(tokens):
+        candidate: dict[str, object] = {"content": {"parts": [{"text": token}], "role": "model"}, "index": 0}
+        if i == len(tokens) - 1:
+            candidate["finishReason"] = "STOP"
+        events.append((None, {"candidates": [candidate], "usageMetadata": {
+            "promptTokenCount": 12, "candidatesTokenCount": i + 1, "totalTokenCount": 13 + i},
+            "modelVersion": "gemini-2.5-flash", "responseId": "Ak9iaOPPGNyokdUPjryJ2Qw"}))
+    return _sse(events)
+
+
+def ollama(tokens: list[str]) -> bytes:
+    lines = [_dumps({"model": "qwen3:8b", "created_at": "2026-03-02T10:00:00.101Z",
+                     "message": {"role": "assistant", "content": token}, "done": False}) for token in tokens]
+    lines.append(_dumps({"model": "qwen3:8b", "created_at": "2026-03-02T10:00:09.455Z",
+                         "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop",
+                         "total_duration": 612004311, "load_duration": 21750098, "prompt_eval_count": 12,
+                         "prompt_eval_duration": 98102004, "eval_count": len(tokens), "eval_duration": 400000000}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def openai_chat(tokens: list[str]) -> bytes:
+    head = {"id": "chatcmpl-bKNkgmYivS9b6aL4UjskXsVKmaqpq", "object": "chat.completion.chunk", "created": 1732932228,
+            "model": "gpt-4o-2024-08-06", "service_tier": "default", "system_fingerprint": "fp_78197ab3d0"}
+    events: list[tuple[str | None, object]] = [(None, {**head, "choices": [
+        {"index": 0, "delta": {"role": "assistant", "content": "", "refusal": None}, "logprobs": None,
+         "finish_reason": None}], "usage": None, "obfuscation": "XKlf"})]
+    events += [(None, {**head, "choices": [{"index": 0, "delta": {"content": token}, "logprobs": None,
+                                            "finish_reason": None}], "usage": None, "obfuscation": "RdSCv"})
+               for token in tokens]
+    events.append((None, {**head, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}],
+                          "usage": None, "obfuscation": "q"}))
+    return _sse(events) + b"data: [DONE]\n\n"
+
+
+DIALECTS: dict[str, Callable[[list[str]], bytes]] = {
+    "openai-chat": openai_chat, "anthropic": anthropic, "openai-responses": openai_responses,
+    "gemini": gemini, "ollama": ollama}
+
+
+def floor(data: bytes) -> int:
+    """Split the frames and decode each payload with orjson: what any folder must pay."""
+    count = 0
+    if data[:1] == b"{":
+        for line in data.split(b"\n"):
+            if line:
+                orjson.loads(line)
+                count += 1
+        return count
+    for block in data.split(b"\n\n"):
+        start = block.find(b"data: ")
+        if start >= 0 and block[start + 6:] != b"[DONE]":
+            orjson.loads(block[start + 6:])
+            count += 1
+    return count
+
+
+def best_of(fn: Callable[[], object], runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        fn()  # untimed: a full collection leaves the caches cold
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1k,100k", help="comma-separated: " + ", ".join(SIZES))
+    args = parser.parse_args(argv)
+    sizes = args.sizes.split(",")
+    print(f"streamfold {streamfold.__version__}, Python {sys.version.split()[0]}; µs per frame, best of "
+          + ", ".join(f"{RUNS[s]} ({s})" for s in sizes))
+    header = f"{'dialect':18}" + "".join(f"{'fold ' + s:>12}{'floor ' + s:>12}{'ratio':>7}" for s in sizes)
+    if len(sizes) > 1:
+        header += f"{'growth':>8}{'floor':>7}"
+    print(header)
+    print("-" * len(header))
+    for name, generate in DIALECTS.items():
+        row = f"{name:18}"
+        per_frame: dict[str, tuple[float, float]] = {}
+        for size in sizes:
+            tokens = _tokens(SIZES[size], seed=SIZES[size])
+            data = generate(tokens)
+            result = streamfold.fold(data)
+            if result.dialect != name or not result.choices or result.choices[0].content != "".join(tokens) or result.errors:
+                row += f"  INVALID ({result.dialect}, {len(result.errors)} errors)"
+                break
+            frames = len(result.frames)
+            fold_s = best_of(lambda d=data: streamfold.fold(d), RUNS[size]) / frames * 1e6
+            floor_s = best_of(lambda d=data: floor(d), RUNS[size]) / frames * 1e6
+            per_frame[size] = (fold_s, floor_s)
+            row += f"{fold_s:12.2f}{floor_s:12.2f}{fold_s / floor_s:7.2f}"
+        if len(per_frame) == len(sizes) > 1:
+            first, last = per_frame[sizes[0]], per_frame[sizes[-1]]
+            row += f"{last[0] / first[0]:8.2f}{last[1] / first[1]:7.2f}"
+        print(row, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
