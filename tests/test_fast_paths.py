@@ -154,9 +154,9 @@ def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = {"fast": 0, "slow": 0}
     fast, slow = OpenAIChat.fold_fast, OpenAIChat.fold
 
-    def counting_fast(self: OpenAIChat, chunk: Any, frame: int) -> bool:
+    def counting_fast(self: OpenAIChat, chunk: Any, frame: int, event: bytes | None) -> bool:
         calls["fast"] += 1
-        return fast(self, chunk, frame)
+        return fast(self, chunk, frame, event)
 
     def counting_slow(self: OpenAIChat, chunk: Any, frame: int) -> None:
         calls["slow"] += 1
@@ -175,6 +175,20 @@ def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls == {"fast": 52, "slow": 2}
 
 
+def test_a_fragment_without_index_continues_the_call_a_fast_fragment_extended() -> None:
+    """Found by the test above: the fast way must leave `last_tool` as `fold` leaves it."""
+    chunks = [_chunk([_choice({"role": "assistant", "content": ""})])]
+    chunks += [_chunk([_choice({"tool_calls": [_tool(1, "{")]})]),
+               _chunk([_choice({"tool_calls": [_tool(0, "", id="call_0", type="function", name="f")]})])]
+    chunks += [_chunk([_choice({"tool_calls": [_tool(1, "")]})])] * 8
+    chunks += [_chunk([_choice({"tool_calls": [{"function": {"arguments": "}"}}]})])]
+    frames = [b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks]
+    whole = fold(b"".join(frames))
+    assert whole == _frame_by_frame(frames)
+    calls = {call.id: call.arguments for call in whole.choices[0].tool_calls}
+    assert calls[None] == "{}" and calls["call_0"] == ""
+
+
 def test_a_stream_of_another_shape_stops_trying_the_fast_decoder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Groq's x_groq on every chunk fails the Struct: after a few misses the Folder stops paying for them."""
     attempts = {"n": 0}
@@ -185,9 +199,9 @@ def test_a_stream_of_another_shape_stops_trying_the_fast_decoder(monkeypatch: py
         decode(self, *args, **kwargs)
         real = type(self).fold_fast
 
-        def fold_fast(chunk: Any, frame: int) -> bool:
+        def fold_fast(chunk: Any, frame: int, event: bytes | None) -> bool:
             attempts["n"] += 1
-            return real(self, chunk, frame)
+            return real(self, chunk, frame, event)
         self.fold_fast = fold_fast  # type: ignore[method-assign]
 
     monkeypatch.setattr(OpenAIChat, "__init__", counting_init)
@@ -249,3 +263,92 @@ def test_runs_and_records_keep_their_order_in_the_store() -> None:
     assert [frame.index for frame in result.frames] == list(range(47))
     assert result.frames[20].comments == ("ping",) and result.frames[46].event == "x"
     assert result.frames == _frame_by_frame([block + b"\n\n" for block in data.split(b"\n\n")[:-1]]).frames
+
+
+# -- event-named streams (Anthropic) ------------------------------------------------
+
+
+@st.composite
+def anthropic_streams(draw: st.DrawFn) -> list[bytes]:
+    """An Anthropic stream as its frames, mostly text deltas, with what the fast way must refuse."""
+    events: list[tuple[bytes | None, Any]] = [
+        (b"message_start", {"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "content": [],
+            "stop_reason": None, "usage": {"input_tokens": 3, "output_tokens": 1}}})]
+    for _ in range(draw(st.integers(8, 50))):
+        kind = draw(st.integers(0, 20))
+        text = draw(_TEXTS)
+        index = draw(st.sampled_from([0, 0, 0, 1]))
+        delta = {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}
+        if kind <= 11:
+            events.append((b"content_block_delta", delta))
+        elif kind == 12:
+            events.append((draw(st.sampled_from([b"content_block_start", b"message_delta", None])), delta))
+        elif kind == 13:
+            events.append((b"content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": draw(st.sampled_from([
+                                                       {"type": "text", "text": ""},
+                                                       {"type": "thinking", "thinking": ""}]))}))
+        elif kind == 14:
+            events.append((b"content_block_stop", {"type": "content_block_stop", "index": index}))
+        elif kind == 15:
+            events.append((b"ping", {"type": "ping"}))
+        elif kind == 16:
+            events.append((b"content_block_delta", {**delta, "extra": 1}))
+        elif kind == 17:
+            events.append((b"content_block_delta", {"type": "content_block_delta", "index": index,
+                                                    "delta": {"type": "thinking_delta", "thinking": text}}))
+        elif kind == 18:
+            events.append((b"content_block_delta", {**delta, "index": True}))
+        else:
+            events.append((b"content_block_delta", delta))
+    events += [(b"message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                                   "usage": {"output_tokens": 9}}),
+               (b"message_stop", {"type": "message_stop"})]
+    if draw(st.booleans()):
+        events.insert(1, (b"content_block_start", {"type": "content_block_start", "index": 0,
+                                                   "content_block": {"type": "text", "text": ""}}))
+    frames = []
+    for name, value in events:
+        body = json.dumps(value, ensure_ascii=draw(st.booleans())).encode()
+        odd = draw(st.integers(0, 30))
+        if odd == 0:
+            body = body[:-1] + b',"x":"\xff"}'  # invalid UTF-8 where the fold does not read
+        head = b"" if name is None else (b"event: " if odd != 1 else b"event:") + name + b"\n"
+        if odd == 2 and name is not None:
+            head = b"event: \xc3\x28\n"  # an event name that is not UTF-8
+        frames.append(head + (b"data: " if odd != 3 else b"data:") + body + b"\n\n")
+    return frames
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(anthropic_streams())
+def test_an_anthropic_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
+    whole = fold(b"".join(frames))
+    assert whole.dialect == "anthropic"
+    assert whole == _frame_by_frame(frames)
+
+
+def test_an_event_run_reads_back_the_records_and_event_names_of_the_line_by_line_path() -> None:
+    blocks = [b"event: content_block_delta\ndata: {\"n\": %d}" % i for i in range(20)]
+    blocks[3] = b"event:tight\ndata:{\"n\": 3}"
+    blocks[5] = "event: é\ndata: {\"n\": 5}".encode()
+    blocks[8] = b"event: x\ndata: {\"bad\": \"\xfe\"}"
+    blocks[11] = b"event: \ndata: "
+    data = b"\n\n".join(blocks) + b"\n\n"
+    output = SSEParser().feed_records(data)
+    assert len(output) == 1 and isinstance(output[0], DataRun) and output[0].lines_per_frame == 3
+    store = FrameStore()
+    store.add_run(output[0])
+    expected = [make_frame(record) for record in _records_by_lines(data)]
+    assert [make_frame(record) for record in store] == expected
+    assert [store.event(i) for i in range(20)] == [frame.event for frame in expected]
+    output[0].release()
+    assert [store.event(i) for i in reversed(range(20))] == [frame.event for frame in reversed(expected)]
+    assert expected[5].event == "é" and expected[3].event == "tight" and expected[11].data == ""
+    # An event name that is not UTF-8 keeps the region off the run: the fold would not see its finding.
+    blocks[5] = b"event: \xff\ndata: {\"n\": 5}"
+    data = b"\n\n".join(blocks) + b"\n\n"
+    output = SSEParser().feed_records(data)
+    assert all(type(item) is tuple for item in output)
+    assert [make_frame(record) for record in output] == [make_frame(record) for record in _records_by_lines(data)]

@@ -44,7 +44,7 @@ _FRAMING_ERRORS = frozenset({"frame-too-large", "crc-mismatch", "bad-prelude", "
 # fold() feeds a whole capture in slices of this size.
 _FOLD_SLICE = 1024 * 1024
 # A dialect's fast decoder and the fold that takes what it returns.
-_FastPath = tuple[Callable[[bytes], Any], Callable[[Any, int], bool]]
+_FastPath = tuple[Callable[[bytes], Any], Callable[[Any, int, "bytes | None"], bool]]
 # feed() keeps chunks shorter than _DEFER_CHUNK, up to _DEFER_COUNT of them, before framing.
 _DEFER_CHUNK = 256
 _DEFER_COUNT = 4096
@@ -209,11 +209,11 @@ class Folder:
         self._frames.add_run(run)
         add_kind, index = self._kinds.append, run.first
         dialect, fast = self._fold_state()
-        for piece in run.pieces():
+        for event, piece in zip(run.event_lines(), run.pieces()):
             if fast is not None:
                 decode, fold_fast = fast
                 try:
-                    if fold_fast(decode(piece[5:]), index):
+                    if fold_fast(decode(piece[5:]), index, event):
                         add_kind(_JSON)
                         index += 1
                         continue
@@ -234,6 +234,7 @@ class Folder:
             self._fold_record(run.record(index))
             index += 1
             dialect, fast = self._fold_state()
+        run.release()
 
     def _fold_state(self) -> tuple[Dialect | None, _FastPath | None]:
         """The dialect that folds the next payload (None before detection and after the

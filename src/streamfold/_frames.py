@@ -10,7 +10,8 @@ is still listed as an issue so the debugger can say "did you mean `data:`?".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from dataclasses import dataclass
 from typing import Any, Final, Optional, Union, overload
 
@@ -118,8 +119,12 @@ class FrameRun:
         self.count = count
 
     def pieces(self) -> list[bytes]:
-        """Each frame's bytes without its terminator, in order (what the fold decodes)."""
+        """Each frame's `data:` line, in order: the fold decodes its JSON from the sixth byte on."""
         raise NotImplementedError
+
+    def event_lines(self) -> Iterable[bytes | None]:
+        """Each frame's SSE `event:` line as bytes, or None, in order (for `Dialect.fold_fast`)."""
+        return repeat(None, self.count)
 
     def record(self, index: int) -> FrameRecord:
         """The record of frame `index` (which must be in the run)."""
@@ -127,6 +132,13 @@ class FrameRun:
 
     def records(self) -> Iterator[FrameRecord]:
         return (self.record(index) for index in range(self.first, self.first + self.count))
+
+    def event(self, index: int) -> str | None:
+        """The `event` field of frame `index`: `record(index)[EVENT]`, maybe cheaper."""
+        return self.record(index)[EVENT]
+
+    def release(self) -> None:
+        """The fold is done with the run: drop what it held only for the fold."""
 
 
 #: What a framer hands the fold: one record, or a run of them.
@@ -238,6 +250,14 @@ class FrameStore(Sequence[FrameRecord]):
 
     def add_run(self, run: FrameRun) -> None:
         self._slots.extend([run] * run.count)
+
+    def event(self, index: int) -> str | None:
+        """`self[index][EVENT]`, without making the record of a frame in a run."""
+        slot = self._slots[index]
+        if type(slot) is tuple:
+            return slot[EVENT]
+        assert isinstance(slot, FrameRun)
+        return slot.event(index)
 
     def __len__(self) -> int:
         return len(self._slots)

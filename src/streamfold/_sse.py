@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import difflib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import repeat
 
-from ._frames import DATA_SPACE, DATA_TIGHT, DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, FrameRun
+from ._frames import DATA_SPACE, DATA_TIGHT, EVENT, DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, FrameRun
 from ._utf8 import decode
 
 __all__ = ["DataRun", "SSEParser"]
@@ -232,13 +233,23 @@ class SSEParser(Framer):
             lines = region.split(b"\n")
             # Blocks at even places, blank lines between them, each block one `data:` line:
             # min/max of bytes compare in C, far faster than a check per block.
+            run = None
             if len(lines) >= 2 * _MIN_RUN - 1 and len(lines) % 2 and not any(lines[1::2]):
                 blocks = lines[::2]
                 if min(blocks) >= b"data:" and max(blocks) < b"data;":
-                    frames.append(DataRun(index, offset, line, region, blocks))
-                    count = len(blocks)
-                    self._offset, self._line, self._index = offset + len(region) + 2, line + 2 * count, index + count
-                    return
+                    run = DataRun(index, offset, line, region, blocks)
+            elif len(lines) >= 3 * _MIN_RUN - 1 and len(lines) % 3 == 2 and not any(lines[2::3]):
+                # The other common stream (Anthropic, Responses, Cohere): `event:` and `data:` lines.
+                names, blocks = lines[0::3], lines[1::3]
+                if (min(names) >= b"event:" and max(names) < b"event;"
+                        and min(blocks) >= b"data:" and max(blocks) < b"data;" and _utf8(b"\n".join(names))):
+                    # (The fold checks the data lines' UTF-8 as it decodes them, not the event names.)
+                    run = DataRun(index, offset, line, region, blocks, names)
+            if run is not None:
+                frames.append(run)
+                self._offset, self._line = offset + len(region) + 2, line + run.lines_per_frame * run.count
+                self._index = index + run.count
+                return
         limit = self.max_frame_size - 2
         group: list[bytes] = []  # one-data-line blocks in a row, not framed yet
         group_at = (index, offset, line)
@@ -382,26 +393,54 @@ class SSEParser(Framer):
 
 
 class DataRun(FrameRun):
-    """SSE blocks that are each one `data:` line and a blank line (LF line ends), kept as
-    the bytes they came in: `region` is the blocks joined by their blank lines, without
-    the last one. Records are made when read, the same records the line-by-line path
-    makes (a block with invalid UTF-8 goes through it, for its finding)."""
+    """SSE blocks that are each one `data:` line, or each an `event:` line and a `data:`
+    line, with LF line ends, kept as the bytes they came in: `region` is the blocks joined
+    by their blank lines, without the last one. Records are made when read, the same
+    records the line-by-line path makes (a block with invalid UTF-8 goes through it, for
+    its finding)."""
 
-    __slots__ = ("offset", "line", "region", "_starts", "_blocks")
+    __slots__ = ("offset", "line", "region", "lines_per_frame", "_starts", "_blocks", "_names")
 
-    def __init__(self, first: int, offset: int, line: int, region: bytes, blocks: list[bytes]) -> None:
+    def __init__(self, first: int, offset: int, line: int, region: bytes, blocks: list[bytes],
+                 names: list[bytes] | None = None) -> None:
         super().__init__(first, len(blocks))
         #: Stream offset and line of the first block.
         self.offset = offset
         self.line = line
         self.region = region
+        self.lines_per_frame = 2 if names is None else 3
         self._starts = array("q", [0])
-        # The blocks, split when the run was found, held only until the fold takes them.
+        # The data lines and `event:` lines, split when the run was found, held until the fold takes them.
         self._blocks: list[bytes] | None = blocks
+        self._names = names
 
     def pieces(self) -> list[bytes]:
+        """The `data:` line of each block."""
         blocks, self._blocks = self._blocks, None
-        return self.region.split(b"\n")[::2] if blocks is None else blocks
+        if blocks is not None:
+            return blocks
+        lines = self.region.split(b"\n")
+        return lines[::2] if self.lines_per_frame == 2 else lines[1::3]
+
+    def event_lines(self) -> Iterable[bytes | None]:
+        """The `event:` line of each block (None for every block of a data-only run)."""
+        if self.lines_per_frame == 2:
+            return repeat(None, self.count)
+        return self.region.split(b"\n")[0::3] if self._names is None else self._names
+
+    def event(self, index: int) -> str | None:
+        if self.lines_per_frame == 2:
+            return None
+        if self._names is not None:
+            name = self._names[index - self.first]
+            try:
+                return (name[7:] if name[6:7] == b" " else name[6:]).decode()
+            except UnicodeDecodeError:
+                pass
+        return self.record(index)[EVENT]
+
+    def release(self) -> None:
+        self._blocks = self._names = None
 
     def record(self, index: int) -> FrameRecord:
         position = index - self.first
@@ -415,7 +454,7 @@ class DataRun(FrameRun):
         else:
             start = self._start(position)
             piece = region[start : self._start(position + 1) - 2]
-        return data_line_record(piece, index, self.offset + start, self.line + 2 * position)
+        return self._record(piece, index, self.offset + start, self.line + self.lines_per_frame * position)
 
     def _start(self, position: int) -> int:
         """Where block `position` starts in `region` (`count` for the end); indexed as far as asked."""
@@ -427,11 +466,22 @@ class DataRun(FrameRun):
 
     def records(self) -> Iterator[FrameRecord]:
         index, offset, line = self.first, self.offset, self.line
-        for piece in self.pieces():
-            yield data_line_record(piece, index, offset, line)
+        for piece in self.region.split(b"\n\n"):
+            yield self._record(piece, index, offset, line)
             index += 1
             offset += len(piece) + 2
-            line += 2
+            line += self.lines_per_frame
+
+    def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
+        if self.lines_per_frame == 2:
+            return data_line_record(piece, index, offset, line)
+        name, _, data = piece.partition(b"\n")
+        try:
+            event = (name[7:] if name[6:7] == b" " else name[6:]).decode()
+            text = (data[6:] if data[5:6] == b" " else data[5:]).decode()
+        except UnicodeDecodeError:
+            return _records_by_lines(piece, index, offset, line)
+        return (index, offset, line, event, text, None, None, (), piece + b"\n\n", True, (), ())
 
 
 def _frame_group(blocks: list[bytes], index: int, offset: int, line: int, frames: list[FramerOutput]) -> None:
@@ -452,14 +502,29 @@ def data_line_record(piece: bytes, index: int, offset: int, line: int) -> FrameR
     try:
         text = piece[6:].decode() if spaced else piece[5:].decode()
     except UnicodeDecodeError:
-        parser = SSEParser(max_frame_size=len(piece) + 2)
-        parser._offset, parser._line, parser._index = offset, line, index
-        frames: list[FramerOutput] = []
-        parser._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
-        record = frames[0]
-        assert type(record) is tuple
-        return record
+        return _records_by_lines(piece, index, offset, line)
     return (index, offset, line, None, text, None, None, (), DATA_SPACE if spaced else DATA_TIGHT, True, (), ())
+
+
+def _utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _records_by_lines(piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
+    """The record of one block (`piece`, without its "\\n\\n") by the line-by-line interpretation."""
+    parser = SSEParser(max_frame_size=len(piece) + 2)
+    parser._offset, parser._line, parser._index = offset, line, index
+    frames: list[FramerOutput] = []
+    parser._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
+    record = frames[0]
+    assert type(record) is tuple
+    return record
 
 
 def _unknown_field_message(name: str) -> str:

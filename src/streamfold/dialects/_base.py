@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._frames import FrameRecord
+from .._frames import EVENT, FrameRecord, FrameStore
 from .._merge import Merger
 from .._report import Report
 
@@ -66,6 +66,13 @@ class Dialect:
         #: `fold_fast`. The dialect sets it when its state allows the fast way.
         self.fast_decoder: Callable[[bytes], Any] | None = None
 
+    def event_name(self, frame: int) -> str | None:
+        """The SSE `event:` name of a frame (None when it had none)."""
+        frames = self.frames
+        if not 0 <= frame < len(frames):
+            return None
+        return frames.event(frame) if isinstance(frames, FrameStore) else frames[frame][EVENT]
+
     @property
     def ended(self) -> bool:
         """The stream said it was over (a terminal frame, or the dialect's own sign)."""
@@ -79,10 +86,11 @@ class Dialect:
     def fold(self, value: Any, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
 
-    def fold_fast(self, value: Any, frame: int) -> bool:
+    def fold_fast(self, value: Any, frame: int, event: bytes | None) -> bool:
         """Fold what `fast_decoder` returned, exactly as `fold` would fold the same payload
         decoded as plain JSON; or return False, having changed nothing, and the payload
-        goes to `fold`."""
+        goes to `fold`. `event` is the frame's SSE `event:` line as it came (`b"event: x"`),
+        or None when it had none."""
         return False
 
     def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,

@@ -24,11 +24,17 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import EVENT, FrameRecord
+from .._frames import FrameRecord
+
 from .._merge import Merger
 from .._report import Report
 from .._toolargs import ParsedArguments, parse_arguments
 from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+
+try:
+    from ._shapes import TextDeltaEvent, decode_text_delta_event
+except ImportError:  # no msgspec: every payload takes `fold`
+    decode_text_delta_event = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from .._result import Result
@@ -105,6 +111,7 @@ class Anthropic(Dialect):
         super().__init__(merger, report, frames)
         self._blocks: dict[int, _Block] = {}
         self._content = merger.buffer((CHOICE, "content"))
+        self.fast_decoder = decode_text_delta_event
         self._usage: dict[str, Any] = {}
         self._started = False
         #: Frames without an `event:` name (A1): the first one and how many.
@@ -142,9 +149,9 @@ class Anthropic(Dialect):
         kind = value.get("type")
         if type(kind) is not str:
             kind = None if kind is None else repr(kind)  # never a dict key from the payload that is not a string
-        frames = self.frames
-        if frame < len(frames) and frames[frame][EVENT] != kind:
-            self._event_name(frames[frame], kind, frame)
+        event = self.event_name(frame)
+        if event != kind:
+            self._event_mismatch(event, kind, frame)
         if kind == "content_block_delta":
             # The common event, a text fragment of an open text block, is folded inline.
             delta = value.get("delta")
@@ -178,8 +185,23 @@ class Anthropic(Dialect):
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
                 once=("no-type",))
 
-    def _event_name(self, record: FrameRecord, kind: Any, frame: int) -> None:
-        event = record[EVENT]
+    def fold_fast(self, value: TextDeltaEvent, frame: int, event: bytes | None) -> bool:
+        """A `content_block_delta` text fragment decoded by `_shapes`, named by its `event:` line
+        as it should be, for an open text block: folded as `fold` folds it inline. Anything else
+        (no or another event name, a block that is not an open text block) is left to `fold`."""
+        if event != b"event: content_block_delta":
+            return False
+        block = self._blocks.get(value.index)
+        if block is None or block.kind != "text" or block.stop is not None:
+            return False
+        text = value.delta.text
+        if text:
+            self._content.add(text, frame)
+            block.pieces.append(text)
+        block.last_frame = frame
+        return True
+
+    def _event_mismatch(self, event: str | None, kind: Any, frame: int) -> None:
         if event is None:
             if self.transport == "sse":  # only SSE has `event:` lines to lose
                 seen = self._no_event
@@ -481,7 +503,7 @@ class Anthropic(Dialect):
                 self._check_input(block, block.parsed, block.json)
         if self._no_event is not None:
             first, count = self._no_event
-            every = not any(record[EVENT] is not None for record in self.frames)
+            every = not any(self.event_name(frame) is not None for frame in range(len(self.frames)))
             where = (f"none of its {count} JSON frames has an `event:` line" if every else
                      f"{count} data frame(s), starting with frame {first}, have no `event:` line")
             self.report.diagnostic(

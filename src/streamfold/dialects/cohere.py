@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import EVENT, FrameRecord
+from .._frames import FrameRecord
 from .._merge import Merger
 from .._report import Report
 from ._base import event_type, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
@@ -99,7 +99,7 @@ class Cohere(Dialect):
         kind = value.get("type")
         if kind is None:
             # Dispatch is on data.type; a payload without one falls back to the SSE event name.
-            kind = self.frames[frame][EVENT] if frame < len(self.frames) else None
+            kind = self.event_name(frame)
         if kind == "content-delta":
             self._content_delta(value, frame)
             return

@@ -26,7 +26,7 @@ from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, com
 __all__ = ["OpenAIChat"]
 
 try:
-    from ._chat_shapes import Chunk, decode_chunk
+    from ._shapes import Chunk, decode_chunk
 except ImportError:  # no msgspec: every payload takes `fold`
     decode_chunk = None  # type: ignore[assignment]
 
@@ -138,8 +138,8 @@ class OpenAIChat(Dialect):
         elif chunk.get("object") == "error":
             self._in_stream_error(chunk, frame)  # O12: vLLM shape, block/goose#8031
 
-    def fold_fast(self, chunk: Chunk, frame: int) -> bool:
-        """A chunk decoded as `_chat_shapes.Chunk`: one choice's text or argument fragments, appended
+    def fold_fast(self, chunk: Chunk, frame: int, event: bytes | None) -> bool:
+        """A chunk decoded as `_shapes.Chunk`: one choice's text or argument fragments, appended
         as `fold` would; anything that needs more of `fold` (a new choice, role or tool call, a finish
         reason or a finished choice, reasoning under both names, an error object) is left to it."""
         choices = chunk.choices
@@ -177,6 +177,7 @@ class OpenAIChat(Dialect):
                         state.arguments[key] = self.merger.texts[path]
                 else:
                     buffer.add(call.function.arguments, frame)
+                state.last_tool = key  # as _tool_key does: a later fragment without an index continues it
         return True
 
     def _choice(self, choice: dict[str, Any], frame: int) -> None:

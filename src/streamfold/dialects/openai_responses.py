@@ -29,7 +29,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import EVENT, FrameRecord
+from .._frames import FrameRecord
 from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
@@ -204,15 +204,13 @@ class OpenAIResponses(Dialect):
                 self._sequence(seq, top, kind, frame)
             if top is None or seq > top:
                 self._max_seq = seq
-        frames = self.frames
-        if frame < len(frames):
-            event = frames[frame][EVENT]
-            if event is not None and event != kind and event != "message":
-                self.report.diagnostic(
-                    "event-name-mismatch", frame,
-                    f"the SSE event name {event!r} differs from the JSON type {kind!r}; streamfold (like the openai "
-                    "SDK) dispatches on the JSON type, a client that dispatches on the event name does not",
-                    severity="info", once=True, event=event, type=kind)
+        event = self.event_name(frame)
+        if event is not None and event != kind and event != "message":
+            self.report.diagnostic(
+                "event-name-mismatch", frame,
+                f"the SSE event name {event!r} differs from the JSON type {kind!r}; streamfold (like the openai "
+                "SDK) dispatches on the JSON type, a client that dispatches on the event name does not",
+                severity="info", once=True, event=event, type=kind)
         if kind == "response.output_text.delta":
             delta = value.get("delta")
             if type(delta) is str and delta:

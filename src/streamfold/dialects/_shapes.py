@@ -1,7 +1,9 @@
-"""The two hot shapes of an OpenAI chat stream as msgspec Structs: a chunk whose
-one choice carries only text (content or reasoning) or only tool-call argument
-fragments. Decoding into these skips the dicts and the dialect's lookups; see
-`OpenAIChat.fold_fast`.
+"""The hot payload shapes of the dialects that have a fast way, as msgspec
+Structs: decoding into these skips the dicts and the dialect's lookups (see
+`Dialect.fold_fast`).
+
+OpenAI chat: a chunk whose one choice carries only text (content or
+reasoning) or only tool-call argument fragments (`OpenAIChat.fold_fast`).
 
 Every field `OpenAIChat.fold` reads is declared, and typed so that anything
 `fold` would act on beyond appending text (usage, an error, a tool call's id
@@ -11,18 +13,22 @@ on every chunk (as "assistant" and ""), are checked by `fold_fast`. Unknown fiel
 never checks as UTF-8. A payload that does not fit is decoded again as plain
 JSON and folded by `fold`: the Structs only choose the fast way, never the result.
 
-Importing this module raises ImportError without msgspec; the dialect then has
-no fast path.
+Anthropic: a `content_block_delta` event whose delta is a `text_delta`
+(`Anthropic.fold_fast`), declared whole and with unknown fields refused, for
+the same reason.
+
+Importing this module raises ImportError without msgspec; the dialects then
+have no fast path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
+from typing import Literal, Union
 
 import msgspec
 
-__all__ = ["Chunk", "decode_chunk"]
+__all__ = ["Chunk", "TextDeltaEvent", "decode_chunk", "decode_text_delta_event"]
 
 
 class Function(msgspec.Struct, forbid_unknown_fields=True):
@@ -71,3 +77,18 @@ class Chunk(msgspec.Struct, forbid_unknown_fields=True):
 
 #: Bytes to a `Chunk`; raises ValueError (msgspec's ValidationError) for any other payload.
 decode_chunk: Callable[[bytes], Chunk] = msgspec.json.Decoder(Chunk).decode
+
+
+class TextDelta(msgspec.Struct, forbid_unknown_fields=True):
+    type: Literal["text_delta"]
+    text: str
+
+
+class TextDeltaEvent(msgspec.Struct, forbid_unknown_fields=True):
+    type: Literal["content_block_delta"]
+    index: int
+    delta: TextDelta
+
+
+#: Bytes to a `TextDeltaEvent`; raises ValueError for any other payload.
+decode_text_delta_event: Callable[[bytes], TextDeltaEvent] = msgspec.json.Decoder(TextDeltaEvent).decode
