@@ -352,3 +352,50 @@ def test_an_event_run_reads_back_the_records_and_event_names_of_the_line_by_line
     output = SSEParser().feed_records(data)
     assert all(type(item) is tuple for item in output)
     assert [make_frame(record) for record in output] == [make_frame(record) for record in _records_by_lines(data)]
+
+
+@st.composite
+def responses_streams(draw: st.DrawFn) -> list[bytes]:
+    """A Responses stream, mostly text deltas in sequence, with what the fast way must refuse."""
+    seq = iter(range(10_000))
+    item = {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+    events: list[tuple[bytes | None, Any]] = [
+        (b"response.created", {"type": "response.created", "sequence_number": next(seq), "response": {
+            "id": "resp_1", "object": "response", "status": "in_progress", "model": "gpt-x", "output": []}}),
+        (b"response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(seq),
+                                         "output_index": 0, "item": item}),
+        (b"response.content_part.added", {"type": "response.content_part.added", "sequence_number": next(seq),
+                                          "item_id": "msg_1", "output_index": 0, "content_index": 0,
+                                          "part": {"type": "output_text", "annotations": [], "text": ""}})]
+    for _ in range(draw(st.integers(8, 40))):
+        kind = draw(st.integers(0, 14))
+        delta = {"type": "response.output_text.delta", "sequence_number": next(seq), "item_id": "msg_1",
+                 "output_index": 0, "content_index": 0, "delta": draw(_TEXTS), "logprobs": [], "obfuscation": "a"}
+        name: bytes | None = b"response.output_text.delta"
+        if kind == 9:
+            delta["sequence_number"] += draw(st.sampled_from([1, -2, 0]))
+        elif kind == 10:
+            delta["content_index"] = 1
+        elif kind == 11:
+            name = draw(st.sampled_from([None, b"message", b"response.refusal.delta"]))
+        elif kind == 12:
+            delta["extra"] = True
+        elif kind == 13:
+            events.append((b"response.content_part.added", {
+                "type": "response.content_part.added", "sequence_number": delta["sequence_number"],
+                "item_id": "msg_1", "output_index": 0, "content_index": 1,
+                "part": {"type": "output_text", "annotations": [], "text": ""}}))
+            continue
+        events.append((name, delta))
+    events.append((b"response.completed", {"type": "response.completed", "sequence_number": next(seq),
+                                           "response": {"id": "resp_1", "status": "completed", "output": []}}))
+    return [(b"" if name is None else b"event: " + name + b"\n") + b"data: " + json.dumps(value).encode() + b"\n\n"
+            for name, value in events]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(responses_streams())
+def test_a_responses_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
+    whole = fold(b"".join(frames))
+    assert whole.dialect == "openai-responses"
+    assert whole == _frame_by_frame(frames)

@@ -17,6 +17,9 @@ Anthropic: a `content_block_delta` event whose delta is a `text_delta`
 (`Anthropic.fold_fast`), declared whole and with unknown fields refused, for
 the same reason.
 
+OpenAI Responses: a `response.output_text.delta` event
+(`OpenAIResponses.fold_fast`), declared whole and with unknown fields refused.
+
 Importing this module raises ImportError without msgspec; the dialects then
 have no fast path.
 """
@@ -24,11 +27,12 @@ have no fast path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import msgspec
 
-__all__ = ["Chunk", "TextDeltaEvent", "decode_chunk", "decode_text_delta_event"]
+__all__ = ["Chunk", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_output_text_delta",
+           "decode_text_delta_event"]
 
 
 class Function(msgspec.Struct, forbid_unknown_fields=True):
@@ -92,3 +96,18 @@ class TextDeltaEvent(msgspec.Struct, forbid_unknown_fields=True):
 
 #: Bytes to a `TextDeltaEvent`; raises ValueError for any other payload.
 decode_text_delta_event: Callable[[bytes], TextDeltaEvent] = msgspec.json.Decoder(TextDeltaEvent).decode
+
+
+class OutputTextDelta(msgspec.Struct, forbid_unknown_fields=True):
+    type: Literal["response.output_text.delta"]
+    sequence_number: int
+    output_index: int
+    content_index: int
+    delta: str
+    item_id: Union[str, None] = None
+    logprobs: Union[list[Any], None] = None
+    obfuscation: Union[str, None] = None
+
+
+#: Bytes to an `OutputTextDelta`; raises ValueError for any other payload.
+decode_output_text_delta: Callable[[bytes], OutputTextDelta] = msgspec.json.Decoder(OutputTextDelta).decode

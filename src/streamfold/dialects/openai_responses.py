@@ -34,6 +34,11 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
+try:
+    from ._shapes import OutputTextDelta, decode_output_text_delta
+except ImportError:  # no msgspec: every payload takes `fold`
+    decode_output_text_delta = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from .._result import Result
 
@@ -136,6 +141,7 @@ class OpenAIResponses(Dialect):
         self._hot_key: tuple[Any, Any] | None = None
         self._hot: _Segment | None = None
         self._max_seq: int | None = None
+        self.fast_decoder = decode_output_text_delta
         self._seq_reports = 0
         self._seq_unreported: list[int] = []
         #: The last response object a lifecycle or terminal event carried (the export's envelope).
@@ -177,6 +183,23 @@ class OpenAIResponses(Dialect):
         return kind == "error" and "sequence_number" in value and "error" not in value
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
+
+    def fold_fast(self, value: OutputTextDelta, frame: int, event: bytes | None) -> bool:
+        """A text delta decoded by `_shapes`, next in sequence, for the text part the last delta
+        extended, named by its own type or by no event line: folded as `fold` folds it. Anything
+        else (a sequence gap, another part, another event name) is left to `fold`."""
+        if event is not None and event != b"event: response.output_text.delta":
+            return False
+        top = self._max_seq
+        segment = self._hot
+        if (top is None or value.sequence_number != top + 1 or segment is None
+                or (value.output_index, value.content_index) != self._hot_key):
+            return False
+        self._max_seq = value.sequence_number
+        if value.delta:
+            segment.deltas += 1
+            self._add(segment, value.delta, frame)
+        return True
 
     def fold(self, value: Any, frame: int) -> None:
         if type(value) is not dict:
