@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import streamfold
 from streamfold import Folder, fold
 from streamfold._frames import FrameStore, make_frame
+from streamfold._ndjson import LineRun, NDJSONParser
 from streamfold._sse import DataRun, SSEParser
 from streamfold.dialects.openai_chat import OpenAIChat
 
@@ -399,3 +400,71 @@ def test_a_responses_stream_folded_whole_equals_it_fed_frame_by_frame(frames: li
     whole = fold(b"".join(frames))
     assert whole.dialect == "openai-responses"
     assert whole == _frame_by_frame(frames)
+
+
+# -- NDJSON (Ollama) ----------------------------------------------------------------
+
+
+@st.composite
+def ollama_streams(draw: st.DrawFn) -> list[bytes]:
+    """An Ollama stream as its lines, mostly text, with what the fast way must refuse."""
+    chat = draw(st.booleans())
+    lines: list[Any] = []
+    for i in range(draw(st.integers(8, 50))):
+        kind = draw(st.integers(0, 14))
+        text = draw(_TEXTS)
+        line: dict[str, Any] = {"model": "qwen3:8b", "created_at": f"2026-03-02T10:00:{i:02d}Z", "done": False}
+        if chat:
+            line["message"] = {"role": "assistant", "content": text}
+        else:
+            line["response"] = text
+        if kind == 9:
+            (line["message"] if chat else line).update(thinking=draw(_TEXTS))
+        elif kind == 10:
+            line["logprobs"] = [{"token": "a", "logprob": -0.1}]
+        elif kind == 11:
+            line["extra"] = 1
+        elif kind == 12:
+            line["created_at"] = 17
+        elif kind == 13 and chat:
+            line["message"]["tool_calls"] = [{"function": {"name": "f", "arguments": {"a": 1}}}]
+        elif kind == 14:
+            line["message" if chat else "response"] = None
+        lines.append(line)
+    lines.append({"model": "qwen3:8b", "created_at": "2026-03-02T10:01:00Z", "done": True, "done_reason": "stop",
+                  **({"message": {"role": "assistant", "content": ""}} if chat else {"response": ""}),
+                  "eval_count": 7})
+    out = []
+    for line in lines:
+        body = json.dumps(line, ensure_ascii=draw(st.booleans())).encode()
+        if draw(st.integers(0, 30)) == 0:
+            body = body[:-1] + b',"x":"\xff"}'
+        out.append(body + b"\n")
+    return out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(ollama_streams())
+def test_an_ollama_stream_folded_whole_equals_it_fed_line_by_line(lines: list[bytes]) -> None:
+    whole = fold(b"".join(lines))
+    assert whole.dialect == "ollama" and whole.transport == "ndjson"
+    assert whole == _frame_by_frame(lines)
+
+
+def test_a_line_run_reads_back_the_records_of_the_line_path() -> None:
+    lines = [b'{"n": %d}' % i for i in range(12)]
+    lines[4] = b'{"bad": "\xff"}'
+    lines[7] = b"not json"
+    data = b"\n".join(lines) + b"\n"
+    output = NDJSONParser().feed_records(data)
+    assert len(output) == 1 and isinstance(output[0], LineRun)
+    store = FrameStore()
+    store.add_run(output[0])
+    parser = NDJSONParser()
+    expected: list[Any] = []
+    for i in range(len(data)):
+        expected.extend(parser.feed_records(data[i : i + 1]))
+    expected = [make_frame(record) for record in expected]
+    assert [make_frame(record) for record in store] == expected
+    assert [make_frame(store[i]) for i in reversed(range(12))] == expected[::-1]
+    assert expected[4].issues[0].code == "invalid-utf8"

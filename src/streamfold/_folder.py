@@ -207,13 +207,13 @@ class Folder:
         dialect folds, gets its record and the general path.
         """
         self._frames.add_run(run)
-        add_kind, index = self._kinds.append, run.first
+        add_kind, index, start = self._kinds.append, run.first, run.payload_start
         dialect, fast = self._fold_state()
         for event, piece in zip(run.event_lines(), run.pieces()):
             if fast is not None:
                 decode, fold_fast = fast
                 try:
-                    if fold_fast(decode(piece[5:]), index, event):
+                    if fold_fast(decode(piece[start:]), index, event):
                         add_kind(_JSON)
                         index += 1
                         continue
@@ -222,7 +222,7 @@ class Folder:
                 fast = self._fast_missed(index, fast)
             if dialect is not None:
                 try:
-                    value = loads_utf8(piece[5:])
+                    value = loads_utf8(piece[start:])
                 except (ValueError, RecursionError):
                     pass
                 else:

@@ -112,6 +112,8 @@ class FrameRun:
     """
 
     __slots__ = ("first", "count")
+    #: Where the JSON starts in each of `pieces()` (after `data:` in SSE).
+    payload_start = 0
 
     def __init__(self, first: int, count: int) -> None:
         #: Index of the run's first frame, and how many frames it holds.
@@ -119,7 +121,7 @@ class FrameRun:
         self.count = count
 
     def pieces(self) -> list[bytes]:
-        """Each frame's `data:` line, in order: the fold decodes its JSON from the sixth byte on."""
+        """Each frame's payload line, in order: the fold decodes its JSON from `payload_start` on."""
         raise NotImplementedError
 
     def event_lines(self) -> Iterable[bytes | None]:

@@ -40,7 +40,8 @@ def sniff(head: bytes, final: bool = False) -> str | None:
             return None
         line = text if newline < 0 else text[:newline]
         try:
-            json.loads(line)
+            # Decoded leniently: a bad byte in a string does not make the line less of a document.
+            json.loads(line.decode("utf-8", "replace"))
         except RecursionError:
             # Too deep to parse here; a line that closes its object is one document.
             return "ndjson" if line.rstrip().endswith(b"}") else "json-array"

@@ -400,6 +400,7 @@ class DataRun(FrameRun):
     its finding)."""
 
     __slots__ = ("offset", "line", "region", "lines_per_frame", "_starts", "_blocks", "_names")
+    payload_start = 5  # after `data:` (the space, if any, is JSON whitespace)
 
     def __init__(self, first: int, offset: int, line: int, region: bytes, blocks: list[bytes],
                  names: list[bytes] | None = None) -> None:

@@ -20,6 +20,9 @@ the same reason.
 OpenAI Responses: a `response.output_text.delta` event
 (`OpenAIResponses.fold_fast`), declared whole and with unknown fields refused.
 
+Ollama: a chat line (`message`) or a generate line (`response`) that is not
+the last (`Ollama.fold_fast`), declared whole and with unknown fields refused.
+
 Importing this module raises ImportError without msgspec; the dialects then
 have no fast path.
 """
@@ -31,8 +34,8 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-__all__ = ["Chunk", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_output_text_delta",
-           "decode_text_delta_event"]
+__all__ = ["Chunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_ollama_line",
+           "decode_output_text_delta", "decode_text_delta_event"]
 
 
 class Function(msgspec.Struct, forbid_unknown_fields=True):
@@ -111,3 +114,28 @@ class OutputTextDelta(msgspec.Struct, forbid_unknown_fields=True):
 
 #: Bytes to an `OutputTextDelta`; raises ValueError for any other payload.
 decode_output_text_delta: Callable[[bytes], OutputTextDelta] = msgspec.json.Decoder(OutputTextDelta).decode
+
+
+class OllamaMessage(msgspec.Struct, forbid_unknown_fields=True):
+    content: str
+    role: Union[str, None] = None
+    thinking: Union[str, None] = None
+    tool_calls: None = None
+
+
+class OllamaLine(msgspec.Struct, forbid_unknown_fields=True):
+    model: Union[str, None] = None
+    created_at: Union[str, None] = None
+    message: Union[OllamaMessage, None] = None
+    response: Union[str, None] = None
+    thinking: Union[str, None] = None
+    done: Union[bool, None] = None
+    tool_calls: None = None
+    logprobs: None = None
+    error: None = None
+    remote_model: Union[str, None] = None
+    remote_host: Union[str, None] = None
+
+
+#: Bytes to an `OllamaLine`; raises ValueError for any other payload.
+decode_ollama_line: Callable[[bytes], OllamaLine] = msgspec.json.Decoder(OllamaLine).decode

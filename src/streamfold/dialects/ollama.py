@@ -24,6 +24,11 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
+try:
+    from ._shapes import OllamaLine, decode_ollama_line
+except ImportError:  # no msgspec: every payload takes `fold`
+    decode_ollama_line = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from .._result import Result
 
@@ -55,6 +60,7 @@ class Ollama(Dialect):
         self._logprobs: list[Any] = []
         self._remote: dict[str, Any] = {}
         self._role_seen = False
+        self.fast_decoder = decode_ollama_line
 
     @classmethod
     def claims(cls, value: Any) -> bool:
@@ -108,6 +114,31 @@ class Ollama(Dialect):
         error = line.get("error")
         if error:
             self._in_stream_error(error, frame)
+
+    def fold_fast(self, line: OllamaLine, frame: int, event: bytes | None) -> bool:
+        """A line decoded by `_shapes` that only adds text (content, response or thinking) once
+        the model and role are known, folded as `fold` folds it. The last line (`done`) and
+        anything else are left to `fold`."""
+        if not self._identified or line.done is True:
+            return False
+        message = line.message
+        if message is not None:
+            if not self._role_seen:
+                return False
+            self._endpoint = "chat"
+            content, thinking = message.content, message.thinking
+        elif line.response is not None:
+            self._endpoint = "generate"
+            content, thinking = line.response, line.thinking
+        else:
+            return False
+        if line.created_at is not None:
+            self._created_at = line.created_at
+        if content:
+            self._content.add(content, frame)
+        if thinking:
+            self.merger.append((0, "reasoning"), thinking, frame)
+        return True
 
     def _message(self, message: dict[str, Any], frame: int) -> None:
         if not self._role_seen:
