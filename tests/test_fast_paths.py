@@ -468,3 +468,52 @@ def test_a_line_run_reads_back_the_records_of_the_line_path() -> None:
     assert [make_frame(record) for record in store] == expected
     assert [make_frame(store[i]) for i in reversed(range(12))] == expected[::-1]
     assert expected[4].issues[0].code == "invalid-utf8"
+
+
+# -- Gemini -------------------------------------------------------------------------
+
+
+@st.composite
+def gemini_streams(draw: st.DrawFn) -> list[bytes]:
+    """A Gemini SSE stream, mostly text chunks, with what the fast way must refuse."""
+    frames = []
+    count = draw(st.integers(8, 50))
+    for i in range(count):
+        kind = draw(st.integers(0, 16))
+        part: dict[str, Any] = {"text": draw(_TEXTS)}
+        candidate: dict[str, Any] = {"content": {"parts": [part], "role": "model"}}
+        if draw(st.booleans()):
+            candidate["index"] = 0
+        if kind == 9:
+            part["thought"] = True
+        elif kind == 10:
+            candidate["content"]["parts"] = [{"functionCall": {"name": "f", "args": {"a": i}}}]
+        elif kind == 11:
+            candidate["finishReason"] = draw(st.sampled_from(["STOP", "MAX_TOKENS"]))
+        elif kind == 12:
+            candidate["safetyRatings"] = [{"category": "HARM_CATEGORY_X", "probability": "NEGLIGIBLE"}]
+        elif kind == 13:
+            candidate["index"] = 1
+        elif kind == 14:
+            del candidate["content"]["role"]
+            candidate["content"]["parts"] = [part, {"text": draw(_TEXTS)}]
+        elif kind == 15:
+            candidate["content"]["parts"] = []
+        chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-2.5-flash", "responseId": "r1"}
+        if draw(st.booleans()):
+            chunk["usageMetadata"] = {"promptTokenCount": 3, "candidatesTokenCount": i, "totalTokenCount": 3 + i}
+        if kind == 16:
+            chunk["promptFeedback"] = {"blockReason": "OTHER"}
+        body = json.dumps(chunk, ensure_ascii=draw(st.booleans())).encode()
+        if draw(st.integers(0, 30)) == 0:
+            body = body[:-1] + b',"x":"\xff"}'
+        frames.append(b"data: " + body + b"\r\n\r\n" if draw(st.integers(0, 40)) == 0 else b"data: " + body + b"\n\n")
+    return frames
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(gemini_streams())
+def test_a_gemini_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
+    whole = fold(b"".join(frames))
+    assert whole.dialect == "gemini"
+    assert whole == _frame_by_frame(frames)

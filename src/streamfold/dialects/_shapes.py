@@ -23,6 +23,10 @@ OpenAI Responses: a `response.output_text.delta` event
 Ollama: a chat line (`message`) or a generate line (`response`) that is not
 the last (`Ollama.fold_fast`), declared whole and with unknown fields refused.
 
+Gemini: a chunk whose one candidate carries only text parts (and the
+cumulative usage), once the candidate has its role (`Gemini.fold_fast`),
+declared whole and with unknown fields refused.
+
 Importing this module raises ImportError without msgspec; the dialects then
 have no fast path.
 """
@@ -34,7 +38,7 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-__all__ = ["Chunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_ollama_line",
+__all__ = ["Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
            "decode_output_text_delta", "decode_text_delta_event"]
 
 
@@ -139,3 +143,33 @@ class OllamaLine(msgspec.Struct, forbid_unknown_fields=True):
 
 #: Bytes to an `OllamaLine`; raises ValueError for any other payload.
 decode_ollama_line: Callable[[bytes], OllamaLine] = msgspec.json.Decoder(OllamaLine).decode
+
+
+class GeminiTextPart(msgspec.Struct, forbid_unknown_fields=True):
+    text: str
+
+
+class GeminiContent(msgspec.Struct, forbid_unknown_fields=True):
+    parts: list[GeminiTextPart]
+    role: Union[str, None] = None
+
+
+class GeminiCandidate(msgspec.Struct, forbid_unknown_fields=True):
+    content: GeminiContent
+    index: Union[int, None] = None
+    finishReason: None = None
+
+
+class GeminiChunk(msgspec.Struct, forbid_unknown_fields=True):
+    candidates: list[GeminiCandidate]
+    usageMetadata: Union[dict[str, Any], None] = None
+    modelVersion: Union[str, None] = None
+    responseId: Union[str, None] = None
+    createTime: Union[str, None] = None
+    promptFeedback: None = None
+    modelStatus: None = None
+    error: None = None
+
+
+#: Bytes to a `GeminiChunk`; raises ValueError for any other payload.
+decode_gemini_chunk: Callable[[bytes], GeminiChunk] = msgspec.json.Decoder(GeminiChunk).decode

@@ -35,6 +35,11 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
+try:
+    from ._shapes import GeminiChunk, decode_gemini_chunk
+except ImportError:  # no msgspec: every payload takes `fold`
+    decode_gemini_chunk = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from .._result import Result
 
@@ -159,6 +164,7 @@ class Gemini(Dialect):
         super().__init__(merger, report, frames)
         self._candidates: dict[int, _Candidate] = {}
         self._identified = False
+        self.fast_decoder = decode_gemini_chunk
         #: The blockReason that finished choice 0 before any candidate (G7), while it stands.
         self._blocked: str | None = None
         self._prompt_feedback: Any = None
@@ -257,6 +263,26 @@ class Gemini(Dialect):
         if state is None:
             state = self._candidates[index] = _Candidate(self.merger.buffer((index, "content")))
         return state
+
+    def fold_fast(self, chunk: GeminiChunk, frame: int, event: bytes | None) -> bool:
+        """A chunk decoded by `_shapes`: one candidate's text parts extending its open text run,
+        folded as `fold` folds them, and the usage replaced. A new candidate, one without its role
+        yet, a finish reason or any other part is left to `fold`."""
+        if not self._identified or len(chunk.candidates) != 1:
+            return False
+        candidate = chunk.candidates[0]
+        state = self._candidates.get(candidate.index or 0)
+        if state is None or not state.real or state.role is None or state.run is None:
+            return False
+        run, buffer = state.run, state.content
+        for part in candidate.content.parts:
+            if part.text:
+                buffer.add(part.text, frame)
+                run.end = buffer.length
+                run.last_frame = frame
+        if chunk.usageMetadata:
+            self.merger.replace(("usage",), chunk.usageMetadata, frame)  # G1: cumulative, last wins
+        return True
 
     def _candidate(self, candidate: dict[str, Any], frame: int) -> None:
         index = candidate.get("index")
