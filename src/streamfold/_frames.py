@@ -253,6 +253,11 @@ class FrameStore(Sequence[FrameRecord]):
     def add_run(self, run: FrameRun) -> None:
         self._slots.extend([run] * run.count)
 
+    def records_outside_runs(self) -> Iterator[FrameRecord]:
+        """The records of the frames no run holds. Every frame a run holds has data, so
+        this is where to look for frames without any (comments, keep-alives, stray lines)."""
+        return (slot for slot in self._slots if type(slot) is tuple)
+
     def event(self, index: int) -> str | None:
         """`self[index][EVENT]`, without making the record of a frame in a run."""
         slot = self._slots[index]

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import DATA, DATA_TIGHT, INDEX, RAW, FrameRecord
+from .._frames import DATA, DATA_TIGHT, INDEX, RAW, FrameRecord, FrameStore
 from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
@@ -690,7 +690,8 @@ class Gemini(Dialect):
         SSE clients ignore such lines (each is an unknown field); the google-genai
         SDK brace-balances them and raises. They are frames without data here.
         """
-        for record in self.frames:
+        frames = self.frames
+        for record in frames.records_outside_runs() if isinstance(frames, FrameStore) else frames:
             raw = record[RAW]
             if record[DATA] is not None or type(raw) is not bytes or b"{" not in raw:
                 continue
