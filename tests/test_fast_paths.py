@@ -24,6 +24,8 @@ from streamfold import Folder, fold
 from streamfold._frames import FrameStore, make_frame
 from streamfold._ndjson import LineRun, NDJSONParser
 from streamfold._sse import DataRun, SSEParser
+from streamfold.dialects import openai_chat
+from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat
 
 _HEAD = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1732920327, "model": "gpt-4o",
@@ -190,30 +192,54 @@ def test_a_fragment_without_index_continues_the_call_a_fast_fragment_extended() 
     assert calls[None] == "{}" and calls["call_0"] == ""
 
 
-def test_a_stream_of_another_shape_stops_trying_the_fast_decoder(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Groq's x_groq on every chunk fails the Struct: after a few misses the Folder stops paying for them."""
+def test_a_stream_of_another_shape_pauses_the_fast_decoder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Groq's x_groq on every chunk fails the Struct: after a few misses the Folder stops paying
+    for them, and tries again later, less and less often."""
     attempts = {"n": 0}
-    folder = Folder()
-    decode = OpenAIChat.__init__
+    decode = openai_chat.decode_chunk
 
-    def counting_init(self: OpenAIChat, *args: Any, **kwargs: Any) -> None:
-        decode(self, *args, **kwargs)
-        real = type(self).fold_fast
+    def counting_decode(data: bytes) -> Any:
+        attempts["n"] += 1
+        return decode(data)
 
-        def fold_fast(chunk: Any, frame: int, event: bytes | None) -> bool:
-            attempts["n"] += 1
-            return real(self, chunk, frame, event)
-        self.fold_fast = fold_fast  # type: ignore[method-assign]
-
-    monkeypatch.setattr(OpenAIChat, "__init__", counting_init)
+    monkeypatch.setattr(openai_chat, "decode_chunk", counting_decode)
     chunks = [_chunk([_choice({"role": "assistant", "content": ""})], x_groq={"id": "r"})]
-    chunks += [_chunk([_choice({"content": "x"})], x_groq={"id": "r"})] * 400
+    chunks += [_chunk([_choice({"content": "x"})], x_groq={"id": "r"})] * 2000
     data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
-    folder.feed(data)
-    result = folder.close()
-    assert result.choices[0].content == "x" * 400
-    assert folder._fast_misses == -1  # given up, and never called fold_fast (the Struct refused first)
-    assert attempts["n"] == 0
+    result = fold(data)
+    assert result.choices[0].content == "x" * 2000
+    # 17 misses, a pause of 256 frames, 17 more, 512, 17, 1024: about 3 x 17 tries in 2000 frames.
+    assert 17 * 3 <= attempts["n"] <= 17 * 4
+
+
+def test_the_fast_decoder_is_tried_again_after_a_different_stretch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anthropic thinking deltas (not the text shape) before a long text: the text still goes fast."""
+    events = [("message_start", {"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "content": [],
+        "usage": {"input_tokens": 3, "output_tokens": 1}}}),
+              ("content_block_start", {"type": "content_block_start", "index": 0,
+                                       "content_block": {"type": "thinking", "thinking": ""}})]
+    events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                        "delta": {"type": "thinking_delta", "thinking": "hm"}})] * 300
+    events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
+               ("content_block_start", {"type": "content_block_start", "index": 1,
+                                        "content_block": {"type": "text", "text": ""}})]
+    events += [("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                        "delta": {"type": "text_delta", "text": "a"}})] * 3000
+    events += [("message_stop", {"type": "message_stop"})]
+    data = b"".join(f"event: {name}\ndata: {json.dumps(value)}\n\n".encode() for name, value in events)
+    taken = {"n": 0}
+    fast = Anthropic.fold_fast
+
+    def counting_fast(self: Anthropic, value: Any, frame: int, event: bytes | None) -> bool:
+        folded = fast(self, value, frame, event)
+        taken["n"] += folded
+        return folded
+
+    monkeypatch.setattr(Anthropic, "fold_fast", counting_fast)
+    result = fold(data)
+    assert result.choices[0].content == "a" * 3000 and result.choices[0].reasoning == "hm" * 300
+    assert taken["n"] > 2500  # paused during the thinking; the text went the fast way again
 
 
 # -- runs of frames kept as bytes -------------------------------------------------

@@ -90,8 +90,11 @@ class Folder:
         self._closed = False
         self._deferred: list[bytes] = []
         self._deferrable = False
-        # Payloads the dialect's fast decoder refused; -1 once it is given up.
-        self._fast_misses = 0
+        # Payloads the dialect's fast decoder refused since frame _fast_since. When too
+        # many are, it is not tried again before frame _fast_paused_until (a miss costs
+        # an exception), and each pause is twice as long as the last.
+        self._fast_misses = self._fast_since = self._fast_paused_until = 0
+        self._fast_pause = 256
         if transport is not None:
             self._start(transport)
 
@@ -208,7 +211,7 @@ class Folder:
         """
         self._frames.add_run(run)
         add_kind, index, start = self._kinds.append, run.first, run.payload_start
-        dialect, fast = self._fold_state()
+        dialect, fast = self._fold_state(index)
         for event, piece in zip(run.event_lines(), run.pieces()):
             if fast is not None:
                 decode, fold_fast = fast
@@ -229,29 +232,32 @@ class Folder:
                     add_kind(_JSON)
                     dialect.fold(value, index)
                     index += 1
-                    dialect, fast = self._fold_state()
+                    dialect, fast = self._fold_state(index)
                     continue
             self._fold_record(run.record(index))
             index += 1
-            dialect, fast = self._fold_state()
+            dialect, fast = self._fold_state(index)
         run.release()
 
-    def _fold_state(self) -> tuple[Dialect | None, _FastPath | None]:
-        """The dialect that folds the next payload (None before detection and after the
-        terminal frame) and its fast decoder and fold, if it has them now."""
+    def _fold_state(self, frame: int) -> tuple[Dialect | None, _FastPath | None]:
+        """The dialect that folds payload `frame` (None before detection and after the
+        terminal frame) and its fast decoder and fold, if they are to be tried now."""
         dialect = self._dialect
         if dialect is None or dialect.terminal is not None:
             return None, None
-        if self._fast_misses < 0 or dialect.fast_decoder is None:
+        if dialect.fast_decoder is None or frame < self._fast_paused_until:
             return dialect, None
         return dialect, (dialect.fast_decoder, dialect.fold_fast)
 
     def _fast_missed(self, frame: int, fast: _FastPath) -> _FastPath | None:
         """A payload the fast decoder refused. When that happens to more than one frame in
-        eight, this stream is not the shape it expects: stop trying (a miss costs an exception)."""
+        eight, this part of the stream is not the shape it expects (Anthropic thinking before
+        the text, a vendor's extra field on every chunk): pause trying, for longer each time."""
         self._fast_misses += 1
-        if self._fast_misses > 16 and self._fast_misses * 8 > frame:
-            self._fast_misses = -1
+        if self._fast_misses > 16 and self._fast_misses * 8 > frame - self._fast_since:
+            self._fast_paused_until = self._fast_since = frame + self._fast_pause
+            self._fast_pause = min(2 * self._fast_pause, 1 << 16)
+            self._fast_misses = 0
             return None
         return fast
 
