@@ -12,6 +12,7 @@ its frame. Only misuse raises (feeding after close, a wrong argument type).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any
 
 from ._decode import DONE_SENTINEL, PayloadKind, decode_data
@@ -43,8 +44,8 @@ _SNIFF_WINDOW = 64 * 1024
 _FRAMING_ERRORS = frozenset({"frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message", "bad-headers"})
 # fold() feeds a whole capture in slices of this size.
 _FOLD_SLICE = 1024 * 1024
-# A dialect's fast decoder and the fold that takes what it returns.
-_FastPath = tuple[Callable[[bytes], Any], Callable[[Any, int, "bytes | None"], bool]]
+# A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
+_FoldFast = Callable[[Any, int, "bytes | None"], bool]
 # feed() keeps chunks shorter than _DEFER_CHUNK, up to _DEFER_COUNT of them, before framing.
 _DEFER_CHUNK = 256
 _DEFER_COUNT = 4096
@@ -210,66 +211,74 @@ class Folder:
         dialect folds, gets its record and the general path.
         """
         self._frames.add_run(run)
-        add_kind, index, start = self._kinds.append, run.first, run.payload_start
-        dialect, fast = self._fold_state(index)
+        # Every frame of the run is taken for JSON; the general path corrects its frame's kind.
+        self._kinds.extend(repeat(_JSON, run.count))
+        index, start = run.first, run.payload_start
+        dialect, decode, fold_fast = self._fold_state(index)
         for event, piece in zip(run.event_lines(), run.pieces()):
-            if fast is not None:
-                decode, fold_fast = fast
+            if decode is not None:
                 try:
                     if fold_fast(decode(piece[start:]), index, event):
-                        add_kind(_JSON)
                         index += 1
                         continue
                 except (ValueError, RecursionError):
                     pass
-                fast = self._fast_missed(index, fast)
+                if self._fast_missed(index):
+                    decode = None
             if dialect is not None:
                 try:
                     value = loads_utf8(piece[start:])
                 except (ValueError, RecursionError):
                     pass
                 else:
-                    add_kind(_JSON)
                     dialect.fold(value, index)
                     index += 1
-                    dialect, fast = self._fold_state(index)
+                    dialect, decode, fold_fast = self._fold_state(index)
                     continue
             self._fold_record(run.record(index))
             index += 1
-            dialect, fast = self._fold_state(index)
+            dialect, decode, fold_fast = self._fold_state(index)
         run.release()
 
-    def _fold_state(self, frame: int) -> tuple[Dialect | None, _FastPath | None]:
-        """The dialect that folds payload `frame` (None before detection and after the
-        terminal frame) and its fast decoder and fold, if they are to be tried now."""
+    def _fold_state(self, frame: int) -> tuple[Dialect | None, Callable[[bytes], Any] | None, _FoldFast]:
+        """The dialect that folds payload `frame` (None before detection and after the terminal
+        frame), its fast decoder if it is to be tried now (else None), and its fast fold."""
         dialect = self._dialect
         if dialect is None or dialect.terminal is not None:
-            return None, None
-        if dialect.fast_decoder is None or frame < self._fast_paused_until:
-            return dialect, None
-        return dialect, (dialect.fast_decoder, dialect.fold_fast)
+            return None, None, _no_fast_fold
+        if frame < self._fast_paused_until:
+            return dialect, None, _no_fast_fold
+        return dialect, dialect.fast_decoder, dialect.fold_fast
 
-    def _fast_missed(self, frame: int, fast: _FastPath) -> _FastPath | None:
-        """A payload the fast decoder refused. When that happens to more than one frame in
-        eight, this part of the stream is not the shape it expects (Anthropic thinking before
-        the text, a vendor's extra field on every chunk): pause trying, for longer each time."""
+    def _fast_missed(self, frame: int) -> bool:
+        """A payload the fast decoder refused; True when the decoder is to be paused. When that
+        happens to more than one frame in eight, this part of the stream is not the shape it
+        expects (Anthropic thinking before the text, a vendor's extra field on every chunk):
+        pause trying, for longer each time."""
         self._fast_misses += 1
         if self._fast_misses > 16 and self._fast_misses * 8 > frame - self._fast_since:
             self._fast_paused_until = self._fast_since = frame + self._fast_pause
             self._fast_pause = min(2 * self._fast_pause, 1 << 16)
             self._fast_misses = 0
-            return None
-        return fast
+            return True
+        return False
+
+    def _kind(self, frame: int, kind: PayloadKind) -> None:
+        kinds = self._kinds
+        if frame < len(kinds):
+            kinds[frame] = kind  # a run's frame, taken for JSON
+        else:
+            kinds.append(kind)
 
     def _fold_record(self, frame: FrameRecord) -> None:
         if frame[ISSUES]:
             self._frame_issues(frame)
         data = frame[DATA]
         if data is None:
-            self._kinds.append(_COMMENT)
+            self._kind(frame[INDEX], _COMMENT)
             return
         if data == DONE_SENTINEL:
-            self._kinds.append(_DONE)
+            self._kind(frame[INDEX], _DONE)
             self._payload(_DONE, None, frame[INDEX])
             return
         try:
@@ -277,7 +286,7 @@ class Folder:
         except ValueError:
             self._not_one_document(frame)
             return
-        self._kinds.append(_JSON)
+        self._kind(frame[INDEX], _JSON)
         dialect = self._dialect
         if dialect is not None and dialect.terminal is None:
             dialect.fold(value, frame[INDEX])
@@ -331,7 +340,7 @@ class Folder:
         assert frame.data is not None
         payload = decode_data(frame.data)
         kind = payload.kind
-        self._kinds.append(kind)
+        self._kind(frame.index, kind)
         report = self._report
         if kind is PayloadKind.GLUED:
             documents = payload.value
@@ -443,6 +452,10 @@ class Folder:
         findings: list[StreamError | Diagnostic] = [*errors, *diagnostics]
         events.extend(Finding(finding.frame, finding) for finding in findings)
         return events
+
+
+def _no_fast_fold(value: Any, frame: int, event: bytes | None) -> bool:
+    return False
 
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
