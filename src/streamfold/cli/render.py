@@ -84,7 +84,7 @@ def _annotated(result: Result, choice: int) -> Text:
     """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet."""
     text = Text()
     content = result.choice(choice).content  # type: ignore[union-attr]
-    for position, (start, end, frame) in enumerate(result.text_runs(choice=choice, field="content")):
+    for position, (start, end, _frame) in enumerate(result.text_runs(choice=choice, field="content")):
         if position:
             text.append("¦", style="dim")
         text.append(content[start:end], style="cyan" if position % 2 else "")
