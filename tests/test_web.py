@@ -208,6 +208,23 @@ def test_diff_names_the_fields_and_frames_that_differ(client: TestClient) -> Non
     assert hunk["right_frames"][0]["raw"].startswith("data: ")
 
 
+def test_diff_reads_a_har_or_curl_output_as_the_stream_it_holds(client: TestClient) -> None:
+    """A HAR against curl -v output of the same exchange: the same stream body, so no difference."""
+    inputs = ROOT / "tests" / "inputs"
+    har, curl = (inputs / "chrome-export.har").read_bytes(), (inputs / "curl-v.txt").read_bytes()
+    result = diff(client, har, curl)
+    assert all(field["same"] for field in result["fields"]), [f for f in result["fields"] if not f["same"]]
+    assert result["frames"]["hunks_total"] == 0
+    assert (result["left"]["source"], result["right"]["source"]) == ("har", "curl-verbose")
+    body = (inputs / "raw-body.sse").read_bytes()
+    assert result["left"]["size"] == result["right"]["size"] == len(body)
+    assert result["left"]["input_size"] == len(har)
+    assert result["left"]["result"]["choices"][0]["content"] == "The kettle is on; tea in five minutes."
+    broken = b'{"log": {"entries": [' + b"x" * 10 + b"]}}"
+    response = client.post("/api/diff", content=broken + curl, params={"left_size": str(len(broken))})
+    assert response.status_code == 400 and "HAR" in response.json()["error"]
+
+
 def test_diff_marks_utf16_prefixes_and_rejects_a_bad_split(client: TestClient) -> None:
     left = chunk({"content": "🙂 a"}, "stop")
     right = chunk({"content": "🙂 b"}, "stop")

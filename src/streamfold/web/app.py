@@ -122,7 +122,10 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             return _error(400, f"left_size must be the byte length of the left capture (0 to {len(body)}), "
                                f"got {left_size!r}")
         split = int(left_size)
-        view = await run_in_threadpool(diff_captures, body[:split], body[split:], **options)
+        try:
+            view = await run_in_threadpool(diff_captures, body[:split], body[split:], **options)
+        except InputError as exc:
+            return _error(400, str(exc))
         return Response(await run_in_threadpool(encode, view), media_type="application/json")
 
     app = Starlette(routes=[

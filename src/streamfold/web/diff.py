@@ -3,10 +3,14 @@ at the level a person debugs, the reply (text, reasoning, tool calls, usage,
 finish reason, findings) and the frames (which ones differ).
 
     {
-      "left":  {"result": to_dict(), "size": bytes},  "right": {...},
+      "left":  {"result": to_dict(), "size": body bytes, "input_size": bytes, "source": "har", ...},
+      "right": {...},
       "fields": [{"section", "label", "left", "right", "same", "prefix", "suffix"}, ...],
       "frames": {"left_total", "right_total", "hunks_total", "hunks": [...]}
     }
+
+Each side may be what a person has at hand (a HAR, curl output, a log), read
+as the CLI and the fold endpoint read it; the stream bodies are compared.
 
 Field values are display text (JSON for structured values) or null when the
 side has no such field; `prefix`/`suffix` are the lengths, in UTF-16 units,
@@ -23,6 +27,7 @@ from typing import Any
 
 from .._folder import fold
 from .._result import Choice, Result, ToolCall
+from ..inputs import read_capture
 from ..compare import frame_opcodes
 from ..rows import frame_rows
 
@@ -38,12 +43,16 @@ MAX_RAW_CHARS = 4000
 
 def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None,
                   transport: str | None = None) -> dict[str, Any]:
-    results = (fold(left, dialect=dialect, transport=transport), fold(right, dialect=dialect, transport=transport))
+    """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry)."""
+    captures = (read_capture(left), read_capture(right))
+    left_result, right_result = (fold(capture.body, dialect=dialect, transport=transport) for capture in captures)
+    sides = [{"result": result.to_dict(), "size": len(capture.body), "input_size": len(data), "source": capture.source}
+             for result, capture, data in zip((left_result, right_result), captures, (left, right))]
     return {
-        "left": {"result": results[0].to_dict(), "size": len(left)},
-        "right": {"result": results[1].to_dict(), "size": len(right)},
-        "fields": _field_diffs(*results),
-        "frames": _frame_diffs(*results),
+        "left": sides[0],
+        "right": sides[1],
+        "fields": _field_diffs(left_result, right_result),
+        "frames": _frame_diffs(left_result, right_result),
     }
 
 
