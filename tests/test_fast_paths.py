@@ -24,7 +24,7 @@ from streamfold import Folder, fold
 from streamfold._frames import FrameStore, make_frame
 from streamfold._ndjson import LineRun, NDJSONParser
 from streamfold._sse import DataRun, SSEParser
-from streamfold.dialects import openai_chat
+from streamfold.dialects._shapes import DECODERS
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat
 
@@ -196,13 +196,13 @@ def test_a_stream_of_another_shape_pauses_the_fast_decoder(monkeypatch: pytest.M
     """Groq's x_groq on every chunk fails the Struct: after a few misses the Folder stops paying
     for them, and tries again later, less and less often."""
     attempts = {"n": 0}
-    decode = openai_chat.decode_chunk
+    decode = DECODERS["openai-chat"]
 
     def counting_decode(data: bytes) -> Any:
         attempts["n"] += 1
         return decode(data)
 
-    monkeypatch.setattr(openai_chat, "decode_chunk", counting_decode)
+    monkeypatch.setitem(DECODERS, "openai-chat", counting_decode)
     chunks = [_chunk([_choice({"role": "assistant", "content": ""})], x_groq={"id": "r"})]
     chunks += [_chunk([_choice({"content": "x"})], x_groq={"id": "r"})] * 2000
     data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"

@@ -16,6 +16,11 @@ from .._frames import EVENT, FrameRecord, FrameStore
 from .._merge import Merger
 from .._report import Report
 
+try:
+    from ._shapes import DECODERS as _SHAPE_DECODERS
+except ImportError:  # no msgspec: no dialect has a fast way
+    _SHAPE_DECODERS = {}
+
 if TYPE_CHECKING:
     from .._result import Result
 
@@ -85,6 +90,11 @@ class Dialect:
 
     def fold(self, value: Any, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
+
+    def shape_decoder(self) -> Callable[[bytes], Any] | None:
+        """The decoder of this dialect's hot payload shapes (`_shapes`), for `fast_decoder`;
+        None when it has none or msgspec is not installed."""
+        return _SHAPE_DECODERS.get(self.name)
 
     def fold_fast(self, value: Any, frame: int, event: bytes | None) -> bool:
         """Fold what `fast_decoder` returned, exactly as `fold` would fold the same payload

@@ -38,7 +38,7 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-__all__ = ["Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
+__all__ = ["DECODERS", "Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
            "decode_output_text_delta", "decode_text_delta_event"]
 
 
@@ -173,3 +173,13 @@ class GeminiChunk(msgspec.Struct, forbid_unknown_fields=True):
 
 #: Bytes to a `GeminiChunk`; raises ValueError for any other payload.
 decode_gemini_chunk: Callable[[bytes], GeminiChunk] = msgspec.json.Decoder(GeminiChunk).decode
+
+
+#: Each dialect's decoder of its hot shapes, by dialect name (see `Dialect.shape_decoder`).
+DECODERS: dict[str, Callable[[bytes], Any]] = {
+    "openai-chat": decode_chunk,
+    "anthropic": decode_text_delta_event,
+    "openai-responses": decode_output_text_delta,
+    "gemini": decode_gemini_chunk,
+    "ollama": decode_ollama_line,
+}

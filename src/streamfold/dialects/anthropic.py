@@ -31,13 +31,9 @@ from .._report import Report
 from .._toolargs import ParsedArguments, parse_arguments
 from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
-try:
-    from ._shapes import TextDeltaEvent, decode_text_delta_event
-except ImportError:  # no msgspec: every payload takes `fold`
-    decode_text_delta_event = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from .._result import Result
+    from ._shapes import TextDeltaEvent
 
 __all__ = ["Anthropic"]
 
@@ -111,7 +107,7 @@ class Anthropic(Dialect):
         super().__init__(merger, report, frames)
         self._blocks: dict[int, _Block] = {}
         self._content = merger.buffer((CHOICE, "content"))
-        self.fast_decoder = decode_text_delta_event
+        self.fast_decoder = self.shape_decoder()
         self._usage: dict[str, Any] = {}
         self._started = False
         #: Frames without an `event:` name (A1): the first one and how many.

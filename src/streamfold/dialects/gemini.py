@@ -35,13 +35,9 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
-try:
-    from ._shapes import GeminiChunk, decode_gemini_chunk
-except ImportError:  # no msgspec: every payload takes `fold`
-    decode_gemini_chunk = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from .._result import Result
+    from ._shapes import GeminiChunk
 
 __all__ = ["Gemini"]
 
@@ -164,7 +160,7 @@ class Gemini(Dialect):
         super().__init__(merger, report, frames)
         self._candidates: dict[int, _Candidate] = {}
         self._identified = False
-        self.fast_decoder = decode_gemini_chunk
+        self.fast_decoder = self.shape_decoder()
         #: The blockReason that finished choice 0 before any candidate (G7), while it stands.
         self._blocked: str | None = None
         self._prompt_feedback: Any = None

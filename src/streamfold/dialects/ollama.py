@@ -24,13 +24,9 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
-try:
-    from ._shapes import OllamaLine, decode_ollama_line
-except ImportError:  # no msgspec: every payload takes `fold`
-    decode_ollama_line = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from .._result import Result
+    from ._shapes import OllamaLine
 
 __all__ = ["Ollama"]
 
@@ -60,7 +56,7 @@ class Ollama(Dialect):
         self._logprobs: list[Any] = []
         self._remote: dict[str, Any] = {}
         self._role_seen = False
-        self.fast_decoder = decode_ollama_line
+        self.fast_decoder = self.shape_decoder()
 
     @classmethod
     def claims(cls, value: Any) -> bool:

@@ -15,20 +15,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._frames import FrameRecord
-
 from .._merge import Merger, TextBuffer
-
-if TYPE_CHECKING:
-    from .._result import Result, ToolCall
 from .._report import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
-__all__ = ["OpenAIChat"]
+if TYPE_CHECKING:
+    from .._result import Result, ToolCall
+    from ._shapes import Chunk
 
-try:
-    from ._shapes import Chunk, decode_chunk
-except ImportError:  # no msgspec: every payload takes `fold`
-    decode_chunk = None  # type: ignore[assignment]
+__all__ = ["OpenAIChat"]
 
 _NO_ID = (None, "", "null")
 _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
@@ -108,7 +103,7 @@ class OpenAIChat(Dialect):
             self._identified = found_id is not None and found_model is not None
             if self._identified:
                 # From here on, fold reads nothing from a chunk outside its choices, usage and error.
-                self.fast_decoder = decode_chunk
+                self.fast_decoder = self.shape_decoder()
         choices = chunk.get("choices")
         if choices:
             if type(choices) is list:

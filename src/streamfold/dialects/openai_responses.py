@@ -34,13 +34,9 @@ from .._merge import Merger, TextBuffer
 from .._report import Report
 from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
-try:
-    from ._shapes import OutputTextDelta, decode_output_text_delta
-except ImportError:  # no msgspec: every payload takes `fold`
-    decode_output_text_delta = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from .._result import Result
+    from ._shapes import OutputTextDelta
 
 __all__ = ["OpenAIResponses"]
 
@@ -141,7 +137,7 @@ class OpenAIResponses(Dialect):
         self._hot_key: tuple[Any, Any] | None = None
         self._hot: _Segment | None = None
         self._max_seq: int | None = None
-        self.fast_decoder = decode_output_text_delta
+        self.fast_decoder = self.shape_decoder()
         self._seq_reports = 0
         self._seq_unreported: list[int] = []
         #: The last response object a lifecycle or terminal event carried (the export's envelope).
