@@ -303,9 +303,9 @@ def anthropic_streams(draw: st.DrawFn) -> list[bytes]:
             "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "content": [],
             "stop_reason": None, "usage": {"input_tokens": 3, "output_tokens": 1}}})]
     for _ in range(draw(st.integers(8, 50))):
-        kind = draw(st.integers(0, 20))
+        kind = draw(st.integers(0, 24))
         text = draw(_TEXTS)
-        index = draw(st.sampled_from([0, 0, 0, 1]))
+        index = draw(st.sampled_from([0, 0, 0, 1, 2]))
         delta = {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}
         if kind <= 11:
             events.append((b"content_block_delta", delta))
@@ -327,6 +327,18 @@ def anthropic_streams(draw: st.DrawFn) -> list[bytes]:
                                                     "delta": {"type": "thinking_delta", "thinking": text}}))
         elif kind == 18:
             events.append((b"content_block_delta", {**delta, "index": True}))
+        elif kind == 19:
+            events.append((b"content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": draw(st.sampled_from([
+                                                       {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+                                                       {"type": "server_tool_use", "id": "srvtoolu_1",
+                                                        "name": "web_search", "input": {}}]))}))
+        elif kind in (20, 21):
+            events.append((b"content_block_delta", {"type": "content_block_delta", "index": index, "delta": {
+                "type": "input_json_delta", "partial_json": draw(_ARGUMENTS)}}))
+        elif kind == 22:
+            events.append((b"content_block_delta", {"type": "content_block_delta", "index": index,
+                                                    "delta": {"type": "signature_delta", "signature": "sig"}}))
         else:
             events.append((b"content_block_delta", delta))
     events += [(b"message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
@@ -354,6 +366,44 @@ def test_an_anthropic_stream_folded_whole_equals_it_fed_frame_by_frame(frames: l
     whole = fold(b"".join(frames))
     assert whole.dialect == "anthropic"
     assert whole == _frame_by_frame(frames)
+
+
+def test_anthropic_thinking_text_and_tool_input_all_go_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    def event(name: str, **value: Any) -> bytes:
+        return f"event: {name}\ndata: {json.dumps({'type': name, **value})}\n\n".encode()
+
+    def delta(index: int, kind: str, field: str, piece: str) -> bytes:
+        return event("content_block_delta", index=index, delta={"type": kind, field: piece})
+
+    frames = [event("message_start", message={"id": "msg_1", "type": "message", "role": "assistant",
+                                              "model": "claude-x", "content": [], "usage": {"input_tokens": 1}}),
+              event("content_block_start", index=0, content_block={"type": "thinking", "thinking": ""})]
+    frames += [delta(0, "thinking_delta", "thinking", "hm ")] * 40
+    frames += [event("content_block_stop", index=0),
+               event("content_block_start", index=1, content_block={"type": "text", "text": ""})]
+    frames += [delta(1, "text_delta", "text", "ok ")] * 40
+    frames += [event("content_block_stop", index=1),
+               event("content_block_start", index=2, content_block={"type": "tool_use", "id": "toolu_1",
+                                                                    "name": "f", "input": {}})]
+    frames += [delta(2, "input_json_delta", "partial_json", piece) for piece in ['{"a"', ": ", "1", "}"] * 10]
+    frames += [event("content_block_stop", index=2),
+               event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 9}),
+               event("message_stop")]
+    taken: dict[str, int] = {}
+    fast = Anthropic.fold_fast
+
+    def counting_fast(self: Anthropic, value: Any, frame: int, event_line: bytes | None) -> bool:
+        folded = fast(self, value, frame, event_line)
+        taken[value.delta.block] = taken.get(value.delta.block, 0) + folded
+        return folded
+
+    monkeypatch.setattr(Anthropic, "fold_fast", counting_fast)
+    whole = fold(b"".join(frames))
+    assert taken == {"thinking": 40, "text": 40, "tool_use": 40}
+    assert whole == _frame_by_frame(frames)
+    choice = whole.choices[0]
+    assert choice.reasoning == "hm " * 40 and choice.content == "ok " * 40
+    assert choice.tool_calls[0].arguments == '{"a": 1}' * 10 and choice.tool_calls[0].parsed == {"a": 1}
 
 
 def test_an_event_run_reads_back_the_records_and_event_names_of_the_line_by_line_path() -> None:

@@ -13,9 +13,9 @@ on every chunk (as "assistant" and ""), are checked by `fold_fast`. Unknown fiel
 never checks as UTF-8. A payload that does not fit is decoded again as plain
 JSON and folded by `fold`: the Structs only choose the fast way, never the result.
 
-Anthropic: a `content_block_delta` event whose delta is a `text_delta`
-(`Anthropic.fold_fast`), declared whole and with unknown fields refused, for
-the same reason.
+Anthropic: a `content_block_delta` event whose delta is a `text_delta`,
+`thinking_delta` or `input_json_delta` (`Anthropic.fold_fast`), declared whole
+and with unknown fields refused, for the same reason.
 
 OpenAI Responses: a `response.output_text.delta` event
 (`OpenAIResponses.fold_fast`), declared whole and with unknown fields refused.
@@ -34,11 +34,11 @@ have no fast path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 
-__all__ = ["DECODERS", "Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "TextDeltaEvent", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
+__all__ = ["DECODERS", "Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "BlockDelta", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
            "decode_output_text_delta", "decode_text_delta_event"]
 
 
@@ -90,19 +90,31 @@ class Chunk(msgspec.Struct, forbid_unknown_fields=True):
 decode_chunk: Callable[[bytes], Chunk] = msgspec.json.Decoder(Chunk).decode
 
 
-class TextDelta(msgspec.Struct, forbid_unknown_fields=True):
-    type: Literal["text_delta"]
-    text: str
+class TextDelta(msgspec.Struct, tag="text_delta", tag_field="type", forbid_unknown_fields=True):
+    #: The fragment, whatever the delta calls it.
+    piece: str = msgspec.field(name="text")
+    #: The kind of block this delta belongs to.
+    block: ClassVar[str] = "text"
 
 
-class TextDeltaEvent(msgspec.Struct, forbid_unknown_fields=True):
+class ThinkingDelta(msgspec.Struct, tag="thinking_delta", tag_field="type", forbid_unknown_fields=True):
+    piece: str = msgspec.field(name="thinking")
+    block: ClassVar[str] = "thinking"
+
+
+class InputJSONDelta(msgspec.Struct, tag="input_json_delta", tag_field="type", forbid_unknown_fields=True):
+    piece: str = msgspec.field(name="partial_json")
+    block: ClassVar[str] = "tool_use"
+
+
+class BlockDelta(msgspec.Struct, forbid_unknown_fields=True):
     type: Literal["content_block_delta"]
     index: int
-    delta: TextDelta
+    delta: Union[TextDelta, ThinkingDelta, InputJSONDelta]
 
 
-#: Bytes to a `TextDeltaEvent`; raises ValueError for any other payload.
-decode_text_delta_event: Callable[[bytes], TextDeltaEvent] = msgspec.json.Decoder(TextDeltaEvent).decode
+#: Bytes to a `BlockDelta`; raises ValueError for any other payload.
+decode_block_delta: Callable[[bytes], BlockDelta] = msgspec.json.Decoder(BlockDelta).decode
 
 
 class OutputTextDelta(msgspec.Struct, forbid_unknown_fields=True):
@@ -178,7 +190,7 @@ decode_gemini_chunk: Callable[[bytes], GeminiChunk] = msgspec.json.Decoder(Gemin
 #: Each dialect's decoder of its hot shapes, by dialect name (see `Dialect.shape_decoder`).
 DECODERS: dict[str, Callable[[bytes], Any]] = {
     "openai-chat": decode_chunk,
-    "anthropic": decode_text_delta_event,
+    "anthropic": decode_block_delta,
     "openai-responses": decode_output_text_delta,
     "gemini": decode_gemini_chunk,
     "ollama": decode_ollama_line,

@@ -33,7 +33,7 @@ from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CA
 
 if TYPE_CHECKING:
     from .._result import Result
-    from ._shapes import TextDeltaEvent
+    from ._shapes import BlockDelta
 
 __all__ = ["Anthropic"]
 
@@ -181,20 +181,30 @@ class Anthropic(Dialect):
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
                 once=("no-type",))
 
-    def fold_fast(self, value: TextDeltaEvent, frame: int, event: bytes | None) -> bool:
-        """A `content_block_delta` text fragment decoded by `_shapes`, named by its `event:` line
-        as it should be, for an open text block: folded as `fold` folds it inline. Anything else
-        (no or another event name, a block that is not an open text block) is left to `fold`."""
+    def fold_fast(self, value: BlockDelta, frame: int, event: bytes | None) -> bool:
+        """A `content_block_delta` decoded by `_shapes` (text, thinking or tool input), named by its
+        `event:` line as it should be, for an open block of its kind: folded as `fold` folds it.
+        Anything else (no or another event name, a block of another kind, a closed or unknown
+        block, a server tool's input) is left to `fold`."""
         if event != b"event: content_block_delta":
             return False
-        block = self._blocks.get(value.index)
-        if block is None or block.kind != "text" or block.stop is not None:
+        index, delta = value.index, value.delta
+        block = self._blocks.get(index)
+        if block is None or block.kind != delta.block or block.stop is not None:
             return False
-        text = value.delta.text
-        if text:
-            self._content.add(text, frame)
-            block.pieces.append(text)
         block.last_frame = frame
+        piece = delta.piece
+        if block.kind == "text":
+            if piece:
+                self._content.add(piece, frame)
+                block.pieces.append(piece)
+        elif block.kind == "thinking":
+            if piece:
+                self.merger.append((CHOICE, "reasoning"), piece, frame)
+                block.pieces.append(piece)
+        else:
+            block.saw_input = True
+            self.merger.append((CHOICE, "tool", index, "arguments"), piece, frame)
         return True
 
     def _event_mismatch(self, event: str | None, kind: Any, frame: int) -> None:
