@@ -139,19 +139,6 @@ def test_a_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes])
     assert whole.to_dict() == _frame_by_frame(frames).to_dict()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-@given(streams(), st.randoms(use_true_random=False))
-def test_random_chunkings_agree(frames: list[bytes], rng: random.Random) -> None:
-    data = b"".join(frames)
-    folder = Folder()
-    position = 0
-    while position < len(data):
-        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
-        folder.feed(data[position : position + step])
-        position += step
-    assert folder.close() == fold(data)
-
-
 def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """The equalities above only mean something if the fast ways run: count them."""
     calls = {"fast": 0, "slow": 0}
@@ -593,3 +580,21 @@ def test_a_gemini_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[
     whole = fold(b"".join(frames))
     assert whole.dialect == "gemini"
     assert whole == _frame_by_frame(frames)
+
+
+# -- any chunking -------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams()),
+       st.randoms(use_true_random=False))
+def test_random_chunkings_agree(frames: list[bytes], rng: random.Random) -> None:
+    """Runs form inside chunks and stop at their ends: any chunking folds alike."""
+    data = b"".join(frames)
+    folder = Folder()
+    position = 0
+    while position < len(data):
+        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
+        folder.feed(data[position : position + step])
+        position += step
+    assert folder.close() == fold(data)
