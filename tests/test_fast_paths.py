@@ -432,7 +432,7 @@ def responses_streams(draw: st.DrawFn) -> list[bytes]:
                                           "item_id": "msg_1", "output_index": 0, "content_index": 0,
                                           "part": {"type": "output_text", "annotations": [], "text": ""}})]
     for _ in range(draw(st.integers(8, 40))):
-        kind = draw(st.integers(0, 14))
+        kind = draw(st.integers(0, 20))
         delta = {"type": "response.output_text.delta", "sequence_number": next(seq), "item_id": "msg_1",
                  "output_index": 0, "content_index": 0, "delta": draw(_TEXTS), "logprobs": [], "obfuscation": "a"}
         name: bytes | None = b"response.output_text.delta"
@@ -444,6 +444,27 @@ def responses_streams(draw: st.DrawFn) -> list[bytes]:
             name = draw(st.sampled_from([None, b"message", b"response.refusal.delta"]))
         elif kind == 12:
             delta["extra"] = True
+        elif kind in (14, 15):  # reasoning summary and function arguments, items 1 and 2
+            index = 1 if kind == 14 else 2
+            delta = {"type": "response.reasoning_summary_text.delta" if index == 1 else
+                     "response.function_call_arguments.delta", "sequence_number": delta["sequence_number"],
+                     "item_id": f"item_{index}", "output_index": index, "delta": draw(_ARGUMENTS)}
+            if index == 1:
+                delta["summary_index"] = draw(st.sampled_from([0, 0, 1]))
+            name = draw(st.sampled_from([delta["type"].encode(), delta["type"].encode(), None]))
+        elif kind == 16:
+            index = draw(st.sampled_from([1, 2]))
+            events.append((b"response.output_item.added", {
+                "type": "response.output_item.added", "sequence_number": delta["sequence_number"],
+                "output_index": index, "item": {"id": f"item_{index}", "type": "reasoning", "summary": []}
+                if index == 1 else {"id": f"item_{index}", "type": "function_call", "call_id": "call_1",
+                                    "name": "f", "arguments": ""}}))
+            continue
+        elif kind in (17, 18):  # reasoning text of item 1, a refusal part of item 0
+            delta = {"type": "response.reasoning_text.delta" if kind == 17 else "response.refusal.delta",
+                     "sequence_number": delta["sequence_number"], "item_id": "item", "output_index": 18 - kind,
+                     "content_index": kind - 17, "delta": draw(_TEXTS)}
+            name = delta["type"].encode()
         elif kind == 13:
             events.append((b"response.content_part.added", {
                 "type": "response.content_part.added", "sequence_number": delta["sequence_number"],

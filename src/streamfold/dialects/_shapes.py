@@ -17,8 +17,9 @@ Anthropic: a `content_block_delta` event whose delta is a `text_delta`,
 `thinking_delta` or `input_json_delta` (`Anthropic.fold_fast`), declared whole
 and with unknown fields refused, for the same reason.
 
-OpenAI Responses: a `response.output_text.delta` event
-(`OpenAIResponses.fold_fast`), declared whole and with unknown fields refused.
+OpenAI Responses: a text, refusal, reasoning, reasoning summary or function
+argument delta event (`OpenAIResponses.fold_fast`), declared whole and with
+unknown fields refused.
 
 Ollama: a chat line (`message`) or a generate line (`response`) that is not
 the last (`Ollama.fold_fast`), declared whole and with unknown fields refused.
@@ -38,8 +39,8 @@ from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 
-__all__ = ["DECODERS", "Chunk", "GeminiChunk", "OllamaLine", "OutputTextDelta", "BlockDelta", "decode_chunk", "decode_gemini_chunk", "decode_ollama_line",
-           "decode_output_text_delta", "decode_text_delta_event"]
+__all__ = ["DECODERS", "BlockDelta", "Chunk", "GeminiChunk", "OllamaLine", "ResponsesDelta", "decode_block_delta",
+           "decode_chunk", "decode_gemini_chunk", "decode_ollama_line", "decode_responses_delta"]
 
 
 class Function(msgspec.Struct, forbid_unknown_fields=True):
@@ -117,19 +118,49 @@ class BlockDelta(msgspec.Struct, forbid_unknown_fields=True):
 decode_block_delta: Callable[[bytes], BlockDelta] = msgspec.json.Decoder(BlockDelta).decode
 
 
-class OutputTextDelta(msgspec.Struct, forbid_unknown_fields=True):
-    type: Literal["response.output_text.delta"]
+class _ResponsesDelta(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     sequence_number: int
     output_index: int
-    content_index: int
     delta: str
     item_id: Union[str, None] = None
-    logprobs: Union[list[Any], None] = None
     obfuscation: Union[str, None] = None
 
 
-#: Bytes to an `OutputTextDelta`; raises ValueError for any other payload.
-decode_output_text_delta: Callable[[bytes], OutputTextDelta] = msgspec.json.Decoder(OutputTextDelta).decode
+class OutputTextDelta(_ResponsesDelta, tag="response.output_text.delta", kw_only=True):
+    part: int = msgspec.field(name="content_index")
+    logprobs: Union[list[Any], None] = None
+    #: What the delta extends, and the `event:` line that names it.
+    kind: ClassVar[str] = "output_text"
+    event: ClassVar[bytes] = b"event: response.output_text.delta"
+
+
+class RefusalDelta(_ResponsesDelta, tag="response.refusal.delta", kw_only=True):
+    part: int = msgspec.field(name="content_index")
+    kind: ClassVar[str] = "part"
+    event: ClassVar[bytes] = b"event: response.refusal.delta"
+
+
+class ReasoningTextDelta(_ResponsesDelta, tag="response.reasoning_text.delta", kw_only=True):
+    part: int = msgspec.field(name="content_index")
+    kind: ClassVar[str] = "part"
+    event: ClassVar[bytes] = b"event: response.reasoning_text.delta"
+
+
+class SummaryTextDelta(_ResponsesDelta, tag="response.reasoning_summary_text.delta", kw_only=True):
+    part: int = msgspec.field(name="summary_index")
+    kind: ClassVar[str] = "summary"
+    event: ClassVar[bytes] = b"event: response.reasoning_summary_text.delta"
+
+
+class ArgumentsDelta(_ResponsesDelta, tag="response.function_call_arguments.delta", kw_only=True):
+    part: ClassVar[None] = None
+    kind: ClassVar[str] = "arguments"
+    event: ClassVar[bytes] = b"event: response.function_call_arguments.delta"
+
+
+ResponsesDelta = Union[OutputTextDelta, RefusalDelta, ReasoningTextDelta, SummaryTextDelta, ArgumentsDelta]
+#: Bytes to one of the `ResponsesDelta` events; raises ValueError for any other payload.
+decode_responses_delta: Callable[[bytes], ResponsesDelta] = msgspec.json.Decoder(ResponsesDelta).decode
 
 
 class OllamaMessage(msgspec.Struct, forbid_unknown_fields=True):
@@ -191,7 +222,7 @@ decode_gemini_chunk: Callable[[bytes], GeminiChunk] = msgspec.json.Decoder(Gemin
 DECODERS: dict[str, Callable[[bytes], Any]] = {
     "openai-chat": decode_chunk,
     "anthropic": decode_block_delta,
-    "openai-responses": decode_output_text_delta,
+    "openai-responses": decode_responses_delta,
     "gemini": decode_gemini_chunk,
     "ollama": decode_ollama_line,
 }

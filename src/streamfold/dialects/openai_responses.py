@@ -36,7 +36,7 @@ from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, 
 
 if TYPE_CHECKING:
     from .._result import Result
-    from ._shapes import OutputTextDelta
+    from ._shapes import ResponsesDelta
 
 __all__ = ["OpenAIResponses"]
 
@@ -180,16 +180,27 @@ class OpenAIResponses(Dialect):
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
 
-    def fold_fast(self, value: OutputTextDelta, frame: int, event: bytes | None) -> bool:
-        """A text delta decoded by `_shapes`, next in sequence, for the text part the last delta
-        extended, named by its own type or by no event line: folded as `fold` folds it. Anything
-        else (a sequence gap, another part, another event name) is left to `fold`."""
-        if event is not None and event != b"event: response.output_text.delta":
+    def fold_fast(self, value: ResponsesDelta, frame: int, event: bytes | None) -> bool:
+        """A delta event decoded by `_shapes` (text, refusal, reasoning, summary, arguments), next in
+        sequence, for a segment that exists (text: the one the last text delta extended), named by
+        its own type or by no event line: folded as `fold` folds it. Anything that would create an
+        item or a segment, a sequence gap or another event name is left to `fold`."""
+        if event is not None and event != value.event:
             return False
         top = self._max_seq
-        segment = self._hot
-        if (top is None or value.sequence_number != top + 1 or segment is None
-                or (value.output_index, value.content_index) != self._hot_key):
+        if top is None or value.sequence_number != top + 1:
+            return False
+        kind = value.kind
+        segment: _Segment | None
+        if kind == "output_text":
+            segment = self._hot if (value.output_index, value.part) == self._hot_key else None
+        else:
+            item = self._items.get(value.output_index)
+            if item is None or item.type is None:
+                return False
+            part = value.part  # None for function arguments, which have one segment per item
+            segment = item.arguments if part is None else (item.summary if kind == "summary" else item.parts).get(part)
+        if segment is None:
             return False
         self._max_seq = value.sequence_number
         if value.delta:
