@@ -1,12 +1,13 @@
 """The fold's fast ways must never change a result.
 
-Long runs of `data:` frames are folded from their bytes (`DataRun`, no record
-per frame), and OpenAI chat's hot chunk shapes are decoded into msgspec Structs
-(`OpenAIChat.fold_fast`). Feeding a stream one frame per `feed()` takes neither:
-every frame becomes a record and every payload a dict for `fold`. So a stream
-folded whole and the same stream fed frame by frame must give equal results,
-frames and findings, whatever the chunks look like, including the shapes the
-fast way must refuse.
+Runs of frames are folded from their bytes (`DataRun` for SSE, `LineRun` for
+NDJSON: no record per frame), and each dialect's hot payload shapes are
+decoded into msgspec Structs (`Dialect.fold_fast`). Feeding a stream one frame
+per `feed()` takes neither: every frame becomes a record and every payload a
+dict for `fold`. So a stream folded whole and the same stream fed frame by
+frame must give equal results, frames and findings, for OpenAI chat,
+Anthropic, Responses, Gemini and Ollama streams that mix the hot shapes with
+the ones the fast way must refuse; and any chunking must fold alike.
 """
 
 from __future__ import annotations
