@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import streamfold
 from streamfold import Folder, fold
+from streamfold._events import Finding
 from streamfold._frames import FrameStore, make_frame
 from streamfold._ndjson import LineRun, NDJSONParser
 from streamfold._sse import DataRun, SSEParser
@@ -620,3 +621,18 @@ def test_random_chunkings_agree(frames: list[bytes], rng: random.Random) -> None
         folder.feed(data[position : position + step])
         position += step
     assert folder.close() == fold(data)
+
+
+def _events(chunks: list[bytes]) -> list[Any]:
+    folder = Folder()
+    events = [event for chunk in chunks for event in folder.feed(chunk) if not isinstance(event, Finding)]
+    folder.close()
+    return events
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams()))
+def test_feed_events_do_not_depend_on_the_chunking(frames: list[bytes]) -> None:
+    """What `feed()` returns, put end to end, is the same whether the stream came whole or frame by frame.
+    (Found by this test: a tool call's name on a ToolCallDelta was the name known at the end of the chunk.)"""
+    assert _events([b"".join(frames)]) == _events(frames)

@@ -96,6 +96,7 @@ class Folder:
         # an exception), and each pause is twice as long as the last.
         self._fast_misses = self._fast_since = self._fast_paused_until = 0
         self._fast_pause = 256
+        self._tool_names: dict[tuple[Any, ...], Any] = {}
         if transport is not None:
             self._start(transport)
 
@@ -430,8 +431,10 @@ class Folder:
 
     def _drain(self) -> list[Event]:
         events: list[Event] = []
-        merger = self._merger
-        for op, path, value, frame in merger.drain():
+        # A tool call's name as the changes so far have set it: an event carries the name known
+        # at its frame, not at the end of the chunk, so events do not depend on the chunking.
+        names = self._tool_names
+        for op, path, value, frame in self._merger.drain():
             # Only canonical paths become events; a dialect's own paths stay private.
             choice_path = type(path[0]) is int
             tool_path = choice_path and len(path) == 4 and path[1] == "tool"
@@ -439,11 +442,12 @@ class Folder:
                 if choice_path and len(path) == 2 and path[1] in _TEXT_FIELDS:
                     events.append(TextDelta(frame, path[0], path[1], value))
                 elif tool_path and path[3] == "arguments":
-                    events.append(ToolCallDelta(frame, path[0], path[2], merger.get((*path[:3], "name")), value))
+                    events.append(ToolCallDelta(frame, path[0], path[2], names.get(path[:3]), value))
             elif op == "parsed":
                 if tool_path:
-                    events.append(ToolCallDone(frame, path[0], path[2], merger.get((*path[:3], "name")),
-                                               value.value, value.error))
+                    events.append(ToolCallDone(frame, path[0], path[2], names.get(path[:3]), value.value, value.error))
+            elif tool_path and path[3] == "name":
+                names[path[:3]] = value
             elif path == ("usage",):
                 events.append(UsageUpdate(frame, value))
             elif choice_path and len(path) == 2 and path[1] == "finish_reason":
