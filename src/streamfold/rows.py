@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ._decode import PayloadKind
+from ._decode import PayloadKind, decode_frame
+from ._frames import Frame
 from ._result import Result
 from .dialects import DIALECTS
 
@@ -19,22 +20,24 @@ def frame_rows(result: Result) -> Iterable[dict[str, Any]]:
     for frame, kind in zip(result.frames, result.frame_kinds):
         yield {"index": frame.index, "line": frame.line, "offset": frame.offset, "event": frame.event,
                "kind": kind.value, "terminated": frame.terminated,
-               "summary": frame_summary(result, frame.index, errors),
+               "summary": _summary(result.dialect, frame, kind, errors),
                "issues": [issue.code for issue in frame.issues]}
 
 
-def frame_summary(result: Result, index: int, errors: dict[int, str] | None = None) -> str:
+def frame_summary(result: Result, index: int) -> str:
     """A frame in one line: the dialect's summary of its payload, or what it is instead."""
-    frame, kind = result.frames[index], result.frame_kinds[index]
+    errors = {error.frame: error.message for error in result.errors if error.frame is not None}
+    return _summary(result.dialect, result.frames[index], result.frame_kinds[index], errors)
+
+
+def _summary(dialect: str, frame: Frame, kind: PayloadKind, errors: dict[int, str]) -> str:
     if kind is PayloadKind.JSON:
-        return DIALECTS[result.dialect].summarize(result.payload(index).value)
+        return DIALECTS[dialect].summarize(decode_frame(frame).value)
     if kind is PayloadKind.COMMENT:
         return " | ".join(f": {comment}" for comment in frame.comments) or (
             f"event {frame.event!r} without data" if frame.event is not None else "no data")
     if kind is PayloadKind.DONE:
         return "[DONE]"
     if kind is PayloadKind.GLUED:
-        return f"{len(result.payload(index).value)} JSON documents glued together"
-    if errors is None:
-        errors = {error.frame: error.message for error in result.errors if error.frame is not None}
-    return errors.get(index, frame.data or "")
+        return f"{len(decode_frame(frame).value)} JSON documents glued together"
+    return errors.get(frame.index, frame.data or "")
