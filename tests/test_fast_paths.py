@@ -636,3 +636,43 @@ def test_feed_events_do_not_depend_on_the_chunking(frames: list[bytes]) -> None:
     """What `feed()` returns, put end to end, is the same whether the stream came whole or frame by frame.
     (Found by this test: a tool call's name on a ToolCallDelta was the name known at the end of the chunk.)"""
     assert _events([b"".join(frames)]) == _events(frames)
+
+
+_LINE_BYTES = st.binary(max_size=30).map(lambda raw: raw.replace(b"\n", b"").replace(b"\r", b""))
+
+
+@st.composite
+def raw_runs(draw: st.DrawFn) -> bytes:
+    """Blocks shaped like a run (data lines, event and data lines, NDJSON lines) holding any bytes."""
+    shape = draw(st.sampled_from(["data", "event", "ndjson"]))
+    lines = []
+    for _ in range(draw(st.integers(8, 30))):
+        payload = draw(st.one_of(_LINE_BYTES, st.sampled_from([b'{"a": 1}', b" [DONE]", b"[DONE]", b"{", b"",
+                                                                 b'{"choices": []}', b'{"type": "ping"}'])))
+        if shape == "ndjson":
+            lines.append((payload or b"{}") + b"\n")
+        elif shape == "data":
+            lines.append(b"data:" + payload + b"\n\n")
+        else:
+            lines.append(b"event:" + draw(_LINE_BYTES) + b"\ndata:" + payload + b"\n\n")
+    return b"".join(lines)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(raw_runs(), st.randoms(use_true_random=False))
+def test_runs_of_any_bytes_fold_as_their_frames_do(data: bytes, rng: random.Random) -> None:
+    """Whatever the lines of a run hold (invalid UTF-8, NUL, half JSON), the fold never raises and
+    agrees with the byte-by-byte fold, which never forms a run."""
+    whole = fold(data)
+    folder = Folder()
+    for i in range(len(data)):
+        folder.feed(data[i : i + 1])
+    assert folder.close() == whole
+    for transport in ("sse", "ndjson"):
+        chunked, forced = Folder(transport=transport), fold(data, transport=transport)
+        position = 0
+        while position < len(data):
+            step = rng.choice([1, 5, 50, 500])
+            chunked.feed(data[position : position + step])
+            position += step
+        assert chunked.close() == forced
