@@ -126,6 +126,22 @@ def ollama(tokens: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def cohere(tokens: list[str]) -> bytes:
+    events: list[tuple[str | None, object]] = [
+        ("message-start", {"id": "5e9a2c71-8d40-4f3b-a6e2-91c0d7b4f258", "type": "message-start", "delta": {
+            "message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}}),
+        ("content-start", {"type": "content-start", "index": 0,
+                           "delta": {"message": {"content": {"type": "text", "text": ""}}}}),
+    ]
+    events += [("content-delta", {"type": "content-delta", "index": 0,
+                                  "delta": {"message": {"content": {"text": token}}}}) for token in tokens]
+    events += [("content-end", {"type": "content-end", "index": 0}),
+               ("message-end", {"type": "message-end", "delta": {"finish_reason": "COMPLETE", "usage": {
+                   "billed_units": {"input_tokens": 12, "output_tokens": len(tokens)},
+                   "tokens": {"input_tokens": 12, "output_tokens": len(tokens)}}}})]
+    return _sse(events)
+
+
 def openai_chat(tokens: list[str]) -> bytes:
     head = {"id": "chatcmpl-bKNkgmYivS9b6aL4UjskXsVKmaqpq", "object": "chat.completion.chunk", "created": 1732932228,
             "model": "gpt-4o-2024-08-06", "service_tier": "default", "system_fingerprint": "fp_78197ab3d0"}
@@ -142,7 +158,7 @@ def openai_chat(tokens: list[str]) -> bytes:
 
 DIALECTS: dict[str, Callable[[list[str]], bytes]] = {
     "openai-chat": openai_chat, "anthropic": anthropic, "openai-responses": openai_responses,
-    "gemini": gemini, "ollama": ollama}
+    "gemini": gemini, "ollama": ollama, "cohere": cohere}
 
 
 def floor(data: bytes) -> int:

@@ -6,7 +6,7 @@ decoded into msgspec Structs (`Dialect.fold_fast`). Feeding a stream one frame
 per `feed()` takes neither: every frame becomes a record and every payload a
 dict for `fold`. So a stream folded whole and the same stream fed frame by
 frame must give equal results, frames and findings, for OpenAI chat,
-Anthropic, Responses, Gemini and Ollama streams that mix the hot shapes with
+Anthropic, Responses, Gemini, Ollama and Cohere streams that mix the hot shapes with
 the ones the fast way must refuse; and any chunking must fold alike.
 """
 
@@ -605,12 +605,57 @@ def test_a_gemini_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[
     assert whole == _frame_by_frame(frames)
 
 
+# -- Cohere -------------------------------------------------------------------------
+
+
+@st.composite
+def cohere_streams(draw: st.DrawFn) -> list[bytes]:
+    """A Cohere v2 stream, mostly content deltas, with what the fast way must refuse."""
+    def event(value: dict[str, Any]) -> bytes:
+        name = value["type"].encode() if draw(st.integers(0, 20)) else b"other"
+        return b"event: " + name + b"\ndata: " + json.dumps(value).encode() + b"\n\n"
+
+    frames = [event({"type": "message-start", "id": "m1", "delta": {"message": {"role": "assistant"}}}),
+              event({"type": "content-start", "index": 0,
+                     "delta": {"message": {"content": {"type": "text", "text": ""}}}})]
+    for _ in range(draw(st.integers(8, 40))):
+        kind = draw(st.integers(0, 12))
+        content: dict[str, Any] = {"text": draw(_TEXTS)}
+        value: dict[str, Any] = {"type": "content-delta", "index": draw(st.sampled_from([0, 0, 0, 1, None])),
+                                 "delta": {"message": {"content": content}}}
+        if kind == 9:
+            content.pop("text")
+            content["thinking"] = draw(_TEXTS)
+        elif kind == 10:
+            content["thinking"] = "both"
+        elif kind == 11:
+            value["logprobs"] = {"token_ids": [1]}
+        elif kind == 12:
+            frames.append(event({"type": "content-start", "index": 1,
+                                 "delta": {"message": {"content": {"type": "thinking", "thinking": ""}}}}))
+            continue
+        if value["index"] is None:
+            del value["index"]
+        frames.append(event(value))
+    frames.append(event({"type": "message-end", "delta": {"finish_reason": "COMPLETE",
+                                                          "usage": {"tokens": {"output_tokens": 3}}}}))
+    return frames
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(cohere_streams())
+def test_a_cohere_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
+    whole = fold(b"".join(frames))
+    assert whole.dialect == "cohere"
+    assert whole == _frame_by_frame(frames)
+
+
 # -- any chunking -------------------------------------------------------------------
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams()),
-       st.randoms(use_true_random=False))
+@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams(),
+                 cohere_streams()), st.randoms(use_true_random=False))
 def test_random_chunkings_agree(frames: list[bytes], rng: random.Random) -> None:
     """Runs form inside chunks and stop at their ends: any chunking folds alike."""
     data = b"".join(frames)
@@ -631,7 +676,8 @@ def _events(chunks: list[bytes]) -> list[Any]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams()))
+@given(st.one_of(streams(), anthropic_streams(), responses_streams(), gemini_streams(), ollama_streams(),
+                 cohere_streams()))
 def test_feed_events_do_not_depend_on_the_chunking(frames: list[bytes]) -> None:
     """What `feed()` returns, put end to end, is the same whether the stream came whole or frame by frame.
     (Found by this test: a tool call's name on a ToolCallDelta was the name known at the end of the chunk.)"""

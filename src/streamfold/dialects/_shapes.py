@@ -28,6 +28,9 @@ Gemini: a chunk whose one candidate carries only text parts (and the
 cumulative usage), once the candidate has its role (`Gemini.fold_fast`),
 declared whole and with unknown fields refused.
 
+Cohere: a `content-delta` event with text or thinking (`Cohere.fold_fast`),
+declared whole and with unknown fields refused.
+
 Importing this module raises ImportError without msgspec; the dialects then
 have no fast path.
 """
@@ -39,8 +42,8 @@ from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 
-__all__ = ["DECODERS", "BlockDelta", "Chunk", "GeminiChunk", "OllamaLine", "ResponsesDelta", "decode_block_delta",
-           "decode_chunk", "decode_gemini_chunk", "decode_ollama_line", "decode_responses_delta"]
+__all__ = ["DECODERS", "BlockDelta", "Chunk", "CohereContentDelta", "GeminiChunk", "OllamaLine", "ResponsesDelta", "decode_block_delta",
+           "decode_chunk", "decode_cohere_content_delta", "decode_gemini_chunk", "decode_ollama_line", "decode_responses_delta"]
 
 
 class Function(msgspec.Struct, forbid_unknown_fields=True):
@@ -218,6 +221,29 @@ class GeminiChunk(msgspec.Struct, forbid_unknown_fields=True):
 decode_gemini_chunk: Callable[[bytes], GeminiChunk] = msgspec.json.Decoder(GeminiChunk).decode
 
 
+class CohereContent(msgspec.Struct, forbid_unknown_fields=True):
+    text: Union[str, None] = None
+    thinking: Union[str, None] = None
+
+
+class CohereMessage(msgspec.Struct, forbid_unknown_fields=True):
+    content: CohereContent
+
+
+class CohereDelta(msgspec.Struct, forbid_unknown_fields=True):
+    message: CohereMessage
+
+
+class CohereContentDelta(msgspec.Struct, forbid_unknown_fields=True):
+    type: Literal["content-delta"]
+    delta: CohereDelta
+    index: Union[int, None] = None
+
+
+#: Bytes to a `CohereContentDelta`; raises ValueError for any other payload.
+decode_cohere_content_delta: Callable[[bytes], CohereContentDelta] = msgspec.json.Decoder(CohereContentDelta).decode
+
+
 #: Each dialect's decoder of its hot shapes, by dialect name (see `Dialect.shape_decoder`).
 DECODERS: dict[str, Callable[[bytes], Any]] = {
     "openai-chat": decode_chunk,
@@ -225,4 +251,5 @@ DECODERS: dict[str, Callable[[bytes], Any]] = {
     "openai-responses": decode_responses_delta,
     "gemini": decode_gemini_chunk,
     "ollama": decode_ollama_line,
+    "cohere": decode_cohere_content_delta,
 }

@@ -30,6 +30,7 @@ from ._base import event_type, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact
 
 if TYPE_CHECKING:
     from .._result import Result
+    from ._shapes import CohereContentDelta
 
 __all__ = ["Cohere"]
 
@@ -72,6 +73,7 @@ class Cohere(Dialect):
         #: content index -> [kind ("text" | "thinking"), start, end or None]: offsets in the
         #: content or reasoning buffer, so export can list the message's content items.
         self._items: dict[int, list[Any]] = {}
+        self.fast_decoder = self.shape_decoder()
         self._tool_keys: list[int] = []
         self._citations: dict[int, Any] = {}
         self._handlers = {
@@ -109,6 +111,18 @@ class Cohere(Dialect):
         elif kind not in ("citation-end", "debug"):
             # citation-end closes nothing we keep; debug carries the raw prompt: both ignorable.
             self._unexpected(f"unknown event type {kind!r}; ignored", frame, kind)
+
+    def fold_fast(self, value: CohereContentDelta, frame: int, event: bytes | None) -> bool:
+        """A `content-delta` decoded by `_shapes`, for a content item already open (or without an
+        index): its text or thinking appended as `fold` appends it. A delta that would open an
+        item is left to `fold`."""
+        index, content = value.index, value.delta.message.content
+        piece, buffer = (content.text, self._content) if content.text is not None else (content.thinking, self._reasoning)
+        if piece:
+            if index is not None and index not in self._items:
+                return False
+            buffer.add(piece, frame)
+        return True
 
     def _content_delta(self, value: dict[str, Any], frame: int) -> None:
         content = _message(value).get("content")
