@@ -10,13 +10,14 @@ is still listed as an issue so the debugger can say "did you mean `data:`?".
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from dataclasses import dataclass
 from typing import Any, Final, Optional, Union, overload
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore",
-           "Framer", "make_frame"]
+           "Framer", "SplitRun", "make_frame"]
 
 # A frame above this size is reported and dropped instead of buffered. It is
 # far above any real chunk (a base64 partial image from the Responses API is a
@@ -141,6 +142,59 @@ class FrameRun:
 
     def release(self) -> None:
         """The fold is done with the run: drop what it held only for the fold."""
+
+
+class SplitRun(FrameRun):
+    """A run kept as one bytes object: `region` is its frames' bytes joined by `separator`
+    (their terminator, not kept after the last one), each frame `lines_per_frame` lines.
+    Where each frame starts is indexed only as far as a read asks; subclasses make a
+    frame's record from its bytes (`_record`)."""
+
+    __slots__ = ("offset", "line", "region", "lines_per_frame", "_starts")
+    separator = b"\n"
+
+    def __init__(self, first: int, count: int, offset: int, line: int, region: bytes, lines_per_frame: int) -> None:
+        super().__init__(first, count)
+        #: Stream offset and line of the first frame.
+        self.offset = offset
+        self.line = line
+        self.region = region
+        self.lines_per_frame = lines_per_frame
+        self._starts = array("q", [0])
+
+    def record(self, index: int) -> FrameRecord:
+        position = index - self.first
+        if not 0 <= position < self.count:
+            raise IndexError(f"frame {index} is not in this run")
+        region, separator = self.region, self.separator
+        if position == self.count - 1 and len(self._starts) < self.count:
+            # The end of a fold reads the last frame: find it from the end.
+            start = region.rfind(separator) + len(separator) if self.count > 1 else 0
+            piece = region[start:]
+        else:
+            start = self._start(position)
+            piece = region[start : self._start(position + 1) - len(separator)]
+        return self._record(piece, index, self.offset + start, self.line + self.lines_per_frame * position)
+
+    def _start(self, position: int) -> int:
+        """Where frame `position` starts in `region` (`count` for the end); indexed as far as asked."""
+        starts, region, separator = self._starts, self.region, self.separator
+        while len(starts) <= position:
+            end = len(region) if len(starts) == self.count else region.find(separator, starts[-1])
+            starts.append(end + len(separator))
+        return starts[position]
+
+    def records(self) -> Iterator[FrameRecord]:
+        index, offset, line, step = self.first, self.offset, self.line, len(self.separator)
+        for piece in self.region.split(self.separator):
+            yield self._record(piece, index, offset, line)
+            index += 1
+            offset += len(piece) + step
+            line += self.lines_per_frame
+
+    def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
+        """The record of one frame, from its bytes (without the separator)."""
+        raise NotImplementedError
 
 
 #: What a framer hands the fold: one record, or a run of them.

@@ -8,10 +8,7 @@ small pieces stays linear.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterator
-
-from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, FrameRun
+from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, SplitRun
 from ._utf8 import decode
 
 __all__ = ["LineRun", "NDJSONParser"]
@@ -114,45 +111,25 @@ class NDJSONParser(Framer):
         self._index += 1
 
 
-class LineRun(FrameRun):
+class LineRun(SplitRun):
     """NDJSON lines that are each a frame as they stand (see `NDJSONParser.feed_records`),
     kept as the bytes they came in; records are made when read, as `_take_line` makes them."""
 
-    __slots__ = ("offset", "line", "region", "_starts", "_lines")
-    payload_start = 0
+    __slots__ = ("_lines",)
 
     def __init__(self, first: int, offset: int, line: int, lines: list[bytes]) -> None:
-        super().__init__(first, len(lines))
-        self.offset = offset
-        self.line = line
-        self.region = b"\n".join(lines)
-        self._starts = array("q", [0])
+        super().__init__(first, len(lines), offset, line, b"\n".join(lines), 1)
         self._lines: list[bytes] | None = lines  # held until the fold takes them
 
     def pieces(self) -> list[bytes]:
         lines, self._lines = self._lines, None
         return self.region.split(b"\n") if lines is None else lines
 
-    def record(self, index: int) -> FrameRecord:
-        position = index - self.first
-        if not 0 <= position < self.count:
-            raise IndexError(f"frame {index} is not in this run")
-        starts, region = self._starts, self.region
-        while len(starts) <= position + 1:
-            found = len(starts)
-            starts.append(len(region) + 1 if found == self.count else region.find(b"\n", starts[-1]) + 1)
-        start = starts[position]
-        return _line_record(region[start : starts[position + 1] - 1], index, self.offset + start, self.line + position)
-
-    def records(self) -> Iterator[FrameRecord]:
-        index, offset = self.first, self.offset
-        for line in self.region.split(b"\n"):
-            yield _line_record(line, index, offset, self.line + index - self.first)
-            index += 1
-            offset += len(line) + 1
-
     def release(self) -> None:
         self._lines = None
+
+    def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
+        return _line_record(piece, index, offset, line)
 
 
 def _line_record(line: bytes, index: int, offset: int, number: int) -> FrameRecord:

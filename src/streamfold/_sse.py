@@ -20,11 +20,11 @@ with `terminated=False`; ignored fields become `FrameIssue`s.
 from __future__ import annotations
 
 import difflib
-from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from itertools import repeat
 
-from ._frames import DATA_SPACE, DATA_TIGHT, EVENT, DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, FrameRun
+from ._frames import (DATA_SPACE, DATA_TIGHT, DEFAULT_MAX_FRAME_SIZE, EVENT, FrameIssue, FrameRecord, Framer,
+                      FramerOutput, SplitRun)
 from ._utf8 import decode
 
 __all__ = ["DataRun", "SSEParser"]
@@ -267,20 +267,14 @@ class SSEParser(Framer):
             if group:
                 _frame_group(group, *group_at, frames)
                 group = []
-            if piece[:7] == b"event: " and piece.count(_LF) == 1 and len(piece) <= limit:
+            if (piece[:6] == b"event:" and piece.count(_LF) == 1 and len(piece) <= limit
+                    and piece.partition(b"\n")[2][:5] == b"data:" and _CR not in piece):
                 # The other common block (Anthropic, Responses, Cohere): `event: x` then one `data:` line.
-                name, _, data = piece.partition(b"\n")
-                if data[:6] == b"data: " and _CR not in piece:
-                    try:
-                        event, text = name[7:].decode(), data[6:].decode()
-                    except UnicodeDecodeError:
-                        pass
-                    else:
-                        frames.append((index, offset, line, event, text, None, None, (), piece + b"\n\n", True, (), ()))
-                        index += 1
-                        offset += len(piece) + 2
-                        line += 3
-                        continue
+                frames.append(event_block_record(piece, index, offset, line))
+                index += 1
+                offset += len(piece) + 2
+                line += 3
+                continue
             self._offset, self._line, self._index = offset, line, index
             self._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
             offset, line, index = self._offset, self._line, self._index
@@ -394,25 +388,20 @@ class SSEParser(Framer):
         return frame
 
 
-class DataRun(FrameRun):
+class DataRun(SplitRun):
     """SSE blocks that are each one `data:` line, or each an `event:` line and a `data:`
     line, with LF line ends, kept as the bytes they came in: `region` is the blocks joined
     by their blank lines, without the last one. Records are made when read, the same
     records the line-by-line path makes (a block with invalid UTF-8 goes through it, for
     its finding)."""
 
-    __slots__ = ("offset", "line", "region", "lines_per_frame", "_starts", "_blocks", "_names")
+    __slots__ = ("_blocks", "_names")
+    separator = b"\n\n"
     payload_start = 5  # after `data:` (the space, if any, is JSON whitespace)
 
     def __init__(self, first: int, offset: int, line: int, region: bytes, blocks: list[bytes],
                  names: list[bytes] | None = None) -> None:
-        super().__init__(first, len(blocks))
-        #: Stream offset and line of the first block.
-        self.offset = offset
-        self.line = line
-        self.region = region
-        self.lines_per_frame = 2 if names is None else 3
-        self._starts = array("q", [0])
+        super().__init__(first, len(blocks), offset, line, region, 2 if names is None else 3)
         # The data lines and `event:` lines, split when the run was found, held until the fold takes them.
         self._blocks: list[bytes] | None = blocks
         self._names = names
@@ -445,46 +434,10 @@ class DataRun(FrameRun):
     def release(self) -> None:
         self._blocks = self._names = None
 
-    def record(self, index: int) -> FrameRecord:
-        position = index - self.first
-        if not 0 <= position < self.count:
-            raise IndexError(f"frame {index} is not in this run")
-        region = self.region
-        if position == self.count - 1 and len(self._starts) < self.count:
-            # The end of a fold reads the last frame: find it from the end.
-            start = region.rfind(b"\n\n") + 2
-            piece = region[start:]
-        else:
-            start = self._start(position)
-            piece = region[start : self._start(position + 1) - 2]
-        return self._record(piece, index, self.offset + start, self.line + self.lines_per_frame * position)
-
-    def _start(self, position: int) -> int:
-        """Where block `position` starts in `region` (`count` for the end); indexed as far as asked."""
-        starts, region = self._starts, self.region
-        while len(starts) <= position:
-            found = len(starts)
-            starts.append(len(region) + 2 if found == self.count else region.find(b"\n\n", starts[-1]) + 2)
-        return starts[position]
-
-    def records(self) -> Iterator[FrameRecord]:
-        index, offset, line = self.first, self.offset, self.line
-        for piece in self.region.split(b"\n\n"):
-            yield self._record(piece, index, offset, line)
-            index += 1
-            offset += len(piece) + 2
-            line += self.lines_per_frame
-
     def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
         if self.lines_per_frame == 2:
             return data_line_record(piece, index, offset, line)
-        name, _, data = piece.partition(b"\n")
-        try:
-            event = (name[7:] if name[6:7] == b" " else name[6:]).decode()
-            text = (data[6:] if data[5:6] == b" " else data[5:]).decode()
-        except UnicodeDecodeError:
-            return _records_by_lines(piece, index, offset, line)
-        return (index, offset, line, event, text, None, None, (), piece + b"\n\n", True, (), ())
+        return event_block_record(piece, index, offset, line)
 
 
 def _frame_group(blocks: list[bytes], index: int, offset: int, line: int, frames: list[FramerOutput]) -> None:
@@ -507,6 +460,17 @@ def data_line_record(piece: bytes, index: int, offset: int, line: int) -> FrameR
     except UnicodeDecodeError:
         return _records_by_lines(piece, index, offset, line)
     return (index, offset, line, None, text, None, None, (), DATA_SPACE if spaced else DATA_TIGHT, True, (), ())
+
+
+def event_block_record(piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
+    """The record of a block that is an `event:` line then a `data:` line (`piece`, without its "\\n\\n")."""
+    name, _, data = piece.partition(b"\n")
+    try:
+        event = (name[7:] if name[6:7] == b" " else name[6:]).decode()
+        text = (data[6:] if data[5:6] == b" " else data[5:]).decode()
+    except UnicodeDecodeError:
+        return _records_by_lines(piece, index, offset, line)
+    return (index, offset, line, event, text, None, None, (), piece + b"\n\n", True, (), ())
 
 
 def _utf8(data: bytes) -> bool:
