@@ -10,7 +10,7 @@ import pytest
 
 import streamfold
 from streamfold import Folder, Result, fold
-from streamfold._events import TextDelta, ToolCallDelta, ToolCallDone
+from streamfold.events import TextDelta, ToolCallDelta, ToolCallDone
 from streamfold.dialects import detect
 from streamfold.dialects.anthropic import Anthropic
 

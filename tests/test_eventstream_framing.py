@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from eventstream_helpers import event, exception, message
 from streamfold import fold, sniff
-from streamfold._eventstream import EventStreamParser
+from streamfold.framing import EventStreamParser
 
 STREAM = b"".join([
     event("messageStart", {"role": "assistant", "p": "abcdefghij"}),

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 import streamfold
 from streamfold import Folder, fold
-from streamfold._events import Finding
-from streamfold._frames import FrameStore, make_frame
-from streamfold._ndjson import LineRun, NDJSONParser
-from streamfold._sse import DataRun, SSEParser
+from streamfold.events import Finding
+from streamfold.framing._records import FrameStore, make_frame
+from streamfold.framing._runs import LineRun, NDJSONRunParser as NDJSONParser
+from streamfold.framing._runs import DataRun, SSERunParser as SSEParser
 from streamfold.dialects._shapes import DECODERS
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamfold._merge import Merger
+from streamfold.merge import Merger
 from streamfold._toolargs import parse_arguments
 
 

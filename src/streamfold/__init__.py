@@ -11,19 +11,15 @@ dialects -> merge -> `Result`. `Folder` runs it incrementally.
 
 from __future__ import annotations
 
-from ._decode import Payload, PayloadKind, decode_frame
-from ._eventstream import EventStreamParser
-from ._events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ._folder import Folder, fold
-from ._frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
 from ._json import FAST_DECODER
-from ._jsonarray import JSONArrayParser
-from ._ndjson import NDJSONParser
-from ._report import Diagnostic, StreamError
-from ._result import Block, Choice, Result, ToolCall, Usage
-from ._sniff import sniff
-from ._sse import SSEParser
+from .decoding import Payload, PayloadKind, decode_frame
 from .dialects import DIALECTS
+from .events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from .findings import Diagnostic, Severity, StreamError
+from .fold import Folder, Phase, fold
+from .framing import (DEFAULT_MAX_FRAME_SIZE, EventStreamParser, Frame, FrameIssue, JSONArrayParser, NDJSONParser,
+                      SSEParser, sniff)
+from .result import Block, Choice, Result, ToolCall, Usage
 
 __version__ = "0.1.0"
 
@@ -45,8 +41,10 @@ __all__ = [
     "NDJSONParser",
     "Payload",
     "PayloadKind",
+    "Phase",
     "Result",
     "SSEParser",
+    "Severity",
     "StreamError",
     "TextDelta",
     "ToolCall",

@@ -15,10 +15,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._decode import PayloadKind
-from ._result import Result
-from ._merge import Merger
-from ._report import Report
+from .decoding import PayloadKind
+from .result import Result
+from .merge import Merger
+from .findings import Report
 from .dialects import DIALECTS
 
 __all__ = ["Divergence", "FrameDiff", "check_reply", "diff_frames", "diff_results", "frame_opcodes", "read_response", "reply_of",

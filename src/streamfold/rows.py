@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ._decode import PayloadKind, decode_frame
-from ._frames import Frame
-from ._result import Result
+from .decoding import PayloadKind, decode_frame
+from .framing import Frame
+from .result import Result
 from .dialects import DIALECTS
 
 __all__ = ["frame_rows", "frame_summary"]

@@ -12,8 +12,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from statistics import median
 
-from ._report import Diagnostic
-from ._result import Result
+from .findings import Diagnostic
+from .result import Result
 
 __all__ = ["Timing", "analyse", "chart_top", "sparkline"]
 

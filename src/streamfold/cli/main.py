@@ -19,12 +19,12 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.text import Text
 
 from .. import __version__
-from .._folder import fold
-from .._report import Diagnostic
-from .._result import Result
+from ..fold import fold
+from ..findings import Diagnostic
+from ..result import Result
 from ..compare import check_reply, diff_frames, diff_results, summary_of_response, summary_of_result
 from ..inputs import FORMATS, Capture, InputError, read_capture, transport_notes
-from .._sniff import TRANSPORTS
+from ..framing.sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from ..timing import DEFAULT_STALL, analyse
 from ..rows import frame_rows, frame_summary

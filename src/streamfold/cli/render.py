@@ -16,7 +16,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .._result import Choice, Result, ToolCall
+from ..result import Choice, Result, ToolCall
 from ..rows import frame_rows
 from ..timing import Timing, chart_top, sparkline
 

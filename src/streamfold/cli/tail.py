@@ -20,9 +20,9 @@ from rich.live import Live
 from rich.rule import Rule
 from rich.text import Text
 
-from .._events import Event, Finding, TextDelta, ToolCallDone
-from .._folder import Folder
-from .._result import Result
+from ..events import Event, Finding, TextDelta, ToolCallDone
+from ..fold import Folder
+from ..result import Result
 from ..timing import Timing, analyse
 from .render import render_result, render_timing
 

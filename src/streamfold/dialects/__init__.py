@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..result import register_exporter
 from ._base import Dialect
 from .anthropic import Anthropic
 from .bedrock import Bedrock
@@ -23,7 +24,7 @@ from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
 
-__all__ = ["DIALECTS", "Dialect", "detect"]
+__all__ = ["DIALECTS", "Dialect", "detect", "for_transport"]
 
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
@@ -32,6 +33,16 @@ _DETECTION_ORDER: tuple[type[Dialect], ...] = (
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
+
+
+for _dialect in _ALL:
+    register_exporter(_dialect.name, _dialect.export)
+
+
+def for_transport(transport: str) -> type[Dialect] | None:
+    """The dialect a transport decides on its own (the payloads alone do not say): AWS
+    event-stream bytes are Bedrock's."""
+    return next((dialect for dialect in _ALL if transport in dialect.transports), None)
 
 
 def detect(value: Any) -> type[Dialect] | None:

@@ -1,5 +1,5 @@
 """What every dialect is: a small object that maps one vendor's payloads to
-merge operations on canonical paths (see `streamfold._merge`), plus the
+merge operations on canonical paths (see `streamfold.merge`), plus the
 vendor's own vocabulary (finish reasons, usage fields, terminal markers).
 
 A dialect never owns merge rules or result shape; it only says where things
@@ -8,38 +8,50 @@ go. Vendor quirks live in the vendor's module and nowhere else.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._frames import EVENT, FrameRecord, FrameStore
-from .._merge import Merger
-from .._report import Report
-
-try:
-    from ._shapes import DECODERS as _SHAPE_DECODERS
-except ImportError:  # no msgspec: no dialect has a fast way
-    _SHAPE_DECODERS = {}
+from ..findings import Report, Severity
+from ..framing._records import FrameStore
+from ..framing import FrameView
+from ..merge import Merger, ParsedArguments
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
-__all__ = ["Dialect", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
+__all__ = ["Dialect", "End", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
-#: Reference §5, last row: the reply paused or is incomplete (pause_turn, CONTINUATION, ...).
+#: The reply paused or is incomplete (pause_turn, CONTINUATION, ...).
 INCOMPLETE = "incomplete"
 #: A raw value this dialect does not know (kept in finish_reason_raw).
 OTHER = "other"
+
+
+class End(enum.Enum):
+    """How far a dialect's stream has come to its end. (Whether the server sent an error is
+    the report's to say: `Dialect.failed`.)"""
+
+    #: Nothing has said the reply is over.
+    OPEN = "open"
+    #: The reply said it is over without a terminal frame (Gemini: every candidate has a
+    #: finishReason; Bedrock's messageStop; a finish reason in JSONL). Later frames still fold,
+    #: and a later frame may open the reply again (a new Gemini candidate).
+    FINISHED = "finished"
+    #: The terminal frame came (`[DONE]`, `message_stop`, `response.completed`, ...): later
+    #: frames are listed, not folded.
+    TERMINATED = "terminated"
 
 
 class Dialect:
     """Base class: subclasses set `name`, implement `claims` and `fold`.
 
     A dialect sees decoded payloads (`fold`), the `[DONE]` sentinel (`done`)
-    and the end of the stream (`finish`); it may read a frame's SSE fields
-    (its `event:` name, its AWS headers) from `self.frames[frame]`.
+    and the end of the stream (`finish`); it may read a frame's event name,
+    transport headers and raw bytes through `self.frames` (a `FrameView`).
     """
 
     name: ClassVar[str] = "unknown"
@@ -50,38 +62,56 @@ class Dialect:
     #: `[DONE]` ends this dialect's stream. When False (Anthropic, Responses: a
     #: gateway adds one after the real end) it is ignored wherever it comes.
     done_is_terminal: ClassVar[bool] = True
+    #: Transports only this dialect uses: a capture framed so is this dialect's.
+    transports: ClassVar[tuple[str, ...]] = ()
+    #: A stream of this dialect says when it is over (else no `missing-terminal`).
+    expects_end: ClassVar[bool] = True
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
-        self.merger = merger
-        self.report = report
-        #: Every frame so far, as records (see `streamfold._frames`).
-        self.frames = frames
-        #: Frame index of the terminal frame ([DONE], message_stop, ...), once
-        #: seen. Frames after it are listed but not folded.
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
+        self.frames: FrameView = FrameStore() if frames is None else frames
+        self.merger = Merger() if merger is None else merger
+        self.report = Report(self.frames) if report is None else report
+        self.end = End.OPEN
+        #: Frame index of the terminal frame, once the stream is TERMINATED.
         self.terminal: int | None = None
-        #: The reply ended normally without a terminal frame (Gemini has none:
-        #: its finishReason says so). Frames after it are still folded.
-        self.finished = False
-        #: An in-stream error was seen: the reply is not complete.
-        self.failed = False
         #: "sse", "ndjson", "json-array" or "aws-eventstream"; set by the Folder.
         self.transport: str | None = None
-        #: A decoder of the dialect's hot payload shapes from UTF-8 bytes (raising
-        #: ValueError for any other payload), or None. What it returns goes to
-        #: `fold_fast`. The dialect sets it when its state allows the fast way.
+        #: While the dialect's state allows the fast way: the decoder of its hot payload shapes
+        #: from UTF-8 bytes (raising ValueError for any other payload), whose values go to
+        #: `fold_fast`; else None (and always without msgspec).
         self.fast_decoder: Callable[[bytes], Any] | None = None
+
+    # -- the end state ----------------------------------------------------------------
+
+    def terminate(self, frame: int) -> None:
+        """The terminal frame: the stream is over; later frames are not folded."""
+        self.end = End.TERMINATED
+        self.terminal = frame
+
+    def finish_reply(self, finished: bool = True) -> None:
+        """The reply said it is over (or, with False, that it goes on after all)."""
+        if self.end is not End.TERMINATED:
+            self.end = End.FINISHED if finished else End.OPEN
+
+    @property
+    def ended(self) -> bool:
+        """The stream said it was over (a terminal frame, or the dialect's own sign)."""
+        return self.end is not End.OPEN
+
+    @property
+    def failed(self) -> bool:
+        """The server sent an error inside the stream: the reply is not complete."""
+        return self.report.server_failed
 
     def event_name(self, frame: int) -> str | None:
         """The SSE `event:` name of a frame (None when it had none)."""
         frames = self.frames
         if not 0 <= frame < len(frames):
             return None
-        return frames.event(frame) if isinstance(frames, FrameStore) else frames[frame][EVENT]
+        return frames.event(frame)
 
-    @property
-    def ended(self) -> bool:
-        """The stream said it was over (a terminal frame, or the dialect's own sign)."""
-        return self.terminal is not None or self.finished
+    # -- what a dialect implements ----------------------------------------------------
 
     @classmethod
     def claims(cls, value: Any) -> bool:
@@ -90,11 +120,6 @@ class Dialect:
 
     def fold(self, value: Any, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
-
-    def shape_decoder(self) -> Callable[[bytes], Any] | None:
-        """The decoder of this dialect's hot payload shapes (`_shapes`), for `fast_decoder`;
-        None when it has none or msgspec is not installed."""
-        return _SHAPE_DECODERS.get(self.name)
 
     def fold_fast(self, value: Any, frame: int, event: bytes | None) -> bool:
         """Fold what `fast_decoder` returned, exactly as `fold` would fold the same payload
@@ -107,7 +132,6 @@ class Dialect:
                         offset: int | None = None, line: int | None = None) -> None:
         """The server sent an error inside the 200 stream: report it and end the unfinished choices with it."""
         self.report.error("in-stream-error", frame, message, raw=raw, offset=offset, line=line)
-        self.failed = True
         merger = self.merger
         choices = {path[0] for path in (*merger.texts, *merger.values) if type(path[0]) is int}
         unfinished = [index for index in choices if merger.get((index, "finish_reason")) is None] or [0]
@@ -115,26 +139,40 @@ class Dialect:
             merger.replace((index, "error"), message, frame)
 
     def check_arguments(self, index: int, key: int, last_frame: int) -> None:
-        """PARSE-AT-END findings for tool call `key` of choice `index`: `tool-args-invalid` or `cumulative-resend`."""
+        """PARSE-AT-END findings for tool call `key` of choice `index` (arguments in the merger)."""
         merger = self.merger
         path = (index, "tool", key, "arguments")
         parsed = merger.parse(path, last_frame)
-        buffer = merger.texts[path]
         name = merger.get((index, "tool", key, "name"))
-        label = f"tool call {key} ({name})" if name else f"tool call {key}"
+        raw_finish = merger.get((index, "finish_reason"))
+        cut = raw_finish if type(raw_finish) is str and self.finish_reasons.get(raw_finish) == LENGTH else None
+        self.report_arguments(f"tool call {key} ({name}) of choice {index}" if name else
+                              f"tool call {key} of choice {index}",
+                              parsed, merger.texts[path].fragments(), last_frame, choice=index, tool_call=key,
+                              cut_by=cut)
+
+    def report_arguments(self, label: str, parsed: ParsedArguments, fragments: Sequence[tuple[str, int]],
+                         last_frame: int, *, choice: int, tool_call: int, cut_by: str | None = None,
+                         unclosed: bool = False) -> None:
+        """The one place that reports tool-argument findings, for every dialect:
+        `tool-args-invalid` (nothing parsed) or `cumulative-resend` (a value was recovered).
+        `cut_by`: the raw finish reason when the token limit cut the reply; `unclosed`: the
+        call's block never closed."""
         if parsed.error is not None:
-            position = parsed.position if parsed.position is not None else buffer.length
-            culprit = buffer.frame_at(min(position, buffer.length - 1)) if buffer.length else last_frame
-            raw_finish = merger.get((index, "finish_reason"))
+            joined = sum(len(piece) for piece, _ in fragments)
+            position = parsed.position if parsed.position is not None else joined
+            culprit = _frame_at(fragments, min(position, joined - 1)) if joined else last_frame
             hint = ""
-            if type(raw_finish) is str and self.finish_reasons.get(raw_finish) == LENGTH:
-                hint = (f" The reply was cut by the token limit (finish reason {raw_finish!r}), so the arguments "
-                        "are incomplete (B8).")
+            if cut_by is not None:
+                hint = (f" The reply was cut by the token limit (finish reason {cut_by!r}), so the arguments are "
+                        "incomplete; a client that substitutes {} runs the tool with empty input.")
+            elif unclosed:
+                hint = " The call's block never closed: the stream was cut inside it."
             self.report.diagnostic(
                 "tool-args-invalid", culprit,
-                f"{label} of choice {index}: the joined arguments do not parse ({parsed.error}: character "
-                f"{position}); that character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
-                severity="error", choice=index, tool_call=key, position=position)
+                f"{label}: the joined arguments do not parse ({parsed.error}: character {position}); that "
+                f"character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
+                severity=Severity.ERROR, choice=choice, tool_call=tool_call, position=position)
         elif parsed.recovery is not None:
             what = {
                 "identical-copies": f"the arguments were sent {parsed.copies} times over (a final chunk "
@@ -143,31 +181,39 @@ class Dialect:
                 "first-document": f"the join holds {parsed.copies} JSON document(s) followed by more text",
             }[parsed.recovery]
             self.report.diagnostic(
-                "cumulative-resend", buffer.last_frame,
-                f"{label} of choice {index}: {what}. A client that appends fragments gets invalid JSON; "
+                "cumulative-resend", fragments[-1][1] if fragments else last_frame,
+                f"{label}: {what}. A client that appends fragments gets invalid JSON; "
                 f"`parsed` holds the recovered value ({parsed.recovery}), `arguments` the raw join",
-                choice=index, tool_call=key, recovery=parsed.recovery, copies=parsed.copies)
+                choice=choice, tool_call=tool_call, recovery=parsed.recovery, copies=parsed.copies)
 
     def done(self, frame: int) -> None:
         """The `[DONE]` sentinel arrived (only called when `done_is_terminal`)."""
-        self.terminal = frame
+        self.terminate(frame)
 
     def finish(self, last_frame: int) -> None:
         """End of stream: close open blocks, parse what is parsed at the end."""
 
+    def native(self) -> dict[str, Any] | None:
+        """At the end of the stream: what `export` needs beyond the Result (the vendor's own
+        envelope, blocks and the like), as JSON values. It travels in `Result.native`, so a
+        Result read back from JSON exports the same object."""
+        return None
+
     def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
         value = self.finish_reasons.get(raw, OTHER)
         if value == STOP and has_tool_calls:
-            # Reference §5 "derive it": a plain stop that produced tool calls.
+            # A plain stop that produced tool calls is reported as tool_calls.
             return TOOL_CALLS
         return value
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         return None
 
-    def export(self, result: Result) -> dict[str, Any]:
-        """The vendor-native non-streaming object this stream stands for."""
-        raise NotImplementedError(f"export is not available for the {self.name} dialect yet")
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The vendor-native non-streaming object the stream stands for, from the Result
+        alone (its `native` snapshot included)."""
+        raise NotImplementedError(f"export is not available for the {cls.name} dialect yet")
 
     @classmethod
     def read_response(cls, value: Any) -> dict[str, Any] | None:
@@ -180,6 +226,16 @@ class Dialect:
     def summarize(cls, value: Any) -> str:
         """A one-line description of a payload, for the frames table."""
         return compact_json(value)
+
+
+def _frame_at(fragments: Sequence[tuple[str, int]], offset: int) -> int:
+    """The frame of the fragment that holds character `offset` of the join."""
+    seen = 0
+    for piece, frame in fragments:
+        seen += len(piece)
+        if offset < seen:
+            return frame
+    return fragments[-1][1]
 
 
 def event_type(value: Any) -> str | None:

@@ -24,16 +24,23 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
+from ..framing import FrameView
 
-from .._merge import Merger
-from .._report import Report
+from ..merge import Merger
+from ..findings import Report, Severity
 from .._toolargs import ParsedArguments, parse_arguments
 from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
     from ._shapes import BlockDelta
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["anthropic"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["Anthropic"]
 
@@ -103,11 +110,11 @@ class Anthropic(Dialect):
         "pause_turn": INCOMPLETE,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._blocks: dict[int, _Block] = {}
-        self._content = merger.buffer((CHOICE, "content"))
-        self.fast_decoder = self.shape_decoder()
+        self._content = self.merger.buffer((CHOICE, "content"))
+        self.fast_decoder = _FAST_SHAPES
         self._usage: dict[str, Any] = {}
         self._started = False
         #: Frames without an `event:` name (A1): the first one and how many.
@@ -174,7 +181,7 @@ class Anthropic(Dialect):
                 "unknown-event-type", frame,
                 f"event type {kind!r} is not one streamfold knows; ignored, as Anthropic's versioning policy "
                 "asks clients to do (every event of this type is skipped)",
-                severity="info", once=("event", kind), type=kind)
+                severity=Severity.INFO, once=("event", kind), type=kind)
         else:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -271,7 +278,7 @@ class Anthropic(Dialect):
             merger.replace(("usage",), dict(current), frame)
 
     def _message_stop(self, value: dict[str, Any], frame: int) -> None:
-        self.terminal = frame
+        self.terminate(frame)
 
     def _error(self, value: dict[str, Any], frame: int) -> None:
         error = value.get("error")
@@ -291,7 +298,6 @@ class Anthropic(Dialect):
             f"the server sent an error event inside the HTTP 200 stream{detail}{where}: {message}. The stream "
             "ends without `message_stop`; the anthropic SDK raises here and the partial reply is lost to it",
             raw=json.dumps(value, ensure_ascii=False))
-        self.failed = True
         self.merger.replace((CHOICE, "error"), message, frame)
 
     # -- content blocks ----------------------------------------------------------
@@ -342,7 +348,7 @@ class Anthropic(Dialect):
                 "unknown-event-type", frame,
                 f"content block type {kind!r} is not one streamfold knows; it is kept whole as it arrived "
                 "(in `blocks` and the export) and its deltas, if any, are ignored",
-                severity="info", once=("block", kind), type=kind)
+                severity=Severity.INFO, once=("block", kind), type=kind)
         merger.replace((CHOICE, "block", index), {"type": _BLOCK_TYPES.get(kind, kind), "index": index}, frame)
 
     def _delta(self, value: dict[str, Any], frame: int) -> None:
@@ -412,7 +418,7 @@ class Anthropic(Dialect):
                 "unknown-event-type", frame,
                 f"delta type {kind!r} (content block {index}) is not one streamfold knows; ignored, as "
                 "Anthropic's versioning policy asks clients to do",
-                severity="info", once=("delta", kind), type=kind)
+                severity=Severity.INFO, once=("delta", kind), type=kind)
             return
         self.report.diagnostic(
             "unexpected-payload", frame,
@@ -537,7 +543,7 @@ class Anthropic(Dialect):
                 "tool-args-invalid", culprit,
                 f"{label}: the joined `partial_json` does not parse ({parsed.error}: character {position}); that "
                 f"character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
-                severity="error", choice=CHOICE, tool_call=block.index, position=position)
+                severity=Severity.ERROR, choice=CHOICE, tool_call=block.index, position=position)
         elif parsed.recovery is not None:
             self.report.diagnostic(
                 "cumulative-resend", fragments[-1][1] if fragments else block.last_frame,

@@ -20,14 +20,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import HEADERS, FrameRecord
 from .._json import loads
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger
+from ..findings import Report, Severity
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["Bedrock"]
 
@@ -37,6 +37,7 @@ _CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlock
 
 class Bedrock(Dialect):
     name = "bedrock"
+    transports = ("aws-eventstream",)
     terminal_hint = "`messageStop`"
     finish_reasons = {
         "end_turn": STOP,
@@ -50,7 +51,7 @@ class Bedrock(Dialect):
         "malformed_tool_use": ERROR,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         #: Open content blocks: index -> kind ("text", "reasoning", "tool_call", ...).
         self._blocks: dict[int, str] = {}
@@ -65,7 +66,7 @@ class Bedrock(Dialect):
         return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _CONVERSE_EVENTS
 
     def fold(self, value: Any, frame: int) -> None:
-        headers = dict(self.frames[frame][HEADERS]) if frame < len(self.frames) else {}
+        headers = dict(self.frames.headers(frame)) if frame < len(self.frames) else {}
         if headers.get(":message-type") in ("exception", "error"):
             return  # framing reported it as an in-stream error
         event = headers.get(":event-type")
@@ -81,7 +82,7 @@ class Bedrock(Dialect):
             getattr(self, "_" + event)(value, frame)
         else:
             self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",
-                                   severity="info", once=event, event=event)
+                                   severity=Severity.INFO, once=event, event=event)
 
     # -- ConverseStream ---------------------------------------------------------
 
@@ -141,7 +142,7 @@ class Bedrock(Dialect):
         self.merger.replace((0, "finish_reason"), value.get("stopReason"), frame)
         for index in list(self._blocks):
             self._close(index, frame)
-        self.finished = True
+        self.finish_reply()
 
     def _metadata(self, value: dict[str, Any], frame: int) -> None:
         self.merger.replace(("usage",), value.get("usage"), frame)
@@ -192,15 +193,14 @@ class Bedrock(Dialect):
         inner = self._inner
         if inner is not None:
             inner.finish(last_frame)
-            self.terminal, self.finished = inner.terminal, inner.finished
-            self.failed = self.failed or inner.failed
+            self.end, self.terminal = inner.end, inner.terminal
             return
         for index, kind in list(self._blocks.items()):
             self.report.diagnostic(
                 "block-not-closed", last_frame,
                 f"content block {index} ({kind}) never got its contentBlockStop; it was closed at the end of the "
                 "stream (maximhq/bifrost#4262: consumers that wait for the stop lose it)",
-                severity="info", block=index)
+                severity=Severity.INFO, block=index)
             self._close(index, last_frame)
 
     def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:

@@ -24,13 +24,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger
+from ..findings import Report, Severity
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["Cloudflare"]
 
@@ -48,9 +48,9 @@ class Cloudflare(Dialect):
         "error": ERROR,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content = merger.buffer((0, "content"))
+        self._content = self.merger.buffer((0, "content"))
         self._tool_keys: list[int] = []
         self._by_index: dict[int, int] = {}
         self._by_id: dict[str, int] = {}
@@ -150,7 +150,7 @@ class Cloudflare(Dialect):
                              raw=json.dumps(error, ensure_ascii=False))
 
     def _unexpected(self, message: str, frame: int) -> None:
-        self.report.diagnostic("unexpected-payload", frame, message, severity="info", once="cloudflare")
+        self.report.diagnostic("unexpected-payload", frame, message, severity=Severity.INFO, once="cloudflare")
 
     def done(self, frame: int) -> None:
         super().done(frame)

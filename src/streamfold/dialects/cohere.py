@@ -21,16 +21,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger
+from ..findings import Report, Severity
 from ._base import event_type, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
     from ._shapes import CohereContentDelta
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["cohere"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["Cohere"]
 
@@ -66,14 +74,14 @@ class Cohere(Dialect):
     }
     terminal_hint = "`message-end`"
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content = merger.buffer((0, "content"))
-        self._reasoning = merger.buffer((0, "reasoning"))
+        self._content = self.merger.buffer((0, "content"))
+        self._reasoning = self.merger.buffer((0, "reasoning"))
         #: content index -> [kind ("text" | "thinking"), start, end or None]: offsets in the
         #: content or reasoning buffer, so export can list the message's content items.
         self._items: dict[int, list[Any]] = {}
-        self.fast_decoder = self.shape_decoder()
+        self.fast_decoder = _FAST_SHAPES
         self._tool_keys: list[int] = []
         self._citations: dict[int, Any] = {}
         self._handlers = {
@@ -251,10 +259,10 @@ class Cohere(Dialect):
                 raw=json.dumps(delta, ensure_ascii=False))
         for key in self._tool_keys:
             merger.parse((0, "tool", key, "arguments"), frame)
-        self.terminal = frame
+        self.terminate(frame)
 
     def _unexpected(self, message: str, frame: int, once: Any) -> None:
-        self.report.diagnostic("unexpected-payload", frame, message, severity="info",
+        self.report.diagnostic("unexpected-payload", frame, message, severity=Severity.INFO,
                                once=("cohere", once) if once is not None else None)
 
     # -- end of stream -------------------------------------------------------

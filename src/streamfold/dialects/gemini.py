@@ -28,16 +28,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._frames import DATA, DATA_TIGHT, INDEX, RAW, FrameRecord, FrameStore
-from .._merge import Merger, TextBuffer
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger, TextBuffer
+from ..findings import Report, Severity
 from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
     from ._shapes import GeminiChunk
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["gemini"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["Gemini"]
 
@@ -156,11 +164,11 @@ class Gemini(Dialect):
         "NO_IMAGE": INCOMPLETE,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._candidates: dict[int, _Candidate] = {}
         self._identified = False
-        self.fast_decoder = self.shape_decoder()
+        self.fast_decoder = _FAST_SHAPES
         #: The blockReason that finished choice 0 before any candidate (G7), while it stands.
         self._blocked: str | None = None
         self._prompt_feedback: Any = None
@@ -246,13 +254,13 @@ class Gemini(Dialect):
         self._prefix_checked = True
         if not 0 <= frame < len(self.frames):
             return
-        raw = self.frames[frame][RAW]
-        if raw is DATA_TIGHT or (type(raw) is bytes and raw.startswith(b"data:") and not raw.startswith(b"data: ")):
+        raw = self.frames.raw(frame)
+        if raw.startswith(b"data:") and not raw.startswith(b"data: "):
             self.report.diagnostic(
                 "data-without-space", frame,
                 "the stream writes `data:` without the space after the colon. That is valid SSE and streamfold "
                 "reads it, but google-genai only recognises `data: ` and fails on every such line "
-                "(UnknownApiResponseError)", severity="info")
+                "(UnknownApiResponseError)", severity=Severity.INFO)
 
     def _state(self, index: int) -> _Candidate:
         state = self._candidates.get(index)
@@ -611,7 +619,7 @@ class Gemini(Dialect):
                 f"candidate {index} stopped with finishReason CONTINUATION: the reply goes on in another request "
                 "made with its continuationToken (google-genai 3.x automatic continuation). This capture holds one "
                 "hop, so the reply is incomplete (G8)",
-                severity="info", once=(index, frame), choice=index)
+                severity=Severity.INFO, once=(index, frame), choice=index)
         elif state.finish_frame is None:
             state.finish_frame = frame
             state.run = None  # later text is content after the finish: off the hot path
@@ -621,7 +629,7 @@ class Gemini(Dialect):
 
     def _update_finished(self) -> None:
         ended = [state.ended for state in self._candidates.values() if state.real]
-        self.finished = (bool(ended) and all(ended)) or (not ended and self._blocked is not None)
+        self.finish_reply((bool(ended) and all(ended)) or (not ended and self._blocked is not None))
 
     def _feedback(self, feedback: Any, has_candidates: bool, frame: int) -> None:
         self._prompt_feedback = feedback  # REPLACE
@@ -656,7 +664,6 @@ class Gemini(Dialect):
             "in-stream-error", frame,
             f"the server sent an error{detail} inside the HTTP 200 stream{how}: {message}",
             raw=error if type(error) is str else json.dumps({"error": error}, ensure_ascii=False))
-        self.failed = True
         unfinished = [i for i, s in self._candidates.items() if not s.ended and s.real] or [0]
         for index in unfinished:
             self._state(index)
@@ -686,10 +693,8 @@ class Gemini(Dialect):
         SSE clients ignore such lines (each is an unknown field); the google-genai
         SDK brace-balances them and raises. They are frames without data here.
         """
-        frames = self.frames
-        for record in frames.records_outside_runs() if isinstance(frames, FrameStore) else frames:
-            raw = record[RAW]
-            if record[DATA] is not None or type(raw) is not bytes or b"{" not in raw:
+        for index, raw in self.frames.dataless():
+            if b"{" not in raw:
                 continue
             text = raw.decode("utf-8", "replace")
             try:
@@ -698,7 +703,7 @@ class Gemini(Dialect):
                 continue
             if type(value) is dict and value.get("error"):
                 self._in_stream_error(
-                    value["error"], record[INDEX],
+                    value["error"], index,
                     " as raw JSON lines without `data:` (SSE clients ignore each line as an unknown field; "
                     "google-genai brace-balances them and raises)")
 

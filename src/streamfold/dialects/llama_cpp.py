@@ -29,13 +29,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameIssue, FrameView
+from ..merge import Merger
+from ..findings import Report
 from ._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["LlamaCpp"]
 
@@ -56,9 +56,9 @@ class LlamaCpp(Dialect):
     }
     terminal_hint = "an event with `stop: true`"
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content = merger.buffer((0, "content"))
+        self._content = self.merger.buffer((0, "content"))
         #: First frame whose content holds U+FFFD (B7), if any.
         self._replacement: int | None = None
         #: (token bytes, frame) per fragment while every fragment had them; None once one had none.
@@ -112,7 +112,7 @@ class LlamaCpp(Dialect):
         if type(model) is str:
             merger.set_once(("model",), model, frame)
         self._final = value
-        self.terminal = frame
+        self.terminate(frame)
 
     def _error(self, error: Any, frame: int) -> None:
         if type(error) is dict:
@@ -238,3 +238,12 @@ def _agrees(content: str, rebuilt: str) -> bool:
             return False
         position = found + len(segment)
     return len(rebuilt) - len(last) >= position + 1 and rebuilt.endswith(last)
+
+
+def error_field(issue: FrameIssue) -> tuple[str, str] | None:
+    """llama.cpp before ggml-org/llama.cpp#16109 sent errors as an SSE `error:` field, which SSE
+    clients ignore as an unknown field: the in-stream error it stands for, as (message, raw)."""
+    if issue.code != "unknown-field" or issue.text.partition(":")[0] != "error":
+        return None
+    value = issue.text.partition(":")[2].strip()
+    return f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}", value

@@ -29,13 +29,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger
+from ..findings import Report, Severity
 from ._base import event_type, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["LMStudio"]
 
@@ -55,10 +55,10 @@ class LMStudio(Dialect):
     name = "lmstudio"
     terminal_hint = "`chat.end`"
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content = merger.buffer((0, "content"))
-        self._reasoning = merger.buffer((0, "reasoning"))
+        self._content = self.merger.buffer((0, "content"))
+        self._reasoning = self.merger.buffer((0, "reasoning"))
         self._tool_keys: list[int] = []
         self._open_tool: int | None = None
         #: key -> {"provider_info": ..., "output": ...}, for export.
@@ -184,7 +184,7 @@ class LMStudio(Dialect):
                 self._authoritative(output, frame)
         for key in self._tool_keys:
             self.merger.parse((0, "tool", key, "arguments"), frame)
-        self.terminal = frame
+        self.terminate(frame)
 
     def _authoritative(self, output: list[Any], frame: int) -> None:
         """`chat.end.result.output` is what LM Studio would have returned: it wins where it differs."""
@@ -232,7 +232,7 @@ class LMStudio(Dialect):
             "reply; a client that only joins the deltas shows the other version", field=field)
 
     def _unexpected(self, message: str, frame: int, once: Any) -> None:
-        self.report.diagnostic("unexpected-payload", frame, message, severity="info",
+        self.report.diagnostic("unexpected-payload", frame, message, severity=Severity.INFO,
                                once=("lmstudio", once) if once is not None else None)
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:

@@ -17,16 +17,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger, TextBuffer
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger, TextBuffer
+from ..findings import Report
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
     from ._shapes import OllamaLine
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["ollama"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["Ollama"]
 
@@ -43,9 +51,9 @@ class Ollama(Dialect):
     terminal_hint = 'a line with `"done": true`'
     finish_reasons = {"stop": STOP, "length": LENGTH, "load": INCOMPLETE, "unload": INCOMPLETE}
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content: TextBuffer = merger.buffer((0, "content"))
+        self._content: TextBuffer = self.merger.buffer((0, "content"))
         self._identified = False
         #: "chat" (a `message` object) or "generate" (a top-level `response`).
         self._endpoint: str | None = None
@@ -56,7 +64,7 @@ class Ollama(Dialect):
         self._logprobs: list[Any] = []
         self._remote: dict[str, Any] = {}
         self._role_seen = False
-        self.fast_decoder = self.shape_decoder()
+        self.fast_decoder = _FAST_SHAPES
 
     @classmethod
     def claims(cls, value: Any) -> bool:
@@ -215,7 +223,7 @@ class Ollama(Dialect):
             choice=0, tool_call=key, changed=True)
 
     def _done(self, line: dict[str, Any], frame: int) -> None:
-        self.terminal = frame
+        self.terminate(frame)
         self._done_line = line
         reason = line.get("done_reason")
         if reason and type(reason) is str:
@@ -235,7 +243,6 @@ class Ollama(Dialect):
             "in-stream-error", frame,
             f"the server sent an error inside the HTTP 200 stream: {message}",
             raw=_dumps({"error": error}))
-        self.failed = True
         self.merger.replace((0, "error"), str(message), frame)
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:

@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger, TextBuffer
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger, TextBuffer
+from ..findings import Report
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from .._result import Result, ToolCall
+    from ..result import Result, ToolCall
     from ._shapes import Chunk
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["openai-chat"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["OpenAIChat"]
 
@@ -65,7 +73,7 @@ class OpenAIChat(Dialect):
         "insufficient_system_resource": ERROR,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._choices: dict[int, _Choice] = {}
         self._identified = False
@@ -103,7 +111,7 @@ class OpenAIChat(Dialect):
             self._identified = found_id is not None and found_model is not None
             if self._identified:
                 # From here on, fold reads nothing from a chunk outside its choices, usage and error.
-                self.fast_decoder = self.shape_decoder()
+                self.fast_decoder = _FAST_SHAPES
         choices = chunk.get("choices")
         if choices:
             if type(choices) is list:
@@ -373,7 +381,7 @@ class OpenAIChat(Dialect):
             state.finish_frame = frame
         if self.transport not in (None, "sse"):
             # Chunk objects logged one per line (JSONL) never carry [DONE]: a finish reason ends them.
-            self.finished = True
+            self.finish_reply()
         for key in state.tool_keys:
             # The choice is finished, so its tool calls are closed blocks.
             self.merger.parse((index, "tool", key, "arguments"), frame)

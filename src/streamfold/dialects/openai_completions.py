@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .openai_chat import OpenAIChat
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["OpenAICompletions"]
 

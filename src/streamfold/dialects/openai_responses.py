@@ -27,16 +27,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger, TextBuffer
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger, TextBuffer
+from ..findings import Report, Severity
 from ._base import event_type, CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
     from ._shapes import ResponsesDelta
+
+try:
+    from ._shapes import DECODERS as _DECODERS
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["openai-responses"]
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
 
 __all__ = ["OpenAIResponses"]
 
@@ -128,7 +136,7 @@ class OpenAIResponses(Dialect):
         "failed": ERROR,
     }
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._items: dict[int, _Item] = {}
         self._by_id: dict[str, _Item] = {}
@@ -137,7 +145,7 @@ class OpenAIResponses(Dialect):
         self._hot_key: tuple[Any, Any] | None = None
         self._hot: _Segment | None = None
         self._max_seq: int | None = None
-        self.fast_decoder = self.shape_decoder()
+        self.fast_decoder = _FAST_SHAPES
         self._seq_reports = 0
         self._seq_unreported: list[int] = []
         #: The last response object a lifecycle or terminal event carried (the export's envelope).
@@ -240,7 +248,7 @@ class OpenAIResponses(Dialect):
                 "event-name-mismatch", frame,
                 f"the SSE event name {event!r} differs from the JSON type {kind!r}; streamfold (like the openai "
                 "SDK) dispatches on the JSON type, a client that dispatches on the event name does not",
-                severity="info", once=True, event=event, type=kind)
+                severity=Severity.INFO, once=True, event=event, type=kind)
         if kind == "response.output_text.delta":
             delta = value.get("delta")
             if type(delta) is str and delta:
@@ -257,7 +265,7 @@ class OpenAIResponses(Dialect):
             self.report.diagnostic(
                 "unknown-event", frame,
                 f"event type {kind!r} is not one streamfold folds; ignored (the Responses API adds event types "
-                "over time)", severity="info", once=(kind,), type=kind)
+                "over time)", severity=Severity.INFO, once=(kind,), type=kind)
 
     # -- segments: APPEND with the position of every piece kept -----------------
 
@@ -521,8 +529,8 @@ class OpenAIResponses(Dialect):
                 "nonstandard-terminal", frame,
                 "the stream ends on `response.done`, which the Responses API over HTTP does not send (a gateway or "
                 "the Codex backend, R1: decolua/9router#2142); it is accepted as the end. The openai SDK does not "
-                "know it and raises 'Didn't receive a `response.completed` event'", severity="info")
-        self.terminal = frame
+                "know it and raises 'Didn't receive a `response.completed` event'", severity=Severity.INFO)
+        self.terminate(frame)
         for item in self._items.values():
             if item.arguments is not None:
                 # The reply is over: every call's arguments are a closed block.
@@ -660,7 +668,7 @@ class OpenAIResponses(Dialect):
                 f"annotation_index {index} of {segment.label} arrived after annotation_index {min(later)}; it is "
                 "placed at its index. A client that appends annotations in arrival order lists them in the wrong "
                 "order (their start_index/end_index no longer follow the text)",
-                severity="info", once=(id(segment),), annotation_index=index, after=min(later))
+                severity=Severity.INFO, once=(id(segment),), annotation_index=index, after=min(later))
         placed[index] = annotation
 
     def _refusal_delta(self, value: dict[str, Any], frame: int) -> None:
@@ -826,7 +834,6 @@ class OpenAIResponses(Dialect):
             "in-stream-error", frame,
             f"the server sent {where} inside the HTTP 200 stream{detail}: {message}",
             raw=json.dumps(raw, ensure_ascii=False))
-        self.failed = True
         if not keep:
             self._error = {"code": code, "message": str(message)}
             self.merger.replace((CHOICE, "error"), str(message), frame)
@@ -858,7 +865,7 @@ class OpenAIResponses(Dialect):
                 "the stream ends with `[DONE]` but no `response.completed`, `response.incomplete` or "
                 "`response.failed` came (a gateway, R1): there is no final status, usage or `response.output`. "
                 "The end is accepted; the openai SDK raises 'Didn't receive a `response.completed` event'")
-        self.terminal = frame
+        self.terminate(frame)
 
     def finish(self, last_frame: int) -> None:
         if self._seq_unreported:
@@ -900,7 +907,7 @@ class OpenAIResponses(Dialect):
                 "tool-args-invalid", culprit,
                 f"{label}: the joined arguments do not parse ({parsed.error}: character {position}); that "
                 f"character came from frame {culprit}. The raw join is kept in `arguments`.{hint}",
-                severity="error", choice=CHOICE, tool_call=item.index, position=position)
+                severity=Severity.ERROR, choice=CHOICE, tool_call=item.index, position=position)
         elif parsed.recovery is not None:
             self.report.diagnostic(
                 "cumulative-resend", buffer.last_frame,

@@ -28,13 +28,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._frames import FrameRecord
-from .._merge import Merger
-from .._report import Report
+from ..framing import FrameView
+from ..merge import Merger
+from ..findings import Report, Severity
 from ._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from .._result import Result
+    from ..result import Result
 
 __all__ = ["TGI"]
 
@@ -44,9 +44,9 @@ class TGI(Dialect):
     finish_reasons = {"eos_token": STOP, "stop_sequence": STOP, "length": LENGTH}
     terminal_hint = "the last event, with a non-null `generated_text`"
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._content = merger.buffer((0, "content"))
+        self._content = self.merger.buffer((0, "content"))
         #: Every streamed token object, for the non-streaming `details.tokens` of export.
         self._tokens: list[dict[str, Any]] = []
         self._details: dict[str, Any] | None = None
@@ -83,7 +83,7 @@ class TGI(Dialect):
             "special-token-skipped", frame,
             f"frame {frame} streams the special token {text!r} (`token.special: true`): it is a tokenizer "
             "marker, not reply text, so it was not added to the content (B6). A client that appends every "
-            "`token.text` shows it", severity="info", once="tgi-special", token=text)
+            "`token.text` shows it", severity=Severity.INFO, once="tgi-special", token=text)
 
     def _last_event(self, value: dict[str, Any], generated: Any, frame: int) -> None:
         merger = self.merger
@@ -98,7 +98,7 @@ class TGI(Dialect):
             joined = self._content.text()
             if generated != joined:
                 self._replace(generated, joined, frame)
-        self.terminal = frame
+        self.terminate(frame)
 
     def _replace(self, generated: str, joined: str, frame: int) -> None:
         """REPLACE: `generated_text` is authoritative, so it is the content, from the last frame."""

@@ -12,10 +12,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .._frames import FrameRecord
+from ..framing import FrameView
 
-from .._merge import Merger
-from .._report import Report
+from ..merge import Merger
+from ..findings import Report
 from ._base import Dialect, top_level_keys
 
 __all__ = ["Unknown"]
@@ -23,8 +23,9 @@ __all__ = ["Unknown"]
 
 class Unknown(Dialect):
     name = "unknown"
+    expects_end = False
 
-    def __init__(self, merger: Merger, report: Report, frames: Sequence[FrameRecord] = ()) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self.keys_seen: dict[str, int] = {}
         self.first_frame: int | None = None
@@ -43,7 +44,6 @@ class Unknown(Dialect):
                         offset: int | None = None, line: int | None = None) -> None:
         # No reply was folded, so there is no choice to end: only the error is reported.
         self.report.error("in-stream-error", frame, message, raw=raw, offset=offset, line=line)
-        self.failed = True
 
     def finish(self, last_frame: int) -> None:
         if self.first_frame is None or set(self.keys_seen) == {"error"}:

@@ -35,7 +35,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import __version__
-from .._sniff import TRANSPORTS
+from ..framing.sniff import TRANSPORTS
 from ..dialects import DIALECTS
 from .diff import diff_captures
 from ..inputs import InputError

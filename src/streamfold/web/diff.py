@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Any
 
-from .._folder import fold
-from .._result import Choice, Result, ToolCall
+from ..fold import fold
+from ..result import Choice, Result, ToolCall
 from ..inputs import read_capture
 from ..compare import frame_opcodes
 from ..rows import frame_rows

@@ -30,11 +30,11 @@ from typing import Any
 
 import msgspec
 
-from .._decode import PayloadKind, decode_frame
-from .._folder import fold
+from ..decoding import PayloadKind, decode_frame
+from ..fold import fold
 from ..inputs import read_capture, transport_notes
 from ..timing import analyse
-from .._result import Result
+from ..result import Result
 from ..rows import frame_rows
 
 __all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]

@@ -31,7 +31,7 @@ from typing import Any
 
 from ._toolargs import ParsedArguments, parse_arguments
 
-__all__ = ["Merger", "TextBuffer"]
+__all__ = ["Merger", "ParsedArguments", "TextBuffer"]
 
 Path = tuple[Any, ...]
 _EMPTY = (None, "", "null")

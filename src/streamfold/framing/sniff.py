@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._eventstream import looks_like_eventstream
+from .eventstream import looks_like_eventstream
 
 __all__ = ["sniff", "TRANSPORTS"]
 

@@ -8,13 +8,12 @@ small pieces stays linear.
 
 from __future__ import annotations
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer, FramerOutput, SplitRun
-from ._utf8 import decode
+from ._records import FramerOutput, new_record
+from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
+from .framer import Framer
+from .utf8 import decode
 
-__all__ = ["LineRun", "NDJSONParser"]
-
-# Fewer complete lines than this in a chunk are made into records right away.
-_MIN_RUN = 8
+__all__ = ["NDJSONParser"]
 
 
 class NDJSONParser(Framer):
@@ -44,19 +43,15 @@ class NDJSONParser(Framer):
             self._add_partial(lines[0])
             self._take_line(self._take_partial(), b"\n", frames)
             del lines[0]
-        # Lines that are each a frame as they stand (no CR, none blank or starting with
-        # whitespace, none too large) become one run: the checks run in C, over the list.
-        if len(lines) >= _MIN_RUN and min(lines) >= b"!" and len(chunk) <= self.max_frame_size and 13 not in chunk:
-            run = LineRun(self._index, self._offset, self._line, lines)
-            frames.append(run)
-            self._index += run.count
-            self._offset += len(run.region) + 1
-            self._line += run.count
-            lines = []
-        for line in lines:
-            self._take_line(line, b"\n", frames)
+        self._take_lines(lines, chunk, frames)
         self._add_partial(tail)
         return frames
+
+    def _take_lines(self, lines: list[bytes], chunk: bytes, frames: list[FramerOutput]) -> None:
+        """Complete lines (without their LF) from `chunk`; `_runs.NDJSONRunParser` keeps long
+        stretches of them as runs, this takes them one by one."""
+        for line in lines:
+            self._take_line(line, b"\n", frames)
 
     def close_records(self) -> list[FramerOutput]:
         """End the stream: a last line without `\\n` becomes an unterminated frame."""
@@ -100,39 +95,14 @@ class NDJSONParser(Framer):
                 f"line of {length} bytes exceeds max_frame_size={self.max_frame_size}; "
                 f"its first {len(head)} bytes are kept in raw and the rest was dropped",
             )
-            frames.append((self._index, offset, number, None, None, None, None, (), head, bool(terminator), (issue,), ()))
+            frames.append(new_record(self._index, offset, number, None, None, None, None, (), head, bool(terminator),
+                                     (issue,), ()))
             self._index += 1
             return
         content = line[:-1] if line.endswith(b"\r") else line
         if not content.strip(b" \t\r\n"):
             return
         text, issues = decode(content, offset, number)
-        frames.append((self._index, offset, number, None, text, None, None, (), line + terminator, bool(terminator), issues, ()))
+        frames.append(new_record(self._index, offset, number, None, text, None, None, (), line + terminator,
+                                 bool(terminator), issues, ()))
         self._index += 1
-
-
-class LineRun(SplitRun):
-    """NDJSON lines that are each a frame as they stand (see `NDJSONParser.feed_records`),
-    kept as the bytes they came in; records are made when read, as `_take_line` makes them."""
-
-    __slots__ = ("_lines",)
-
-    def __init__(self, first: int, offset: int, line: int, lines: list[bytes]) -> None:
-        super().__init__(first, len(lines), offset, line, b"\n".join(lines), 1)
-        self._lines: list[bytes] | None = lines  # held until the fold takes them
-
-    def pieces(self) -> list[bytes]:
-        lines, self._lines = self._lines, None
-        return self.region.split(b"\n") if lines is None else lines
-
-    def release(self) -> None:
-        self._lines = None
-
-    def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
-        return _line_record(piece, index, offset, line)
-
-
-def _line_record(line: bytes, index: int, offset: int, number: int) -> FrameRecord:
-    """A complete line's record (no CR, not blank, not too large), as `_take_line` makes it."""
-    text, issues = decode(line, offset, number)
-    return (index, offset, number, None, text, None, None, (), line + b"\n", True, issues, ())

@@ -1,8 +1,11 @@
 """Decoding: a frame's payload becomes JSON, the `[DONE]` sentinel, a
 comment/keep-alive, an empty payload, glued documents, or invalid text.
 
-Nothing here knows vendors. Invalid payloads are kept with the decoder's
-message and position, so the rest of the stream still folds.
+This is the one decoding step, and the fold takes it: `decode_text` for a
+frame's data as text, `decode_bytes` for a payload kept as bytes in a run
+(which refuses what it cannot take as is; the frame then goes the text way,
+which says why). Nothing here knows vendors. Invalid payloads are kept with
+the decoder's message and position, so the rest of the stream still folds.
 """
 
 from __future__ import annotations
@@ -12,10 +15,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._frames import Frame
-from ._json import loads
+from ._json import loads, loads_utf8
+from .framing import Frame
 
-__all__ = ["Payload", "PayloadKind", "decode_data", "decode_frame"]
+__all__ = ["Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text"]
 
 DONE_SENTINEL = "[DONE]"
 
@@ -57,12 +60,32 @@ def decode_frame(frame: Frame) -> Payload:
 
 
 def decode_data(data: str) -> Payload:
+    """Decode a frame's data (its `data` lines joined)."""
+    kind, value = decode_text(data)
+    if kind is PayloadKind.JSON:
+        return Payload(kind, value)
+    return DONE if kind is PayloadKind.DONE else value  # type: ignore[no-any-return]
+
+
+_JSON = PayloadKind.JSON
+_DONE_PAIR = (PayloadKind.DONE, None)
+
+
+def decode_text(data: str) -> tuple[PayloadKind, Any]:
+    """The decoding step of the fold: (JSON, the value), (DONE, None), or, for anything that is
+    not one document, (its kind, its `Payload`: glued documents, empty, invalid with the position)."""
     if data == DONE_SENTINEL:
-        return DONE
+        return _DONE_PAIR
     try:
-        return Payload(PayloadKind.JSON, loads(data))
+        return _JSON, loads(data)
     except ValueError as exc:
-        return _not_one_document(data, exc)
+        payload = _not_one_document(data, exc)
+        return payload.kind, payload
+
+
+#: A payload kept as UTF-8 bytes (in a run) to its JSON value; raises ValueError for anything
+#: `decode_text` would not return as is (invalid UTF-8, NaN, [DONE], ...).
+decode_bytes = loads_utf8
 
 
 def _not_one_document(data: str, exc: ValueError) -> Payload:

@@ -23,8 +23,10 @@ import uuid
 import zlib
 from typing import Any
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
-from ._utf8 import decode
+from ._records import FrameRecord, new_record
+from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
+from .framer import Framer
+from .utf8 import decode
 
 __all__ = ["EventStreamParser", "looks_like_eventstream"]
 
@@ -153,13 +155,13 @@ class EventStreamParser(Framer):
         payload = raw[12 + headers_len : -4]
         text, utf8_issues = decode(payload, offset + 12 + headers_len, 0) if payload else ("", ())
         issues.extend(utf8_issues)
-        record: FrameRecord = (self._index, offset, 0, None if event is None else str(event), text if payload else None,
+        record = new_record(self._index, offset, 0, None if event is None else str(event), text if payload else None,
                                None, None, (), raw, True, tuple(issues), tuple(headers))
         self._index += 1
         return record
 
     def _issue_frame(self, offset: int, raw: bytes, code: str, message: str, *, terminated: bool = True) -> FrameRecord:
-        record: FrameRecord = (self._index, offset, 0, None, None, None, None, (), raw, terminated,
+        record = new_record(self._index, offset, 0, None, None, None, None, (), raw, terminated,
                                (FrameIssue(code, offset, 0, message),), ())
         self._index += 1
         return record

@@ -1,11 +1,12 @@
-"""The value every framing parser produces: one `Frame` per SSE block, NDJSON
-line, JSON-array element (and later, AWS event-stream message).
+"""Records and runs: how framers hand frames to the fold without making a
+`Frame` per frame. The only module that knows a record's positions.
 
-A frame is the unit a person debugs: it knows where it sits in the capture
-(`offset`, `line`), what it carried (`event`, `data`, `id`, `retry`,
-`comments`), its exact bytes (`raw`) and what was wrong inside it
-(`issues`). Frames never raise and never hide bytes: a field the spec ignores
-is still listed as an issue so the debugger can say "did you mean `data:`?".
+A record is a `Frame`'s fields, in order, in a plain tuple: building a frozen
+dataclass costs more than decoding the frame's JSON, so the fold works on
+records and `Frame`s are made where people look. A run (`FrameRun`) is a
+stretch of frames a framer kept as the bytes they came in; its records are made
+only when something reads them. `FrameStore` holds every frame of a stream by
+index, and is what dialects read frames through (the `FrameView` protocol).
 """
 
 from __future__ import annotations
@@ -13,65 +14,12 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
-from dataclasses import dataclass
-from typing import Any, Final, Optional, Union, overload
+from typing import Any, Final, Optional, Protocol, Union, overload
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore",
-           "Framer", "SplitRun", "make_frame"]
+from .frame import Frame, FrameIssue
 
-# A frame above this size is reported and dropped instead of buffered. It is
-# far above any real chunk (a base64 partial image from the Responses API is a
-# few MB) and keeps a hostile or broken capture from eating the machine.
-DEFAULT_MAX_FRAME_SIZE = 32 * 1024 * 1024
-
-_BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(frozen=True, slots=True)
-class FrameIssue:
-    """Something wrong inside a frame that framing noticed.
-
-    `code` is stable (`unknown-field`, `invalid-retry`, `invalid-id`,
-    `invalid-utf8`, `frame-too-large`); `offset` and `line` point at the
-    offending byte or line of the stream; `text` is the offending line.
-    """
-
-    code: str
-    offset: int
-    line: int
-    message: str
-    text: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One frame of a stream, exactly as it was on the wire.
-
-    `offset` is the byte offset of the frame's first line (a leading BOM
-    counts), `line` its 1-based line number. `data` is None when the frame had
-    no `data` line (comments, keep-alives, id/retry-only blocks), else the data
-    lines joined with "\\n". `raw` are the frame's bytes; `terminated` is False
-    for a final block the stream never finished (a spec-exact client drops it).
-    """
-
-    index: int
-    offset: int
-    line: int
-    event: str | None
-    data: str | None
-    id: str | None
-    retry: int | None
-    comments: tuple[str, ...]
-    raw: bytes
-    terminated: bool = True
-    issues: tuple[FrameIssue, ...] = ()
-    #: Transport headers of the frame (AWS event-stream: `:event-type`, ...); () for text framings.
-    headers: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def end(self) -> int:
-        """Byte offset just past the frame's last byte in the stream."""
-        return self.offset + len(self.raw)
+__all__ = ["DATA_SPACE", "DATA_TIGHT", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore", "FrameView",
+           "FramerOutput", "SplitRun", "expand", "fold_fields", "make_frame", "new_record"]
 
 
 #: A frame as the framers build it: the `Frame` fields, in order, in a plain
@@ -94,15 +42,27 @@ DATA_TIGHT = DataLineRaw(b"data:")
 FrameRecord = tuple[int, int, int, Optional[str], Optional[str], Optional[str], Optional[int],
                     tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...],
                     tuple[tuple[str, Any], ...]]
-INDEX: Final = 0
-OFFSET: Final = 1
-LINE: Final = 2
-DATA: Final = 4
-RAW: Final = 8
-EVENT: Final = 3
-TERMINATED: Final = 9
-ISSUES: Final = 10
-HEADERS: Final = 11
+_INDEX: Final = 0
+_OFFSET: Final = 1
+_LINE: Final = 2
+_EVENT: Final = 3
+_DATA: Final = 4
+_RAW: Final = 8
+_TERMINATED: Final = 9
+_ISSUES: Final = 10
+_HEADERS: Final = 11
+
+
+def new_record(index: int, offset: int, line: int, event: str | None, data: str | None, id: str | None,
+               retry: int | None, comments: tuple[str, ...], raw: bytes | DataLineRaw, terminated: bool,
+               issues: tuple[FrameIssue, ...], headers: tuple[tuple[str, Any], ...]) -> FrameRecord:
+    """A record, with the `Frame` fields in their order (framers off the hot path build them here)."""
+    return (index, offset, line, event, data, id, retry, comments, raw, terminated, issues, headers)
+
+
+def fold_fields(record: FrameRecord) -> tuple[int, str | None, tuple[FrameIssue, ...]]:
+    """What the fold reads of a record: its index, its data and its issues."""
+    return record[0], record[4], record[10]
 
 
 class FrameRun:
@@ -137,8 +97,8 @@ class FrameRun:
         return (self.record(index) for index in range(self.first, self.first + self.count))
 
     def event(self, index: int) -> str | None:
-        """The `event` field of frame `index`: `record(index)[EVENT]`, maybe cheaper."""
-        return self.record(index)[EVENT]
+        """The `event` field of frame `index` (a subclass may find it without making the record)."""
+        return self.record(index)[_EVENT]
 
     def release(self) -> None:
         """The fold is done with the run: drop what it held only for the fold."""
@@ -201,90 +161,23 @@ class SplitRun(FrameRun):
 FramerOutput = Union[FrameRecord, FrameRun]
 
 
-class Framer:
-    """The public face every framer shares: bytes in, `Frame`s out.
-
-    Subclasses implement `feed_records` and `close_records`, keep the stream
-    offset of their next line in `_offset`, and call `_strip_bom` on each chunk.
-    """
-
-    _offset = 0
-    _at_stream_start = True
-    _bom_prefix = b""
-
-    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
-        if max_frame_size < 1:
-            raise ValueError(f"max_frame_size must be positive, got {max_frame_size!r}")
-        self.max_frame_size = max_frame_size
-        self._closed = False
-        self._index = 0
-
-    def _accept(self, chunk: bytes) -> bytes:
-        """Check a chunk handed to feed(): only misuse raises."""
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise TypeError(f"feed() takes bytes, got {type(chunk).__name__}")
-        if self._closed:
-            raise RuntimeError("feed() after close(): the stream has ended")
-        return bytes(chunk)
-
-    def _end(self) -> None:
-        if self._closed:
-            raise RuntimeError("close() called twice")
-        self._closed = True
-
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        """"One leading U+FEFF BYTE ORDER MARK character must be ignored", whatever the chunking.
-
-        Held bytes that might still be a BOM come back with the next chunk.
-        """
-        if not self._at_stream_start:
-            return chunk
-        head = self._bom_prefix + chunk
-        if len(head) < 3 and _BOM.startswith(head):
-            self._bom_prefix = head
-            return b""
-        self._at_stream_start = False
-        self._bom_prefix = b""
-        if head.startswith(_BOM):
-            self._offset += 3
-            return head[3:]
-        return head
-
-    def _unfinished_bom(self) -> bytes:
-        """At close: bytes held as a possible BOM that never completed are data."""
-        self._at_stream_start = False
-        held, self._bom_prefix = self._bom_prefix, b""
-        return held
-
-    def feed_records(self, chunk: bytes) -> Sequence[FramerOutput]:
-        raise NotImplementedError
-
-    def close_records(self) -> Sequence[FramerOutput]:
-        raise NotImplementedError
-
-    def feed(self, chunk: bytes) -> list[Frame]:
-        """Take the next bytes of the stream; return the frames they completed."""
-        return [make_frame(record) for record in _expand(self.feed_records(chunk))]
-
-    def close(self) -> list[Frame]:
-        """End the stream; return what was still open (an unterminated final frame)."""
-        return [make_frame(record) for record in _expand(self.close_records())]
-
-
-def _expand(output: Sequence[FramerOutput]) -> Iterator[FrameRecord]:
+def expand(output: Sequence[FramerOutput]) -> list[Frame]:
+    """The `Frame`s of what a framer returned."""
+    frames = []
     for item in output:
         if type(item) is tuple:
-            yield item
+            frames.append(make_frame(item))
         else:
             assert isinstance(item, FrameRun)
-            yield from item.records()
+            frames.extend(make_frame(record) for record in item.records())
+    return frames
 
 
 def make_frame(record: FrameRecord) -> Frame:
     """The `Frame` of a record, with its raw bytes rebuilt if they were not kept."""
-    raw = record[RAW]
+    raw = record[_RAW]
     if isinstance(raw, DataLineRaw):
-        raw = raw.prefix + (record[DATA] or "").encode() + b"\n\n"
+        raw = raw.prefix + (record[_DATA] or "").encode() + b"\n\n"
     return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6], record[7],
                  raw, record[9], record[10], record[11])
 
@@ -307,18 +200,40 @@ class FrameStore(Sequence[FrameRecord]):
     def add_run(self, run: FrameRun) -> None:
         self._slots.extend([run] * run.count)
 
-    def records_outside_runs(self) -> Iterator[FrameRecord]:
-        """The records of the frames no run holds. Every frame a run holds has data, so
-        this is where to look for frames without any (comments, keep-alives, stray lines)."""
-        return (slot for slot in self._slots if type(slot) is tuple)
+    # -- the FrameView of dialects and the fold: read without making records of runs ------
 
     def event(self, index: int) -> str | None:
-        """`self[index][EVENT]`, without making the record of a frame in a run."""
+        """The `event` field of frame `index` (its `:event-type` in a binary stream)."""
         slot = self._slots[index]
         if type(slot) is tuple:
-            return slot[EVENT]
+            return slot[_EVENT]
         assert isinstance(slot, FrameRun)
         return slot.event(index)
+
+    def headers(self, index: int) -> tuple[tuple[str, Any], ...]:
+        """The transport headers of frame `index` (AWS event-stream); () for text framings."""
+        slot = self._slots[index]
+        return slot[_HEADERS] if type(slot) is tuple else ()
+
+    def raw(self, index: int) -> bytes:
+        """The bytes of frame `index`, as they came."""
+        return make_frame(self[index]).raw
+
+    def dataless(self) -> Iterator[tuple[int, bytes]]:
+        """(index, raw bytes) of each frame without data (comments, keep-alives, stray lines).
+        Every frame a run holds has data, so only the records outside runs are read."""
+        for slot in self._slots:
+            if type(slot) is tuple and slot[_DATA] is None and type(slot[_RAW]) is bytes:
+                yield slot[_INDEX], slot[_RAW]
+
+    def where(self, index: int) -> tuple[int, int]:
+        """The byte offset and line of frame `index`."""
+        record = self[index]
+        return record[_OFFSET], record[_LINE]
+
+    def terminated(self, index: int) -> bool:
+        """Did frame `index` get its terminator (a blank line, a newline, a closing bracket)?"""
+        return self[index][_TERMINATED]
 
     def __len__(self) -> int:
         return len(self._slots)
@@ -380,3 +295,15 @@ class FrameSequence(Sequence[Frame]):
 
     def __repr__(self) -> str:
         return f"<FrameSequence of {len(self)} frames>"
+
+
+class FrameView(Protocol):
+    """What a dialect may read of the frames: how many there are so far, and of frame i its
+    event name, transport headers and raw bytes; and which frames had no data. Nothing else
+    of framing (records, runs, stores) is a dialect's business."""
+
+    def __len__(self) -> int: ...
+    def event(self, index: int) -> str | None: ...
+    def headers(self, index: int) -> tuple[tuple[str, Any], ...]: ...
+    def raw(self, index: int) -> bytes: ...
+    def dataless(self) -> Iterator[tuple[int, bytes]]: ...

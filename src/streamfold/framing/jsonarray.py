@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 
-from ._frames import DEFAULT_MAX_FRAME_SIZE, FrameIssue, FrameRecord, Framer
-from ._utf8 import decode
+from ._records import FrameRecord, new_record
+from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
+from .framer import Framer
+from .utf8 import decode
 
 __all__ = ["JSONArrayParser"]
 
@@ -177,7 +179,7 @@ class JSONArrayParser(Framer):
         offset, line = self._base, self._line
         text, issues = decode(raw, offset, line)
         self._consume(stop)
-        frame: FrameRecord = (self._index, offset, line, None, text, None, None, (), raw, terminated, issues, ())
+        frame = new_record(self._index, offset, line, None, text, None, None, (), raw, terminated, issues, ())
         self._index += 1
         return frame
 
@@ -202,7 +204,7 @@ class JSONArrayParser(Framer):
             f"element of {size} bytes exceeds max_frame_size={self.max_frame_size}; "
             f"its first {len(head)} bytes are kept in raw and the rest was dropped",
         )
-        frame: FrameRecord = (self._index, offset, line, None, None, None, None, (), head, terminated, (issue,), ())
+        frame = new_record(self._index, offset, line, None, None, None, None, (), head, terminated, (issue,), ())
         self._index += 1
         return frame
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ._frames import FrameIssue
+from .frame import FrameIssue
 
 __all__ = ["decode", "decode_reporting"]
 

@@ -6,15 +6,20 @@ print text as it arrives and point at its source.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, Union
 
-from ._report import Diagnostic, StreamError
+from .findings import Diagnostic, StreamError
 
 __all__ = ["Event", "FinishReason", "Finding", "TextDelta", "ToolCallDelta", "ToolCallDone", "UsageUpdate"]
 
 
-@dataclass(frozen=True, slots=True)
+def _repr(value: object) -> str:
+    shown = ", ".join(f"{field.name}={getattr(value, field.name)!r}" for field in fields(value))  # type: ignore[arg-type]
+    return f"streamfold.{type(value).__name__}({shown})"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class TextDelta:
     """Text appended to a choice's `content`, `reasoning` or `refusal`."""
 
@@ -23,8 +28,10 @@ class TextDelta:
     field: Literal["content", "reasoning", "refusal"]
     text: str
 
+    __repr__ = _repr
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class ToolCallDelta:
     """A fragment of a tool call: its name when first known, argument text appended."""
 
@@ -34,8 +41,10 @@ class ToolCallDelta:
     name: str | None
     arguments: str
 
+    __repr__ = _repr
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class ToolCallDone:
     """A tool call's arguments were parsed (its block closed or the choice finished)."""
 
@@ -46,26 +55,34 @@ class ToolCallDone:
     arguments: Any
     error: str | None
 
+    __repr__ = _repr
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class FinishReason:
     frame: int
     choice: int
     raw: str
 
+    __repr__ = _repr
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class UsageUpdate:
     frame: int
     raw: Any
 
+    __repr__ = _repr
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Finding:
     """An error or diagnostic found while folding this chunk."""
 
     frame: int | None
     finding: Union[StreamError, Diagnostic]
+
+    __repr__ = _repr
 
 
 Event = Union[TextDelta, ToolCallDelta, ToolCallDone, FinishReason, UsageUpdate, Finding]

@@ -1,0 +1,200 @@
+"""The registry of every finding code: what it is (an error or a diagnostic,
+or a note on the input), how severe it is by default, one line on what it
+means, and the vendor it belongs to. README's code tables are generated from
+it (`code_tables`, held by tests/test_findings_registry.py).
+
+`Code` lists the same codes as a type, so a typo in a dialect is a mypy error.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CODES", "Code", "CodeInfo", "Kind", "Severity", "code_tables"]
+
+
+class Severity(str, enum.Enum):
+    """How much a finding matters. A `str`, so it compares equal to its value."""
+
+    #: Bytes were lost or damaged, or the reply is wrong as a client would build it.
+    ERROR = "error"
+    #: Suspicious: a client may well get this wrong.
+    WARNING = "warning"
+    #: Worth knowing; nothing is wrong with the reply.
+    INFO = "info"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Kind(str, enum.Enum):
+    """Where a finding goes in the result."""
+
+    #: `errors`: a frame that failed to decode, or an error the server sent.
+    ERROR = "error"
+    #: `diagnostics`: suspicious but decodable.
+    DIAGNOSTIC = "diagnostic"
+    #: `diagnostics` too, from the input readers and transport checks (not from the stream's frames).
+    NOTE = "note"
+
+
+Code = Literal[
+    # errors
+    "invalid-json", "in-stream-error", "frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message",
+    "bad-headers",
+    # diagnostics of every dialect
+    "glued-frames", "unterminated-final-frame", "missing-terminal", "frame-after-terminal", "unknown-field",
+    "invalid-utf8", "invalid-retry", "invalid-id", "empty-data", "tool-args-invalid", "cumulative-resend",
+    "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
+    "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
+    # one vendor's
+    "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
+    "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
+    "empty-terminal-output", "sequence-gap", "annotation-out-of-order", "missing-added-event",
+    "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
+    "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
+    "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
+    # notes on the input and the transport
+    "input-har", "har-entries", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy", "input-log",
+    "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
+    "buffered-response", "proxy-buffering",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: Code
+    kind: Kind
+    severity: Severity
+    #: One line on what the finding means (README's tables).
+    doc: str
+    #: The dialect it belongs to; None for findings any stream can have.
+    vendor: str | None = None
+
+
+_E, _D, _N = Kind.ERROR, Kind.DIAGNOSTIC, Kind.NOTE
+_ERR, _WARN, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+_ALL = (
+    CodeInfo("invalid-json", _E, _ERR, "a frame's data is not JSON; kept with the parser's message and position, "
+             "the rest folds"),
+    CodeInfo("in-stream-error", _E, _ERR, "the server sent an error inside the 200 stream (`{\"error\":…}`, vLLM "
+             "`{\"object\":\"error\"}`, OpenRouter, Anthropic `error`, Responses `response.failed`/`error`, Gemini and "
+             "Ollama error elements, Cohere `ERROR`, Bedrock exception messages, a llama.cpp `error:` field); the "
+             "affected choice ends with `error`"),
+    CodeInfo("frame-too-large", _E, _ERR, "a frame exceeded `max_frame_size`; its head is kept, the rest dropped"),
+    CodeInfo("crc-mismatch", _E, _ERR, "AWS event-stream: a message's bytes were damaged (its CRC32 does not match)"),
+    CodeInfo("bad-prelude", _E, _ERR, "AWS event-stream: sync was lost; framing resumes at the next valid message"),
+    CodeInfo("truncated-message", _E, _ERR, "AWS event-stream: the stream ended inside a message"),
+    CodeInfo("bad-headers", _E, _ERR, "AWS event-stream: a message's headers are malformed"),
+    CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded"),
+    CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "
+             "drop it; streamfold folds it)"),
+    CodeInfo("missing-terminal", _D, _WARN, "the stream never said it was over: probably cut"),
+    CodeInfo("frame-after-terminal", _D, _WARN, "data after the terminal frame: listed, not folded (clients stop "
+             "there)"),
+    CodeInfo("unknown-field", _D, _WARN, "`Data:`, `data :`, `date:`… ignored by SSE clients, with \"did you mean "
+             "`data:`?\""),
+    CodeInfo("invalid-utf8", _D, _WARN, "bytes that are not UTF-8 (replaced by U+FFFD), with their byte offset"),
+    CodeInfo("invalid-retry", _D, _INFO, "a `retry` that is not digits (ignored per spec)"),
+    CodeInfo("invalid-id", _D, _INFO, "an `id` with NUL (ignored per spec)"),
+    CodeInfo("empty-data", _D, _INFO, "an empty `data:` field (clients that JSON-parse it fail)"),
+    CodeInfo("tool-args-invalid", _D, _ERR, "the joined arguments do not parse: message, position, and the frame "
+             "that sent that character"),
+    CodeInfo("cumulative-resend", _D, _WARN, "fragments repeat earlier ones or the whole arguments; says what was "
+             "recovered into `parsed`"),
+    CodeInfo("tool-call-identity-changed", _D, _WARN, "a tool call's id or name changed; says whether it was kept "
+             "as one call or split"),
+    CodeInfo("tool-call-missing-index", _D, _WARN, "a tool-call fragment without `index`, and which call it was "
+             "given to"),
+    CodeInfo("tool-call-repeated", _D, _WARN, "a whole tool call sent again (Gemini, Ollama): kept once"),
+    CodeInfo("reasoning-in-content", _D, _WARN, "`<think>` (or `<thought>`) inside the reply text"),
+    CodeInfo("finish-reason-conflict", _D, _WARN, "a later, different finish reason"),
+    CodeInfo("content-after-finish", _D, _WARN, "text or arguments after the choice's finish reason"),
+    CodeInfo("unknown-dialect", _D, _WARN, "no dialect recognised the payloads; lists the top-level keys seen"),
+    CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect (ignored)"),
+    CodeInfo("stall", _D, _WARN, "with arrival times: a gap between frames over the `--stall` threshold"),
+    CodeInfo("event-type-missing", _D, _WARN, "frames without their `event:` line (a proxy stripped them)",
+             "anthropic"),
+    CodeInfo("event-type-mismatch", _D, _WARN, "a frame's `event:` name differs from its data's `type`",
+             "anthropic"),
+    CodeInfo("unknown-event-type", _D, _INFO, "an event type streamfold does not know; ignored, as the versioning "
+             "policy asks", "anthropic"),
+    CodeInfo("content-block-missing-start", _D, _WARN, "a delta or stop for a content block that never started",
+             "anthropic"),
+    CodeInfo("delta-after-block-stop", _D, _WARN, "a delta for a content block after its `content_block_stop`",
+             "anthropic"),
+    CodeInfo("done-mismatch", _D, _WARN, "a `.done` value differs from what the deltas built; the final value is "
+             "kept", "openai-responses"),
+    CodeInfo("done-without-deltas", _D, _WARN, "a `.done` value for a part no delta streamed", "openai-responses"),
+    CodeInfo("output-from-terminal", _D, _WARN, "the reply came only in the terminal `response.output`",
+             "openai-responses"),
+    CodeInfo("empty-terminal-output", _D, _WARN, "the terminal response has an empty `output` next to streamed "
+             "items", "openai-responses"),
+    CodeInfo("sequence-gap", _D, _WARN, "`sequence_number` skips or goes back: events were lost or reordered",
+             "openai-responses"),
+    CodeInfo("annotation-out-of-order", _D, _INFO, "annotations arrived out of their index order",
+             "openai-responses"),
+    CodeInfo("missing-added-event", _D, _WARN, "deltas for an item or part whose `.added` event never came",
+             "openai-responses"),
+    CodeInfo("event-name-mismatch", _D, _INFO, "the SSE event name differs from the JSON `type`",
+             "openai-responses"),
+    CodeInfo("unknown-event", _D, _INFO, "an event type streamfold does not fold; ignored", "openai-responses"),
+    CodeInfo("response-id-changed", _D, _WARN, "the response id changed within one stream", "openai-responses"),
+    CodeInfo("no-final-response", _D, _WARN, "the stream ended with `[DONE]` and no final response event",
+             "openai-responses"),
+    CodeInfo("nonstandard-terminal", _D, _INFO, "a gateway's `response.done` instead of `response.completed`",
+             "openai-responses"),
+    CodeInfo("prompt-blocked", _D, _WARN, "the prompt was blocked before any candidate", "gemini"),
+    CodeInfo("reply-continues", _D, _INFO, "a `CONTINUATION` finish: the reply goes on in another request",
+             "gemini"),
+    CodeInfo("streamed-call-unfinished", _D, _WARN, "a streamed function call whose arguments never finished",
+             "gemini"),
+    CodeInfo("data-without-space", _D, _INFO, "`data:` without the space, which google-genai does not read",
+             "gemini"),
+    CodeInfo("block-not-closed", _D, _INFO, "a content block that never got its `contentBlockStop`", "bedrock"),
+    CodeInfo("special-token-skipped", _D, _INFO, "a special token the server streams but leaves out of the final "
+             "text", "tgi"),
+    CodeInfo("final-text-mismatch", _D, _WARN, "the server's final text differs from the streamed join; the final "
+             "text is kept"),
+    CodeInfo("text-rebuilt-from-bytes", _D, _WARN, "the text was rebuilt from the tokens' bytes", "llama-cpp"),
+    CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
+             "tokens", "llama-cpp"),
+    CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
+    CodeInfo("har-entries", _N, _INFO, "the HAR has several streamed entries; which one was used"),
+    CodeInfo("input-curl", _N, _INFO, "the body was read from `curl -v` or `-i` output"),
+    CodeInfo("input-curl-trace", _N, _INFO, "the body was read from a `curl --trace` dump"),
+    CodeInfo("trace-ascii", _N, _INFO, "a `--trace-ascii` dump: control bytes were printed as '.'"),
+    CodeInfo("trace-ascii-lossy", _N, _WARN, "a `--trace-ascii` dump lost bytes the stream needs"),
+    CodeInfo("input-log", _N, _INFO, "a timestamped log: the timestamps are kept as arrival times"),
+    CodeInfo("gzip-body", _N, _INFO, "the body was gzip-compressed"),
+    CodeInfo("chunked-transfer-encoding", _N, _INFO, "the body was still in chunked transfer-encoding"),
+    CodeInfo("http-status", _N, _ERR, "the response status was not 200"),
+    CodeInfo("content-type", _N, _WARN, "the Content-Type is not a streaming one"),
+    CodeInfo("content-encoding", _N, _WARN, "the stream was compressed, which makes proxies and clients buffer it"),
+    CodeInfo("buffered-response", _N, _WARN, "the response had a Content-Length: it was sent whole"),
+    CodeInfo("proxy-buffering", _N, _WARN, "nginx without `X-Accel-Buffering: no` buffers the stream"),
+)
+
+CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
+
+
+def code_tables() -> str:
+    """README's tables of codes, as markdown: errors, diagnostics of every dialect, of one vendor, notes."""
+    def table(rows: list[CodeInfo], *, vendor: bool = False) -> str:
+        head = "| code | vendor | severity | what it means |\n|---|---|---|---|\n" if vendor else \
+            "| code | severity | what it means |\n|---|---|---|\n"
+        return head + "".join(
+            f"| `{info.code}` | {info.vendor} | {info.severity.value} | {info.doc} |\n" if vendor else
+            f"| `{info.code}` | {info.severity.value} | {info.doc} |\n" for info in rows)
+
+    errors = [info for info in _ALL if info.kind is Kind.ERROR]
+    common = [info for info in _ALL if info.kind is Kind.DIAGNOSTIC and info.vendor is None]
+    vendors = [info for info in _ALL if info.kind is Kind.DIAGNOSTIC and info.vendor is not None]
+    notes = [info for info in _ALL if info.kind is Kind.NOTE]
+    return ("Errors (bytes lost, damaged, or an error the server sent):\n\n" + table(errors)
+            + "\nDiagnostics, for every dialect:\n\n" + table(common)
+            + "\nDiagnostics of one vendor:\n\n" + table(vendors, vendor=True)
+            + "\nNotes on the input (HAR, curl or log files) and transport checks:\n\n" + table(notes))

@@ -1,0 +1,108 @@
+"""The Result of a fold, built once at the end from the merger and the dialect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..decoding import PayloadKind
+from ..dialects import Dialect
+from ..findings import Diagnostic, StreamError
+from ..framing._records import FrameSequence, FrameStore
+from ..merge import Merger
+from ..result import Block, Choice, Provenance, Result, ToolCall, Usage
+
+__all__ = ["build_result"]
+
+_TEXT_FIELDS = ("content", "reasoning", "refusal")
+_BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal"}
+
+
+def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore, kinds: list[PayloadKind],
+                 errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
+    """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
+    normalised, its `native` snapshot taken."""
+    choice_indexes: set[int] = set()
+    tool_keys: dict[int, set[int]] = {}
+    block_keys: dict[int, set[int]] = {}
+    for path in (*merger.texts, *merger.values):
+        if type(path[0]) is int:
+            choice_indexes.add(path[0])
+            if len(path) == 4 and path[1] == "tool":
+                tool_keys.setdefault(path[0], set()).add(path[2])
+            elif len(path) == 3 and path[1] == "block":
+                block_keys.setdefault(path[0], set()).add(path[2])
+    sources: dict[tuple[int, str], Provenance] = {}
+    choices = []
+    for index in sorted(choice_indexes):
+        calls = []
+        blocks = []
+        for name in _TEXT_FIELDS:
+            buffer = merger.texts.get((index, name))
+            if buffer is not None and buffer.length:
+                sources[(index, name)] = buffer
+                blocks.append(Block(_BLOCK_TYPES[name], 0, (buffer.first_frame, buffer.last_frame)))
+        for position, key in enumerate(sorted(tool_keys.get(index, ()))):
+            path = (index, "tool", key)
+            arguments_path = (*path, "arguments")
+            parsed = merger.parse(arguments_path, max(len(frames) - 1, 0))
+            buffer = merger.texts[arguments_path]
+            sources[(index, f"tool:{key}")] = buffer
+            error = None
+            if parsed.error is not None:
+                error = f"{parsed.error}: character {parsed.position}"
+            calls.append(ToolCall(position, merger.get((*path, "id")), merger.get((*path, "name")),
+                                  buffer.text(), None if error else parsed.value, error, key))
+            spans = [span for part in ("id", "name", "arguments") if (span := merger.frames_of((*path, part)))]
+            if spans:
+                blocks.append(Block("tool_call", position, (min(s[0] for s in spans), max(s[1] for s in spans))))
+        raw_finish = merger.get((index, "finish_reason"))
+        if merger.get((index, "error")) is not None:
+            finish = "error"
+        elif raw_finish is not None:
+            finish = dialect.normalise_finish(raw_finish, bool(calls))
+        else:
+            finish = None
+        if index in block_keys:
+            # The dialect named its blocks (Anthropic content blocks, ...): use them.
+            blocks = [_explicit_block(merger, (index, "block", key)) for key in sorted(block_keys[index])]
+        else:
+            blocks.sort(key=lambda block: (block.frames[0], block.type != "reasoning"))
+        reasoning, refusal = merger.text((index, "reasoning")), merger.text((index, "refusal"))
+        choices.append(Choice(
+            index, merger.get((index, "role")), merger.text((index, "content")) or "",
+            reasoning or None, refusal or None, tuple(calls), finish, raw_finish, tuple(blocks)))
+    raw_usage = merger.get(("usage",))
+    usage = None
+    normalised = dialect.normalise_usage(raw_usage) if raw_usage is not None else None
+    if normalised is not None:
+        usage = Usage(raw=raw_usage, **normalised)
+    return Result(
+        transport=transport,
+        dialect=dialect.name,
+        complete=dialect.ended and not dialect.failed,
+        model=merger.get(("model",)),
+        id=merger.get(("id",)),
+        frame_counts=_counts(kinds),
+        native=dialect.native(),
+        frames=FrameSequence(frames),
+        frame_kinds=tuple(kinds),
+        choices=tuple(choices),
+        usage=usage,
+        errors=tuple(errors),
+        diagnostics=tuple(diagnostics),
+        sources=sources,
+    )
+
+
+def _explicit_block(merger: Merger, path: tuple[int, str, int]) -> Block:
+    """A block a dialect recorded at (choice, "block", key) as {"type": ..., "index": ...}."""
+    value = merger.get(path)
+    frames = merger.frames_of(path)
+    assert frames is not None
+    return Block(str(value.get("type", "?")), int(value.get("index", path[2])), frames)
+
+
+def _counts(kinds: list[PayloadKind]) -> dict[str, int]:
+    comments = kinds.count(PayloadKind.COMMENT)
+    return {"total": len(kinds), "data": len(kinds) - comments, "comments": comments,
+            "invalid": kinds.count(PayloadKind.INVALID)}

@@ -1,0 +1,41 @@
+"""What framing noticed inside a frame becomes a finding: its code's registered
+kind says whether it is an error (bytes lost or damaged) or a diagnostic, and
+its default severity how much it matters. Errors the transport carried (an AWS
+exception message, llama.cpp's `error:` field) go to the dialect as in-stream
+errors; the vendor rule that recognises the latter lives with its dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._codes import CODES, Kind
+from ..dialects.llama_cpp import error_field
+from ..findings import Report
+from ..framing import FrameIssue
+
+__all__ = ["report_frame_issues"]
+
+#: (frame, message, raw, offset, line) of an error the transport carried.
+StreamErrorSink = Callable[[int, str, "str | None", int, int], None]
+#: A vendor's rule: the in-stream error a frame issue stands for, as (message, raw), or None.
+_VENDOR_RULES: tuple[Callable[[FrameIssue], tuple[str, str] | None], ...] = (error_field,)
+
+
+def report_frame_issues(frame: int, issues: tuple[FrameIssue, ...], report: Report,
+                        stream_error: StreamErrorSink) -> None:
+    for issue in issues:
+        if issue.code == "eventstream-exception":
+            stream_error(frame, issue.message, issue.text or None, issue.offset, issue.line)
+            continue
+        carried = next((found for rule in _VENDOR_RULES if (found := rule(issue)) is not None), None)
+        if carried is not None:
+            stream_error(frame, carried[0], carried[1], issue.offset, issue.line)
+            continue
+        info = CODES.get(issue.code)
+        if info is None:  # pragma: no cover - every framer's code is registered (test_findings_registry)
+            raise AssertionError(f"unregistered frame issue {issue.code!r}")
+        if info.kind is Kind.ERROR:
+            report.error(info.code, frame, issue.message, offset=issue.offset, line=issue.line)
+        else:
+            report.diagnostic(info.code, frame, issue.message, offset=issue.offset, line=issue.line)

@@ -1,0 +1,277 @@
+"""The folded reply: `Result`, its parts, and the JSON contract (`schema: 1`).
+
+These types are pure values: a Result holds no live object of the fold, and
+`Result.from_dict(result.to_dict()) == result`. Equality compares what the
+JSON contract holds; the frames and the provenance of each character are
+kept beside it (they are not in the JSON, so a Result read back from JSON has
+none). `export()` works on any Result, read back or not: what the vendor's
+non-streaming object needs beyond the reply travels in `native`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .decoding import Payload, PayloadKind, decode_frame
+from .findings import Diagnostic, StreamError
+from .framing import Frame
+
+__all__ = ["SCHEMA", "Block", "Choice", "Provenance", "Result", "ToolCall", "Usage", "register_exporter"]
+
+SCHEMA = 1
+TEXT_FIELDS = ("content", "reasoning", "refusal")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    index: int
+    id: str | None
+    name: str | None
+    #: The raw join of every argument fragment, exactly as streamed.
+    arguments: str
+    #: The parsed (or recovered) arguments; None when `error` is set.
+    parsed: Any
+    #: The parser's message and the position in `arguments`, when nothing parsed.
+    error: str | None
+    #: The dialect's key for this call in the stream (OpenAI `index`, block index, ...).
+    key: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "id": self.id, "name": self.name, "arguments": self.arguments,
+                "parsed": self.parsed, "error": self.error, "key": self.key}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> ToolCall:
+        return cls(value["index"], value["id"], value["name"], value["arguments"], value["parsed"], value["error"],
+                   value.get("key", value["index"]))
+
+    def __repr__(self) -> str:
+        return f"streamfold.ToolCall(index={self.index}, id={self.id!r}, name={self.name!r}, " \
+               f"arguments={self.arguments!r}, error={self.error!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A run of one kind of output in a choice, with the first and last frame that fed it."""
+
+    type: str
+    index: int
+    frames: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "index": self.index, "frames": list(self.frames)}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Block:
+        first, last = value["frames"]
+        return cls(value["type"], value["index"], (first, last))
+
+    def __repr__(self) -> str:
+        return f"streamfold.Block(type={self.type!r}, index={self.index}, frames={self.frames})"
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    index: int
+    role: str | None
+    content: str
+    reasoning: str | None
+    refusal: str | None
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: str | None
+    finish_reason_raw: str | None
+    blocks: tuple[Block, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "role": self.role, "content": self.content, "reasoning": self.reasoning,
+            "refusal": self.refusal, "tool_calls": [call.to_dict() for call in self.tool_calls],
+            "finish_reason": self.finish_reason, "finish_reason_raw": self.finish_reason_raw,
+            "blocks": [block.to_dict() for block in self.blocks],
+        }
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Choice:
+        return cls(value["index"], value["role"], value["content"], value["reasoning"], value["refusal"],
+                   tuple(ToolCall.from_dict(call) for call in value["tool_calls"]), value["finish_reason"],
+                   value["finish_reason_raw"], tuple(Block.from_dict(block) for block in value["blocks"]))
+
+    def __repr__(self) -> str:
+        return (f"streamfold.Choice(index={self.index}, content={_short(self.content)}, "
+                f"reasoning={_short(self.reasoning)}, tool_calls={len(self.tool_calls)}, "
+                f"finish_reason={self.finish_reason!r})")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int | None
+    output_tokens: int | None
+    reasoning_tokens: int | None
+    cache_read_tokens: int | None
+    total_tokens: int | None
+    #: The vendor's own usage object, as last sent.
+    raw: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "reasoning_tokens": self.reasoning_tokens, "cache_read_tokens": self.cache_read_tokens,
+                "total_tokens": self.total_tokens, "raw": self.raw}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Usage:
+        return cls(value["input_tokens"], value["output_tokens"], value["reasoning_tokens"],
+                   value["cache_read_tokens"], value["total_tokens"], value["raw"])
+
+    def __repr__(self) -> str:
+        return (f"streamfold.Usage(input_tokens={self.input_tokens}, output_tokens={self.output_tokens}, "
+                f"total_tokens={self.total_tokens})")
+
+
+class Provenance(Protocol):
+    """Which frame produced each character of a text (the merger's APPEND buffers are one)."""
+
+    frames: Sequence[int]
+    ends: Sequence[int]
+
+    def frame_at(self, offset: int) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Everything streamfold learned from one capture."""
+
+    transport: str
+    dialect: str
+    #: A terminal frame was seen and the server sent no error.
+    complete: bool
+    model: str | None
+    id: str | None
+    #: {"total", "data", "comments", "invalid"}.
+    frame_counts: Mapping[str, int]
+    choices: tuple[Choice, ...]
+    usage: Usage | None
+    errors: tuple[StreamError, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    #: What the dialect's `export` needs beyond the reply (JSON values), or None.
+    native: Any = None
+    #: The frames of the stream (empty in a Result read back from JSON).
+    frames: Sequence[Frame] = field(default=(), compare=False, repr=False)
+    #: The payload kind of each frame, by frame index (empty in a Result read back from JSON).
+    frame_kinds: tuple[PayloadKind, ...] = field(default=(), compare=False, repr=False)
+    #: (choice, "content" | "reasoning" | "refusal" | "tool:KEY") -> the provenance of that text.
+    sources: Mapping[tuple[int, str], Provenance] = field(default_factory=dict, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"streamfold.Result(dialect={self.dialect!r}, transport={self.transport!r}, "
+                f"complete={self.complete}, choices={list(self.choices)!r}, errors={len(self.errors)}, "
+                f"diagnostics={len(self.diagnostics)})")
+
+    def choice(self, index: int = 0) -> Choice | None:
+        for choice in self.choices:
+            if choice.index == index:
+                return choice
+        return None
+
+    def payload(self, frame: int) -> Payload:
+        """Decode one frame again (payloads are not kept, to keep memory small)."""
+        return decode_frame(self.frames[frame])
+
+    def frame_producing_char(self, offset: int, *, choice: int = 0, field: str = "content") -> Frame | None:
+        """The frame that produced character `offset` of a choice's field.
+
+        `field` is "content", "reasoning", "refusal" or "tool:K" (the arguments
+        of the choice's tool call at position K). None when out of range, or
+        when the Result has no frames (read back from JSON).
+        """
+        buffer = self._buffer(choice, field)
+        frame = None if buffer is None else buffer.frame_at(offset)
+        return None if frame is None or frame >= len(self.frames) else self.frames[frame]
+
+    def export(self) -> dict[str, Any]:
+        """The vendor-native non-streaming object the same request would have
+        returned without streaming (an OpenAI `ChatCompletion`, ...).
+
+        Raises NotImplementedError for a dialect that has no export.
+        """
+        exporter = _EXPORTERS.get(self.dialect)
+        if exporter is None:
+            raise NotImplementedError(f"export is not available for the {self.dialect} dialect")
+        return exporter(self)
+
+    def text_runs(self, *, choice: int = 0, field: str = "content") -> list[tuple[int, int, int]]:
+        """Provenance of a whole field: (start, end, frame) character runs, one per run of one frame."""
+        buffer = self._buffer(choice, field)
+        runs: list[tuple[int, int, int]] = []
+        if buffer is None:
+            return runs
+        start = 0
+        for end, frame in zip(buffer.ends, buffer.frames):
+            if runs and runs[-1][2] == frame:
+                runs[-1] = (runs[-1][0], end, frame)
+            elif end > start:
+                runs.append((start, end, frame))
+            start = end
+        return runs
+
+    def _buffer(self, choice: int, field: str) -> Provenance | None:
+        if field.startswith("tool:"):
+            found = self.choice(choice)
+            position = int(field[5:])
+            if found is None or not 0 <= position < len(found.tool_calls):
+                return None
+            return self.sources.get((choice, f"tool:{found.tool_calls[position].key}"))
+        if field not in TEXT_FIELDS:
+            raise ValueError(f"field must be content, reasoning, refusal or tool:K, got {field!r}")
+        return self.sources.get((choice, field))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract, version 1 (see README)."""
+        out = {
+            "schema": SCHEMA,
+            "transport": self.transport,
+            "dialect": self.dialect,
+            "complete": self.complete,
+            "model": self.model,
+            "id": self.id,
+            "frames": dict(self.frame_counts),
+            "choices": [choice.to_dict() for choice in self.choices],
+            "usage": None if self.usage is None else self.usage.to_dict(),
+            "errors": [error.to_dict() for error in self.errors],
+            "diagnostics": [diagnostic.to_dict() for diagnostic in self.diagnostics],
+        }
+        if self.native is not None:
+            out["native"] = self.native
+        return out
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Result:
+        """The Result a `to_dict()` (or `show --json`) holds. Raises ValueError for another schema."""
+        if value.get("schema") != SCHEMA:
+            raise ValueError(f"not a streamfold result of schema {SCHEMA}: schema {value.get('schema')!r}")
+        usage = value.get("usage")
+        return cls(
+            transport=value["transport"], dialect=value["dialect"], complete=value["complete"],
+            model=value["model"], id=value["id"], frame_counts=dict(value["frames"]),
+            choices=tuple(Choice.from_dict(choice) for choice in value["choices"]),
+            usage=None if usage is None else Usage.from_dict(usage),
+            errors=tuple(StreamError.from_dict(error) for error in value["errors"]),
+            diagnostics=tuple(Diagnostic.from_dict(diagnostic) for diagnostic in value["diagnostics"]),
+            native=value.get("native"),
+        )
+
+
+#: dialect name -> its export (registered by `streamfold.dialects`, which this module does not import).
+_EXPORTERS: dict[str, Callable[[Result], dict[str, Any]]] = {}
+
+
+def register_exporter(dialect: str, exporter: Callable[[Result], dict[str, Any]]) -> None:
+    """Make `Result.export()` of `dialect` results call `exporter`."""
+    _EXPORTERS[dialect] = exporter
+
+
+def _short(text: str | None, limit: int = 40) -> str:
+    if text is None:
+        return "None"
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
