@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from streamfold.cli import cli
+from streamfold.launcher import cli
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -129,7 +129,7 @@ assert len(ROUND_TRIPS) > 40
 @pytest.mark.parametrize("path", ROUND_TRIPS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_a_stream_and_its_own_export_read_as_the_same_reply(path: Path) -> None:
     # read_response is export's inverse: whatever a dialect exports, it reads back to the same facts.
-    from streamfold.compare import diff_results, summary_of_response, summary_of_result
+    from streamfold.services.diff import diff_results, summary_of_response, summary_of_result
 
     result = fold(path.read_bytes())
     summary = summary_of_response(result.export())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from streamfold import fold
-from streamfold.inputs import InputError, read_capture, transport_notes
+from streamfold.services.inputs import InputError, read_capture, transport_notes
 
 INPUTS = Path(__file__).parent / "inputs"
 BODY = (INPUTS / "raw-body.sse").read_bytes()

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from streamfold import fold
 from streamfold.cli import cli
-from streamfold.inputs import read_capture
-from streamfold.timing import analyse, sparkline
+from streamfold.services.inputs import read_capture
+from streamfold.services.timing import analyse, sparkline
 
 INPUTS = Path(__file__).parent / "inputs"
 

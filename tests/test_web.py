@@ -21,7 +21,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import streamfold
-from streamfold.rows import frame_rows
+from streamfold.services.rows import frame_rows
 from streamfold.web.app import CONTENT_SECURITY_POLICY, create_app, format_size, is_loopback_host
 from streamfold.web.fold_view import provenance_runs, text_fields
 from streamfold.web.server import parse_size, start_in_thread
@@ -407,7 +407,7 @@ def test_web_command_serves_the_file_it_was_given(tmp_path: Path) -> None:
 def test_web_command_rejects_bad_arguments() -> None:
     from click.testing import CliRunner
 
-    from streamfold.cli import cli
+    from streamfold.launcher import cli
 
     runner = CliRunner()
     result = runner.invoke(cli, ["web", "--max-size", "lots"])

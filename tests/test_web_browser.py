@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import streamfold
-from streamfold.rows import frame_rows
+from streamfold.services.rows import frame_rows
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
 

@@ -1,3 +1,3 @@
-from streamfold.cli import main
+from streamfold.launcher import main
 
 main()

@@ -1,7 +1,11 @@
-"""The `streamfold` command line: a thin front over the core (see `main.py`)."""
+"""The `streamfold` command line: a thin front over the services layer (see `main.py`).
+
+It never imports the web page's package; the `streamfold` program
+(`streamfold.launcher`) puts the two together.
+"""
 
 from __future__ import annotations
 
-from .main import cli, main
+from .main import COMMANDS, cli, make_cli
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "cli", "make_cli"]

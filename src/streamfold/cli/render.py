@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..result import Choice, Result, ToolCall
-from ..rows import frame_rows
-from ..timing import Timing, chart_top, sparkline
+from ..services.rows import frame_rows
+from ..services.timing import Timing, chart_top, sparkline
 
 __all__ = ["render_frames", "render_reply_only", "render_result", "render_timing"]
 

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import IO
 
+import click
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.rule import Rule
@@ -23,17 +24,49 @@ from rich.text import Text
 from ..events import Event, Finding, TextDelta, ToolCallDone
 from ..fold import Folder
 from ..result import Result
-from ..timing import Timing, analyse
+from ..services import DEFAULT_STALL, Timing, analyse, annotate
+from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option
 from .render import render_result, render_timing
 
-__all__ = ["tail_stream"]
+__all__ = ["render_summary", "tail", "tail_stream"]
 
 _READ_SIZE = 65536
 
 
+@click.command()
+@click.argument("capture", default="-", metavar="[FILE|-]")
+@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+              help="A gap longer than this between frames is reported as a stall.")
+@dialect_option
+@transport_option
+def tail(capture: str, stall: float, dialect: str | None, transport: str | None) -> None:
+    """Fold a stream live as it arrives, then show the summary, findings and timing.
+
+    Reads standard input (or FILE, e.g. a named pipe) without buffering: each
+    piece is shown the moment it arrives, with frames, time to first token,
+    characters per second and elapsed time.
+
+    \b
+    Examples:
+      curl -sN https://api.openai.com/v1/chat/completions -H ... -d ... | streamfold tail
+      streamfold tail < capture.sse
+    """
+    try:
+        source = sys.stdin.fileno() if capture == "-" else os.open(capture, os.O_RDONLY)
+    except OSError as exc:
+        click.echo(f"streamfold: cannot read {capture!r}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    shown = console()
+    result, timing = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall)
+    if not settings().quiet:
+        shown.print(render_summary(result, timing))
+    end(result)
+
+
 def tail_stream(source: int, console: Console, *, dialect: str | None, transport: str | None,
                 stall: float) -> tuple[Result, Timing | None]:
-    """Fold the bytes of file descriptor `source` live; return the result and its timing."""
+    """Fold the bytes of file descriptor `source` live; return the result, annotated as `load`
+    annotates a capture (the stalls after its findings), and its timing."""
     folder = Folder(dialect, transport=transport)
     view: _View = _LiveView(console) if console.is_terminal else _PipeView(console.file, sys.stderr)
     reads: list[tuple[int, float]] = []
@@ -49,7 +82,7 @@ def tail_stream(source: int, console: Console, *, dialect: str | None, transport
             view.show(folder.feed(chunk), len(folder.frames), time.monotonic() - start)
         result = folder.close()
     timing = analyse(result, tuple(reads), start=0.0, stall=stall) if reads else None
-    return result, timing
+    return annotate(result, (), timing), timing
 
 
 def render_summary(result: Result, timing: Timing | None) -> RenderableType:

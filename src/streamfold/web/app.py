@@ -35,10 +35,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import __version__
-from ..framing.sniff import TRANSPORTS
 from ..dialects import DIALECTS
+from ..framing.sniff import TRANSPORTS
+from ..services import InputError
 from .diff import diff_captures
-from ..inputs import InputError
 from .fold_view import build_fold_view, encode
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app", "format_size"]
@@ -183,7 +183,7 @@ def is_loopback_host(host: str) -> bool:
     if host.startswith("["):
         name, _, rest = host.partition("]")
         name += "]"
-        port = rest[1:] if rest.startswith(":") else rest
+        port = rest.removeprefix(":")
         if rest and not rest.startswith(":"):
             return False
     else:

@@ -9,8 +9,9 @@ finish reason, findings) and the frames (which ones differ).
       "frames": {"left_total", "right_total", "hunks_total", "hunks": [...]}
     }
 
-Each side may be what a person has at hand (a HAR, curl output, a log), read
-as the CLI and the fold endpoint read it; the stream bodies are compared.
+Each side may be what a person has at hand (a HAR, curl output, a log), loaded
+as the CLI and the fold endpoint load it (its result carries the notes on the
+input); the stream bodies are compared, over the fields `services.diff` lists.
 
 Field values are display text (JSON for structured values) or null when the
 side has no such field; `prefix`/`suffix` are the lengths, in UTF-16 units,
@@ -22,14 +23,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import zip_longest
 from typing import Any
 
-from ..fold import fold
-from ..result import Choice, Result, ToolCall
-from ..inputs import read_capture
-from ..compare import frame_opcodes
-from ..rows import frame_rows
+from ..result import Result
+from ..services import load
+from ..services.diff import compare, frame_opcodes
+from ..services.rows import frame_rows
 
 __all__ = ["MAX_FRAMES_PER_HUNK", "MAX_HUNKS", "diff_captures"]
 
@@ -44,50 +43,23 @@ MAX_RAW_CHARS = 4000
 def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None,
                   transport: str | None = None) -> dict[str, Any]:
     """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry)."""
-    captures = (read_capture(left), read_capture(right))
-    left_result, right_result = (fold(capture.body, dialect=dialect, transport=transport) for capture in captures)
-    sides = [{"result": result.to_dict(), "size": len(capture.body), "input_size": len(data), "source": capture.source}
-             for result, capture, data in zip((left_result, right_result), captures, (left, right))]
+    sides = [load(data, dialect=dialect, transport=transport) for data in (left, right)]
+    left_result, right_result = (side.result for side in sides)
+    shown = [{"result": side.result.to_dict(), "size": len(side.capture.body), "input_size": side.input_size,
+              "source": side.capture.source} for side in sides]
     return {
-        "left": sides[0],
-        "right": sides[1],
+        "left": shown[0],
+        "right": shown[1],
         "fields": _field_diffs(left_result, right_result),
         "frames": _frame_diffs(left_result, right_result),
     }
 
 
-# -- result level -------------------------------------------------------------
+# -- result level (what is compared is `services.diff`'s; this is how the page shows it) ----
 
 def _field_diffs(left: Result, right: Result) -> list[dict[str, Any]]:
-    fields: list[dict[str, Any]] = []
-
-    def add(section: str, label: str, left_value: Any, right_value: Any) -> None:
-        fields.append(_field(section, label, _display(left_value), _display(right_value)))
-
-    add("stream", "dialect", left.dialect, right.dialect)
-    add("stream", "transport", left.transport, right.transport)
-    add("stream", "complete", left.complete, right.complete)
-    add("stream", "model", left.model, right.model)
-    add("stream", "frames", _counts(left), _counts(right))
-    left_choices = {choice.index: choice for choice in left.choices}
-    right_choices = {choice.index: choice for choice in right.choices}
-    for index in sorted(left_choices.keys() | right_choices.keys()):
-        section = f"choice {index}"
-        one, other = left_choices.get(index), right_choices.get(index)
-        for name in ("content", "reasoning", "refusal"):
-            add(section, name, getattr(one, name, None), getattr(other, name, None))
-        add(section, "finish reason", _finish(one), _finish(other))
-        calls = zip_longest(one.tool_calls if one else (), other.tool_calls if other else ())
-        for position, (call, other_call) in enumerate(calls):
-            tool_section = f"{section} · tool call {position}"
-            add(tool_section, "name", _attr(call, "name"), _attr(other_call, "name"))
-            add(tool_section, "id", _attr(call, "id"), _attr(other_call, "id"))
-            add(tool_section, "arguments (raw join)", _attr(call, "arguments"), _attr(other_call, "arguments"))
-            add(tool_section, "parsed", _parsed(call), _parsed(other_call))
-    add("usage", "usage", _usage(left), _usage(right))
-    add("findings", "errors", _findings(left.errors), _findings(right.errors))
-    add("findings", "diagnostics", _findings(left.diagnostics), _findings(right.diagnostics))
-    return fields
+    return [_field(found.section, found.label, _display(found.left), _display(found.right))
+            for found in compare(left, right)]
 
 
 def _field(section: str, label: str, left: str | None, right: str | None) -> dict[str, Any]:
@@ -106,42 +78,6 @@ def _display(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=2)
-
-
-def _attr(call: ToolCall | None, name: str) -> Any:
-    return None if call is None else getattr(call, name)
-
-
-def _parsed(call: ToolCall | None) -> Any:
-    if call is None:
-        return None
-    return {"error": call.error} if call.error is not None else call.parsed
-
-
-def _finish(choice: Choice | None) -> str | None:
-    if choice is None or choice.finish_reason is None:
-        return None
-    raw = choice.finish_reason_raw
-    return choice.finish_reason if raw in (None, choice.finish_reason) else f"{choice.finish_reason} (raw {raw!r})"
-
-
-def _usage(result: Result) -> Any:
-    if result.usage is None:
-        return None
-    usage = result.usage.to_dict()
-    usage.pop("raw")
-    return {name: value for name, value in usage.items() if value is not None}
-
-
-def _counts(result: Result) -> str:
-    counts = result.frame_counts
-    return (f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
-            f"{counts['invalid']} invalid")
-
-
-def _findings(findings: Any) -> str:
-    """One line per finding: code and frame (messages quote positions, which move between captures)."""
-    return "\n".join(f"{finding.code} (frame {finding.frame})" for finding in findings)
 
 
 def _common_prefix(one: str, other: str) -> int:

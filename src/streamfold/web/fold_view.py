@@ -31,11 +31,9 @@ from typing import Any
 import msgspec
 
 from ..decoding import PayloadKind, decode_frame
-from ..fold import fold
-from ..inputs import read_capture, transport_notes
-from ..timing import analyse
 from ..result import Result
-from ..rows import frame_rows
+from ..services import load
+from ..services.rows import frame_rows
 
 __all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]
 
@@ -44,17 +42,15 @@ _json_encode = msgspec.json.Encoder().encode
 
 
 def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None) -> dict[str, Any]:
-    """Fold `data` with the core and build everything the page shows.
+    """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
     like the CLI reads it; the page shows the stream body it holds. Raises
     `InputError` when it cannot be used.
     """
-    started = time.perf_counter()
-    capture = read_capture(data)
-    body = capture.body
-    result = fold(body, dialect=dialect, transport=transport)
+    loaded = load(data, dialect=dialect, transport=transport)
     folded = time.perf_counter()
+    result, body = loaded.result, loaded.capture.body
     frames, trailing = frame_views(result, body)
     try:
         exported: Any = result.export()
@@ -70,21 +66,14 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         "tool_argument_errors": _tool_argument_errors(result),
         "export": exported,
         "export_error": export_error,
-        "capture": {"size": len(body), "input_size": len(data), "source": capture.source},
+        "capture": {"size": len(body), "input_size": loaded.input_size, "source": loaded.capture.source},
     }
-    if capture.reads:
+    if loaded.timing is not None:
         # The capture carried arrival times (curl --trace-time, a timestamped log): the
-        # timeline runs over time, and stalls join the findings.
-        timing = analyse(result, capture.reads, start=capture.started)
-        view["arrivals"] = list(timing.arrivals)
-        view["stream_timing"] = timing.to_dict()
-        view["result"]["diagnostics"] += [stall.to_dict() for stall in timing.stalls]
-    notes = [*capture.notes, *transport_notes(capture)]
-    if notes:
-        view["result"]["diagnostics"] = [
-            {"code": note.code, "severity": note.severity, "frame": None, "offset": None, "line": None,
-             "message": note.message} for note in notes] + view["result"]["diagnostics"]
-    view["timing"] = {"fold_ms": round((folded - started) * 1000),
+        # timeline runs over time (the stalls are among the findings).
+        view["arrivals"] = list(loaded.timing.arrivals)
+        view["stream_timing"] = loaded.timing.to_dict()
+    view["timing"] = {"fold_ms": round(loaded.fold_seconds * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view
 

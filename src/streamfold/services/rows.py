@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .decoding import PayloadKind, decode_frame
-from .framing import Frame
-from .result import Result
-from .dialects import DIALECTS
+from ..decoding import PayloadKind, decode_frame
+from ..dialects import DIALECTS
+from ..framing import Frame
+from ..result import Result
 
 __all__ = ["frame_rows", "frame_summary"]
 

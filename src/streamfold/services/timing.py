@@ -12,10 +12,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from statistics import median
 
-from .findings import Diagnostic
-from .result import Result
+from ..findings import Diagnostic, Severity
+from ..result import Result
 
-__all__ = ["Timing", "analyse", "chart_top", "sparkline"]
+__all__ = ["DEFAULT_STALL", "Timing", "analyse", "chart_top", "sparkline"]
 
 DEFAULT_STALL = 2.0
 _CHART_FLOOR = 1.0
@@ -75,7 +75,7 @@ def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: floa
         if previous is not None and arrivals[index] - previous > stall:
             frame = result.frames[index]
             stalls.append(Diagnostic(
-                "stall", "warning",
+                "stall", Severity.WARNING,
                 f"{arrivals[index] - previous:.2f} s passed before frame {index} arrived (threshold {stall:g} s): "
                 "the server, a proxy or the network held the stream", index, frame.offset, frame.line,
                 {"seconds": round(arrivals[index] - previous, 6)}))

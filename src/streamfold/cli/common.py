@@ -1,0 +1,151 @@
+"""What every command shares: the options that say how to read a capture, the
+group settings (--color, --quiet, --strict), reading FILE|- and loading it
+through the services layer, and the exit codes.
+
+Exit codes: 0 when the input was read (whatever it contained); 1 when
+`check` or `diff` find a difference, or with `--strict` when the stream had
+errors; 2 on usage errors or unreadable input (one line on stderr, no
+traceback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from ..dialects import DIALECTS
+from ..findings import Severity
+from ..framing.sniff import TRANSPORTS
+from ..result import Result
+from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
+
+__all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
+           "input_options", "load_capture", "read_input", "settings", "transport_option", "write_json"]
+
+EXIT_OK = 0
+EXIT_MISMATCH = 1
+EXIT_USAGE = 2
+# Inputs from this size on get a progress bar (on a terminal).
+_PROGRESS_FROM = 4 * 1024 * 1024
+
+dialect_option = click.option(
+    "--dialect", type=click.Choice(sorted(DIALECTS)), default=None,
+    help="Force the dialect instead of detecting it from the payloads.")
+transport_option = click.option(
+    "--transport", type=click.Choice(TRANSPORTS), default=None,
+    help="Force the framing instead of sniffing it from the first bytes.")
+_input_argument = click.argument("capture", metavar="FILE|-")
+
+
+def input_options(command: Any) -> Any:
+    """FILE plus how to read it: shared by every command that takes a capture."""
+    command = click.option(
+        "--entry", default=None, metavar="N|URL",
+        help="HAR input: the entry to use, by index or by a substring of its URL.")(command)
+    command = click.option(
+        "--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
+        help="What FILE is: a raw body, a HAR, curl -v/-i output, a curl --trace dump, a timestamped log, "
+             "or a chunked body. Detected by default.")(command)
+    return _input_argument(command)
+
+
+@dataclasses.dataclass
+class Settings:
+    """The group options every command honours."""
+
+    color: str = "auto"
+    quiet: bool = False
+    strict: bool = False
+
+
+def load_capture(path: str, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
+                 transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None) -> Loaded:
+    """Read FILE (or take `data`, its bytes), unwrap, fold and annotate it; unusable input ends the
+    program with one line and exit 2."""
+    if data is None:
+        data = read_input(path)
+    err = Console(stderr=True)
+    bar = _ProgressBar(err) if err.is_terminal else None
+    try:
+        return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
+                    progress=bar)
+    except InputError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+class _ProgressBar:
+    """A progress bar on stderr for a fold, drawn once the body turns out to be a few MB or more."""
+
+    def __init__(self, err: Console) -> None:
+        self._err = err
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._progress is None:
+            if total < _PROGRESS_FROM:
+                return
+            self._progress = Progress(TextColumn("folding"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                                      console=self._err, transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("fold", total=total)
+        assert self._task is not None
+        self._progress.update(self._task, completed=done)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def read_input(capture: str) -> bytes:
+    """The capture's bytes; unreadable input ends the program with one line and exit 2."""
+    try:
+        if capture == "-":
+            return sys.stdin.buffer.read()
+        with open(capture, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        click.echo(f"streamfold: cannot read {capture!r}: {reason}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def write_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def settings() -> Settings:
+    context = click.get_current_context(silent=True)
+    found = context.find_object(Settings) if context is not None else None
+    return found if found is not None else Settings()
+
+
+def console() -> Console:
+    color = settings().color
+    if color == "always":
+        return Console(highlight=False, soft_wrap=False, force_terminal=True)
+    return Console(highlight=False, soft_wrap=False, no_color=color == "never" or None,
+                   color_system=None if color == "never" else "auto")
+
+
+def end(result: Result) -> None:
+    """--strict: a stream with errors fails the command."""
+    if settings().strict and (result.errors or any(d.severity == Severity.ERROR for d in result.diagnostics)):
+        sys.exit(EXIT_MISMATCH)

@@ -1,0 +1,161 @@
+"""The commands that show one capture: `show`, `frames`, `export`, `blame`.
+Each loads the capture through the services layer and hands the Result to
+`render`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.text import Text
+
+from ..result import Result
+from ..services import DEFAULT_STALL
+from ..services.rows import frame_rows
+from .common import (
+    EXIT_USAGE,
+    console,
+    dialect_option,
+    end,
+    input_options,
+    load_capture,
+    settings,
+    transport_option,
+    write_json,
+)
+from .render import render_frames, render_reply_only, render_result, render_timing
+
+__all__ = ["blame", "export", "frames", "show"]
+
+
+@click.command()
+@input_options
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
+@click.option("--annotate", is_flag=True, help="Mark where each frame's text begins in the reply (¦).")
+@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+              help="With arrival times: a gap longer than this between frames is reported as a stall.")
+@dialect_option
+@transport_option
+def show(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, stall: float,
+         dialect: str | None, transport: str | None) -> None:
+    """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
+
+    \b
+    Examples:
+      streamfold show examples/openai-reasoning.sse
+      streamfold show --json capture.sse | jq .choices[0].content
+    """
+    loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
+    result, timing = loaded.result, loaded.timing
+    if as_json:
+        out = result.to_dict()
+        if timing is not None:
+            out["timing"] = timing.to_dict()
+        write_json(out)
+    elif settings().quiet:
+        console().print(render_reply_only(result))
+    else:
+        shown = console()
+        shown.print(render_result(result, annotate=annotate))
+        if timing is not None:
+            shown.print(render_timing(timing))
+    end(result)
+
+
+@click.command()
+@input_options
+@click.option("--jsonl", is_flag=True, help="One JSON object per frame, for machines.")
+@dialect_option
+@transport_option
+def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dialect: str | None,
+           transport: str | None) -> None:
+    """List every frame: index, line, byte offset, event, kind and a short summary or its error.
+
+    \b
+    Examples:
+      streamfold frames examples/openai-broken.sse
+      streamfold frames --jsonl capture.sse | grep invalid
+    """
+    result = load_capture(capture, input_format, entry, dialect, transport).result
+    if jsonl:
+        out = sys.stdout
+        for row in frame_rows(result):
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        console().print(render_frames(result))
+    end(result)
+
+
+@click.command()
+@input_options
+@dialect_option
+@transport_option
+def export(capture: str, input_format: str, entry: str | None, dialect: str | None, transport: str | None) -> None:
+    """Print the non-streaming object the same request would have returned (JSON).
+
+    For OpenAI Chat streams that is a `ChatCompletion`; for legacy completions a
+    `text_completion`. Exit 2 when the dialect has no export.
+
+    \b
+    Examples:
+      streamfold export examples/openai-tool-calls.sse
+      streamfold export capture.sse | jq .choices[0].message
+    """
+    result = load_capture(capture, input_format, entry, dialect, transport).result
+    try:
+        exported = result.export()
+    except NotImplementedError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    write_json(exported)
+    end(result)
+    if not result.complete:
+        click.echo("streamfold: warning: the stream is incomplete (cut off or failed), so the exported "
+                   "object keeps the stream's own finish reason; a non-streaming reply would not have it",
+                   err=True)
+
+
+@click.command()
+@input_options
+@click.option("--offset", type=int, required=True, help="Character offset in the field (0-based).")
+@click.option("--choice", type=int, default=0, show_default=True)
+@click.option("--field", "field_name", default="content", show_default=True, metavar="content|reasoning|refusal|tool:K",
+              help="Which text: the reply, the reasoning, the refusal or tool call K's arguments.")
+@dialect_option
+@transport_option
+def blame(capture: str, input_format: str, entry: str | None, offset: int, choice: int, field_name: str,
+          dialect: str | None, transport: str | None) -> None:
+    """Name the frame, line and byte offset that produced one character of the reply.
+
+    \b
+    Examples:
+      streamfold blame examples/openai-tool-calls.sse --offset 12
+      streamfold blame capture.sse --field tool:1 --offset 0
+    """
+    result = load_capture(capture, input_format, entry, dialect, transport).result
+    try:
+        frame = result.frame_producing_char(offset, choice=choice, field=field_name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--field") from None
+    if frame is None:
+        click.echo(f"streamfold: choice {choice} {field_name} has no character {offset}", err=True)
+        sys.exit(EXIT_USAGE)
+    text = _field_text(result, choice, field_name)
+    shown = console()
+    shown.print(Text.assemble(
+        (f"character {offset} ", "bold"), (repr(text[offset]), "bold magenta"), " of choice ", str(choice), " ",
+        field_name, " came from ", (f"frame {frame.index}", "bold"), f", line {frame.line}, byte offset {frame.offset}"))
+    context = Text.assemble("…", text[max(0, offset - 30) : offset], (text[offset], "reverse"),
+                            text[offset + 1 : offset + 30], "…")
+    shown.print(context)
+    shown.print(Text(frame.raw.decode("utf-8", "replace").rstrip("\r\n"), style="dim"), soft_wrap=True)
+
+
+def _field_text(result: Result, choice: int, field_name: str) -> str:
+    found = result.choice(choice)
+    if found is None:
+        return ""
+    if field_name.startswith("tool:"):
+        return found.tool_calls[int(field_name[5:])].arguments
+    return str(getattr(found, field_name) or "")

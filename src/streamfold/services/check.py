@@ -1,0 +1,149 @@
+"""`check`: what a client built, compared with the reference fold.
+
+`check` reports the first divergence with its character offset, the frame
+that produced the reference character there, and a probable cause in plain
+words, found by trying the mistakes clients really make: frames dropped,
+the last frame lost, glued frames skipped, reasoning mixed into the reply,
+text doubled, tool-call arguments merged across calls.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..result import Result, ToolCall
+from .diff import Summary, compare, read_response, summary_of_response
+
+__all__ = ["Divergence", "check_reply", "reply_of"]
+
+#: The fields `check` compares: the reply text, and each tool call's name and arguments.
+CHECKED = ("content", "name", "parsed")
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Where a client's output first differs from the reference, and why it probably does."""
+
+    field: str
+    offset: int
+    expected: str
+    got: str
+    frame: int | None
+    line: int | None
+    cause: str
+
+    def message(self) -> str:
+        where = f" (frame {self.frame}, line {self.line})" if self.frame is not None else ""
+        return (f"{self.field} differs at character {self.offset}{where}: the reference has {self.expected!r}, "
+                f"the client has {self.got!r}. Probable cause: {self.cause}")
+
+
+def reply_of(value: Any) -> dict[str, Any]:
+    """The comparable parts of what a client built: {"content", "tool_calls" [(name, arguments)] or None}."""
+    found = read_response(value)
+    return {"content": found["content"], "tool_calls": found.get("tool_calls")}
+
+
+def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
+    """Compare what a client built with the reference fold; an empty list means they agree.
+
+    The fields compared are `diff`'s (`CHECKED` of them); a divergence says where and why.
+    """
+    client = summary_of_response(expected_value, choice=choice, calls_when_absent=False)
+    reference = result.choice(choice)
+    differing = [found for found in compare(Summary(result, choices=frozenset({choice})), client, only=CHECKED)
+                 if not found.same]
+    (built,) = client.result.choices
+    divergences: list[Divergence] = []
+    content = reference.content if reference else ""
+    if any(found.field == "content" for found in differing) and built.content != content:
+        divergences.append(_text_divergence(result, choice, content, built.content))
+    if client.tells_calls and reference is not None:
+        if len(built.tool_calls) != len(reference.tool_calls):
+            divergences.append(_count_divergence(reference.tool_calls, built.tool_calls))
+        else:
+            divergences.extend(_tool_divergence(result, choice, found.tool, found.field, reference.tool_calls[found.tool],
+                                                built.tool_calls[found.tool])
+                               for found in differing if found.tool is not None)
+    return divergences
+
+
+def _text_divergence(result: Result, choice: int, reference: str, client: str) -> Divergence:
+    at = next((i for i, (a, b) in enumerate(zip(reference, client)) if a != b), min(len(reference), len(client)))
+    frame = result.frame_producing_char(at, choice=choice, field="content") if at < len(reference) else None
+    return Divergence("content", at, reference[at : at + 20], client[at : at + 20],
+                      frame.index if frame else None, frame.line if frame else None,
+                      _text_cause(result, choice, reference, client))
+
+
+def _text_cause(result: Result, choice: int, reference: str, client: str) -> str:
+    runs = result.text_runs(choice=choice, field="content")
+    dropped = _dropped_frames(reference, runs, client)
+    if dropped is not None and dropped:
+        frames = ", ".join(str(f) for f in dropped[:8]) + ("…" if len(dropped) > 8 else "")
+        glued = {d.frame for d in result.diagnostics if d.code == "glued-frames"}
+        last_frames = {run[2] for run in runs[-len(dropped):]}
+        if set(dropped) <= glued:
+            return (f"the client lost the text of frame(s) {frames}, which hold two JSON documents each (a lost "
+                    "blank line glued them): it parsed each frame as one document and dropped it")
+        if set(dropped) == last_frames and client == reference[: len(client)]:
+            return (f"the client lost the last frame(s) {frames}: it stopped reading before the stream ended "
+                    "(a final frame without its blank line, or the finish_reason taken as the end)")
+        return f"the client dropped frame(s) {frames}; everything else matches"
+    found = result.choice(choice)
+    reasoning = found.reasoning if found is not None else None
+    if reasoning and reasoning[:40] in client:
+        return "the client mixed the reasoning into the reply text (read reasoning_content/reasoning as content)"
+    if len(client) > len(reference) and all(piece in client for piece in (reference[:20], reference[-20:])):
+        return "the client's text is longer: it appended something twice (a cumulative resend or a repeated frame)"
+    if client and reference.startswith(client):
+        return "the client's text stops early: the end of the stream was lost"
+    return "the client's text differs here; look at this frame's raw bytes (streamfold frames)"
+
+
+def _dropped_frames(reference: str, runs: list[tuple[int, int, int]], client: str) -> list[int] | None:
+    """If `client` is the reference with some frames' text left out, which frames; else None."""
+    dropped: list[int] = []
+    position = 0
+    for start, end, frame in runs:
+        piece = reference[start:end]
+        if client.startswith(piece, position):
+            position += len(piece)
+        else:
+            dropped.append(frame)
+    return dropped if position == len(client) else None
+
+
+def _count_divergence(ours: tuple[ToolCall, ...], theirs: tuple[ToolCall, ...]) -> Divergence:
+    names = ", ".join(str(call.name) for call in ours)
+    cause = f"the client has {len(theirs)} tool call(s), the reference {len(ours)} ({names})"
+    if len(theirs) < len(ours) and any(
+            sum(1 for call in ours if call.arguments and call.arguments in client.arguments) > 1 for client in theirs):
+        cause += ": the client merged separate calls' arguments into one (keyed by name, or a missing or reused index)"
+    return Divergence("tool_calls", 0, str(len(ours)), str(len(theirs)), None, None, cause)
+
+
+def _tool_divergence(result: Result, choice: int, position: int, field: str, ours: ToolCall,
+                     theirs: ToolCall) -> Divergence:
+    if field == "name":
+        return Divergence(f"tool:{position} name", 0, str(ours.name), str(theirs.name), None, None,
+                          "the client's tool name differs (names concatenated from repeated fragments?)")
+    arguments, client_arguments = ours.arguments, theirs.arguments
+    if client_arguments == arguments:
+        # The raw join is what the client kept, but the fragments repeat: the reference recovered the arguments.
+        return Divergence(f"tool:{position} arguments", 0, json.dumps(ours.parsed, ensure_ascii=False)[:20],
+                          client_arguments[:20], None, None,
+                          "the client joined the fragments as they came, but they repeat earlier ones: the "
+                          "reference recovered the arguments from them (see the cumulative-resend finding)")
+    at = next((i for i, (a, b) in enumerate(zip(arguments, client_arguments)) if a != b),
+              min(len(arguments), len(client_arguments)))
+    frame = result.frame_producing_char(min(at, max(0, len(arguments) - 1)), choice=choice, field=f"tool:{position}")
+    cause = "the client's arguments differ here"
+    if client_arguments.startswith(arguments) and len(client_arguments) > len(arguments):
+        cause = "the client's arguments run on past this call's: another call's fragments were appended to it"
+    elif arguments.startswith(client_arguments):
+        cause = "the client's arguments stop early: fragments after this point were lost"
+    return Divergence(f"tool:{position} arguments", at, arguments[at : at + 20], client_arguments[at : at + 20],
+                      frame.index if frame else None, frame.line if frame else None, cause)

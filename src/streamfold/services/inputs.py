@@ -1,0 +1,166 @@
+"""Inputs: whatever a person has at hand becomes the stream's body bytes, plus
+arrival times and HTTP headers when the input carries them.
+
+Recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
+dump (with `--trace-time` per-read times); `curl -v` or `-i` output (headers
+stripped and kept); log lines with a timestamp prefix (kept as arrival
+times); a gzip body; a body still in HTTP chunked transfer-encoding
+(`curl --raw`); otherwise the raw body as it is (SSE, NDJSON, JSONL of chunk
+objects, a JSON array, AWS event-stream bytes). Each unwrapping is reported
+as a note, so the debugger can say what it did to the bytes.
+
+Part of the services layer under the fronts: the core never imports it.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from ..findings import Severity
+from ._readers import detect, from_curl_trace, from_curl_verbose, from_har, from_log
+from .capture import Capture, InputError, Note
+
+__all__ = ["FORMATS", "Capture", "InputError", "Note", "read_capture", "transport_notes"]
+
+FORMATS = ("auto", "raw", "har", "curl-verbose", "curl-trace", "log", "chunked")
+
+# Bodies larger than this are not gunzipped (a zip bomb would eat the machine).
+_MAX_INFLATED = 1024 * 1024 * 1024
+
+
+def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None = None) -> Capture:
+    """Turn the bytes a person has into a `Capture`. Raises `InputError` when they cannot be used."""
+    if input_format not in FORMATS:
+        raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}")
+    kind = detect(data) if input_format == "auto" else input_format
+    if kind == "har":
+        capture = from_har(data, entry)
+    elif kind == "curl-trace":
+        capture = from_curl_trace(data)
+    elif kind == "curl-verbose":
+        capture = from_curl_verbose(data)
+    elif kind == "log":
+        capture = from_log(data)
+    else:
+        capture = Capture(data, "raw")
+    return _unwrap_body(capture, force_chunked=kind == "chunked")
+
+
+# -- body encodings --------------------------------------------------------------------
+
+# A '.' that stands for a line feed: before an SSE field or comment, or at the end of a read.
+_FIELD_AFTER_DOT = re.compile(rb"\.(?=\.*(?:data:|event:|id:|retry:|: )|\.*\Z)")
+_CHUNK_SIZE_LINE = re.compile(rb"([0-9a-fA-F]{1,8})(;[^\r\n]*)?\r\n")  # used with match(): anchored
+
+
+def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
+    body, notes = capture.body, list(capture.notes)
+    if body[:2] == b"\x1f\x8b":
+        try:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            body = inflater.decompress(body, _MAX_INFLATED)
+            notes.append(Note("gzip-body", "the body was gzip-compressed and was decompressed"
+                              + ("" if inflater.eof else " (it was cut off: only the part that arrived)"), Severity.WARNING))
+        except zlib.error as exc:
+            notes.append(Note("gzip-body", f"the body starts like gzip but does not decompress ({exc}); kept as is",
+                              Severity.WARNING))
+    reads = capture.reads
+    if force_chunked or (_CHUNK_SIZE_LINE.match(body) and _looks_chunked(body)):
+        unwrapped, complete, framing = _dechunk(body)
+        if unwrapped is not None:
+            body = unwrapped
+            if reads:
+                reads = tuple((_body_offset(offset, framing), seconds) for offset, seconds in reads)
+            # A trace shows the wire, so chunk sizes are expected there; in a saved body they are a mistake.
+            expected = capture.source == "curl-trace"
+            notes.append(Note("chunked-transfer-encoding",
+                              "the body still carried HTTP chunked transfer-encoding (chunk sizes in hex); it was "
+                              "unwrapped" + ("" if complete else ", and the last chunk was cut off"),
+                              Severity.INFO if expected else Severity.WARNING))
+    if body is capture.body and len(notes) == len(capture.notes):
+        return capture
+    if capture.source == "curl-trace" and any(note.code == "trace-ascii" for note in notes):
+        body, guessed = _FIELD_AFTER_DOT.subn(b"\n", body)
+        if guessed:
+            notes.append(Note("trace-ascii-lossy",
+                              f"--trace-ascii prints line feeds and other control bytes as '.', so {guessed} of them "
+                              "were guessed back from the SSE structure; use --trace (hex) or curl -N for exact bytes",
+                              Severity.WARNING))
+    return Capture(body, capture.source, reads, capture.status, capture.response_headers,
+                   capture.request_headers, capture.url, tuple(notes), capture.started)
+
+
+def _looks_chunked(body: bytes) -> bool:
+    match = _CHUNK_SIZE_LINE.match(body)
+    assert match is not None
+    size = int(match.group(1), 16)
+    end = match.end() + size
+    return size > 0 and (body[end : end + 2] == b"\r\n" or end >= len(body))
+
+
+def _dechunk(body: bytes) -> tuple[bytes | None, bool, list[tuple[int, int]]]:
+    """Unwrap chunked transfer-encoding: (body, whether the 0-chunk came, the framing spans removed)."""
+    out = bytearray()
+    framing: list[tuple[int, int]] = []
+    pos = 0
+    while pos < len(body):
+        match = _CHUNK_SIZE_LINE.match(body, pos)
+        if not match:
+            return (bytes(out), False, framing) if out else (None, False, framing)
+        framing.append((pos, match.end()))
+        size = int(match.group(1), 16)
+        start = match.end()
+        if size == 0:
+            framing.append((start, len(body)))
+            return bytes(out), True, framing
+        out += body[start : start + size]
+        if start + size >= len(body):
+            return bytes(out), False, framing
+        framing.append((start + size, min(start + size + 2, len(body))))
+        pos = start + size + 2
+    return bytes(out), False, framing
+
+
+def _body_offset(raw_offset: int, framing: list[tuple[int, int]]) -> int:
+    """Where a byte of the chunked stream lands once the framing is removed."""
+    removed = sum(min(end, raw_offset) - start for start, end in framing if start < raw_offset)
+    return raw_offset - removed
+
+
+# -- transport checks --------------------------------------------------------------------
+
+_STREAM_CONTENT_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/json",
+                         "application/vnd.amazon.eventstream", "application/stream+json")
+
+
+def transport_notes(capture: Capture) -> list[Note]:
+    """What the HTTP status and headers say about the stream, when they are known."""
+    notes: list[Note] = []
+    if capture.status is not None and not 200 <= capture.status < 300:
+        snippet = capture.body[:300].decode("utf-8", "replace").strip()
+        notes.append(Note("http-status", f"the response status was {capture.status}, not 200: the body is the "
+                                         f"server's error, not a reply ({snippet!r})", Severity.ERROR))
+    if not capture.response_headers:
+        return notes
+    content_type = (capture.header("content-type") or "").split(";")[0].strip().lower()
+    if not content_type:
+        notes.append(Note("content-type", "the response had no Content-Type; browsers and some clients buffer "
+                                          "such a stream (Firefox waits for text/event-stream)", Severity.WARNING))
+    elif content_type not in _STREAM_CONTENT_TYPES:
+        notes.append(Note("content-type", f"the response Content-Type is {content_type!r}, not text/event-stream or "
+                                          "NDJSON: clients may not treat it as a stream", Severity.WARNING))
+    encoding = capture.header("content-encoding")
+    if encoding and encoding.lower() != "identity":
+        notes.append(Note("content-encoding", f"the stream was sent with Content-Encoding {encoding!r}: compression "
+                                              "makes proxies and middleware buffer a stream until it ends "
+                                              "(tower-rs/tower-http#419, Kludex/starlette#2753)", Severity.WARNING))
+    if capture.header("content-length") is not None:
+        notes.append(Note("buffered-response", "the response had a Content-Length, so it was sent whole, not "
+                                               "streamed: something between the model and the client buffered it",
+                          Severity.WARNING))
+    accel = (capture.header("x-accel-buffering") or "").lower()
+    if accel == "yes" or ("nginx" in (capture.header("server") or "").lower() and accel != "no"):
+        notes.append(Note("proxy-buffering", "the response went through nginx without `X-Accel-Buffering: no`; "
+                                             "nginx buffers proxied responses by default (proxy_buffering on)", Severity.INFO))
+    return notes

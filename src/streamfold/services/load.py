@@ -1,0 +1,68 @@
+"""From the bytes a person has to an annotated `Result`: the one way every front
+(`show`, `frames`, `export`, `blame`, `check`, `diff`, the web page) reads a capture.
+
+`load` unwraps the input (HAR, curl output, a log, ...), folds the stream
+body, and annotates the Result the same way for all of them: the notes on
+the input and the transport first in its diagnostics, the stalls (when the
+input had arrival times) last. `annotate` is that last step alone, for a
+fold that was not made from bytes at once (`streamfold tail`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..findings import Diagnostic
+from ..fold import fold
+from ..result import Result
+from .inputs import Capture, read_capture, transport_notes
+from .timing import DEFAULT_STALL, Timing, analyse
+
+__all__ = ["Loaded", "Progress", "annotate", "load"]
+
+#: `progress(done, total)`: bytes of the stream body folded so far, and its size.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A capture read, folded and annotated."""
+
+    #: The stream body and what the input said about it (source, reads, headers, status).
+    capture: Capture
+    #: What the input readers and the transport checks found, as findings that point at no frame.
+    notes: tuple[Diagnostic, ...]
+    #: The fold, with `notes` first in its diagnostics and the stalls last.
+    result: Result
+    #: When the input had arrival times (curl --trace-time, a timestamped log).
+    timing: Timing | None
+    #: Bytes of the input as given (a HAR or a curl dump is larger than the body it holds).
+    input_size: int
+    #: Seconds the core took: reading the input, folding, timing.
+    fold_seconds: float
+
+
+def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
+         transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None) -> Loaded:
+    """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
+
+    Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
+    """
+    started = time.perf_counter()
+    capture = read_capture(data, input_format=input_format, entry=entry)
+    result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
+    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
+    timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
+    return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
+
+
+def annotate(result: Result, notes: Iterable[Diagnostic] = (), timing: Timing | None = None) -> Result:
+    """`result` with `notes` before its diagnostics and the stalls of `timing` after them."""
+    before = tuple(notes)
+    after = timing.stalls if timing is not None else ()
+    if not before and not after:
+        return result
+    return dataclasses.replace(result, diagnostics=(*before, *result.diagnostics, *after))
