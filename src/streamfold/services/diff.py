@@ -152,7 +152,10 @@ def summary_of_response(value: Any, *, choice: int = 0, calls_when_absent: bool 
         frame_counts={"total": 0, "data": 0, "comments": 0, "invalid": 0},
         choices=(Choice(choice, "assistant", found.get("content") or "", found.get("reasoning"), None, tool_calls,
                         found.get("finish_reason"), None, ()),),
-        usage=None if usage is None else Usage(raw=None, **usage), errors=(), diagnostics=())
+        usage=None if usage is None else Usage(usage.get("input_tokens"), usage.get("output_tokens"),
+                                               usage.get("reasoning_tokens"), usage.get("cache_read_tokens"),
+                                               usage.get("total_tokens"), raw=None),
+        errors=(), diagnostics=())
     return Summary(result, frozenset(knows), frozenset({choice}))
 
 
