@@ -24,16 +24,16 @@ from .result import Block, Choice, Result, ToolCall, Usage
 __version__ = "0.1.0"
 
 __all__ = [
-    "DEFAULT_MAX_FRAME_SIZE",
-    "DIALECTS",
-    "FAST_DECODER",
     "Block",
     "Choice",
+    "DEFAULT_MAX_FRAME_SIZE",
+    "DIALECTS",
     "Diagnostic",
     "Event",
     "EventStreamParser",
-    "FinishReason",
+    "FAST_DECODER",
     "Finding",
+    "FinishReason",
     "Folder",
     "Frame",
     "FrameIssue",

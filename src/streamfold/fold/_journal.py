@@ -38,5 +38,8 @@ def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]],
         elif choice_path and len(path) == 2 and path[1] == "finish_reason":
             events.append(FinishReason(frame, path[0], value))
     errors, diagnostics = findings
-    events.extend(Finding(finding.frame, finding) for finding in (*errors, *diagnostics))
+    for error in errors:
+        events.append(Finding(error.frame, error))
+    for diagnostic in diagnostics:
+        events.append(Finding(diagnostic.frame, diagnostic))
     return events
