@@ -96,7 +96,7 @@ class Folder(RunFolding):
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
         self._merger = Merger(journal=events)
-        self._report = Report(self._frames)
+        self._report = Report(self._frames, journal=self._merger.journal)
         self._dialect: Dialect | None = None
         if dialect is not None:
             self._dialect = DIALECTS[dialect](self._merger, self._report, self._frames)
@@ -388,7 +388,8 @@ class Folder(RunFolding):
                 "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
-        return events_of(self._merger.drain(), self._report.drain(), self._tool_names)
+        self._report.drain()
+        return events_of(self._merger.drain(), self._tool_names)
 
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
