@@ -9,7 +9,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).parent.parent / "src" / "streamfold"
 #: The core: framing -> decoding -> dialects -> merge -> result, and the fold that runs them.
 CORE = ("framing", "decoding", "_json", "dialects", "merge", "_toolargs", "result", "findings", "_codes", "events",
-        "fold")
+        "folding")
 MAX_LINES = 450
 
 
@@ -94,6 +94,6 @@ def test_the_core_never_imports_a_front() -> None:
 def test_the_graph_is_read_right() -> None:
     """The checks above can fail: the reader finds imports inside functions and under TYPE_CHECKING."""
     graph = _graph()
-    assert "streamfold.result" in graph["streamfold.fold._build"]
+    assert "streamfold.result" in graph["streamfold.folding._build"]
     assert "streamfold.framing._records" in graph["streamfold.framing.sse"]
-    assert "streamfold.dialects" in graph["streamfold.fold.folder"]
+    assert "streamfold.dialects" in graph["streamfold.folding.folder"]

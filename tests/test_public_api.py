@@ -55,7 +55,8 @@ def test_values_say_they_are_streamfold_values() -> None:
     for finding in (*broken.errors, *broken.diagnostics):
         assert repr(finding).startswith("streamfold."), repr(finding)
     folder = Folder()
-    events = folder.feed(b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n')
+    events = folder.feed(b'data: {"object":"chat.completion.chunk",'
+                         b'"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n')
     assert repr(events[0]) == "streamfold.TextDelta(frame=0, choice=0, field='content', text='Hi')"
 
 

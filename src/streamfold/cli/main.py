@@ -19,7 +19,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.text import Text
 
 from .. import __version__
-from ..fold import fold
+from ..folding import fold
 from ..findings import Diagnostic
 from ..result import Result
 from ..compare import check_reply, diff_frames, diff_results, summary_of_response, summary_of_result

@@ -21,7 +21,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from ..events import Event, Finding, TextDelta, ToolCallDone
-from ..fold import Folder
+from ..folding import Folder
 from ..result import Result
 from ..timing import Timing, analyse
 from .render import render_result, render_timing

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import Any
 
-from ..fold import fold
+from ..folding import fold
 from ..result import Choice, Result, ToolCall
 from ..inputs import read_capture
 from ..compare import frame_opcodes

@@ -31,7 +31,7 @@ from typing import Any
 import msgspec
 
 from ..decoding import PayloadKind, decode_frame
-from ..fold import fold
+from ..folding import fold
 from ..inputs import read_capture, transport_notes
 from ..timing import analyse
 from ..result import Result

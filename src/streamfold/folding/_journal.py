@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from ..events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 
 __all__ = ["events_of"]
 

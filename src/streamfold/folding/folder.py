@@ -28,7 +28,7 @@ from ..dialects.unknown import Unknown
 from ..events import Event
 from ..findings import Report, Severity
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
-from ..framing._records import FramerOutput, FrameRecord, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
+from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import NDJSONRunParser, SSERunParser
 from ..merge import Merger
 from ..result import Result
@@ -71,8 +71,9 @@ class Folder(RunFolding):
     """Fold a stream incrementally.
 
     >>> folder = Folder()
-    >>> for chunk in (b'data: {"object":"chat.completion.chunk","choices":[{"index":0,', b'"delta":{"content":"Hi"}}]}\\n\\n'):
-    ...     events = folder.feed(chunk)
+    >>> head = b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
+    >>> tail = b'"delta":{"content":"Hi"}}]}\\n\\n'
+    >>> events = folder.feed(head) + folder.feed(tail)
     >>> events
     [streamfold.TextDelta(frame=0, choice=0, field='content', text='Hi')]
     >>> folder.close().choices[0].content
