@@ -15,17 +15,17 @@ from collections.abc import Sequence
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..framing import FrameView
-from ..merge import Merger, TextBuffer
-from ..findings import Report
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ...framing import FrameView
+from ...merge import Merger, TextBuffer
+from ...findings import Report
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..result import Result, ToolCall
-    from ._shapes import Chunk
+    from ...result import Result, ToolCall
+    from .._shapes import Chunk
 
 try:
-    from ._shapes import DECODERS as _DECODERS
+    from .._shapes import DECODERS as _DECODERS
 
     _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["openai-chat"]
 except ImportError:  # no msgspec: no fast way
