@@ -5,7 +5,7 @@ family lives in this package: Azure's empty-choices prelude and delta-less filte
 annotations (O1, O2), the usage-only last chunk (O3), usage under `x_groq`
 or inside the choice (U1), every reasoning field name (O11), Mistral's
 content arrays and object-valued arguments (B4), and the many ways tool-call
-identity goes wrong (O4-O8, in `tools.py`).
+identity goes wrong (O4-O8; the identity rules are in `tools.py`).
 """
 
 from __future__ import annotations
