@@ -33,9 +33,10 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type
-from . import native, summary
 from .events import ResponsesEvents
 from .items import CHOICE, TERMINAL, Item, Segment
+from .native import export, read_response, snapshot
+from .summary import summarize
 
 if TYPE_CHECKING:
     from ...result import Result
@@ -76,7 +77,8 @@ class OpenAIResponses(ResponsesEvents):
         "failed": ERROR,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._max_seq: int | None = None
         self.fast_decoder = _FAST_SHAPES
@@ -365,16 +367,16 @@ class OpenAIResponses(ResponsesEvents):
     # -- export ---------------------------------------------------------------
 
     def native(self) -> dict[str, Any]:
-        return native.snapshot(self)
+        return snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
 
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:
-        return native.export(result)
+        return export(result)
 
     @classmethod
     def read_response(cls, value: Any) -> dict[str, Any] | None:
-        return native.read_response(value)
+        return read_response(value)
 
     @classmethod
     def summarize(cls, value: Any) -> str:
-        return summary.summarize(value)
+        return summarize(value)

@@ -35,20 +35,19 @@ from .items import PART_KINDS, Item, Segment
 
 if TYPE_CHECKING:
     from ...result import Result
-    from .fold import OpenAIResponses
 
 __all__ = ["export", "read_response", "snapshot"]
 
 
-def snapshot(dialect: OpenAIResponses) -> dict[str, Any]:
-    """What `export` needs beyond the Result, taken once at the end of the stream."""
-    envelope = dialect._envelope
-    out: dict[str, Any] = {"envelope": envelope, "created": dialect.merger.get(("created",)),
-                           "status": dialect._status, "error": dialect._error}
+def snapshot(envelope: dict[str, Any] | None, created: Any, status: str | None, error: dict[str, Any] | None,
+             items: dict[int, Item]) -> dict[str, Any]:
+    """What `export` needs beyond the Result, taken once at the end of the stream: the last
+    response object, the first `created_at`, the status, the server's error, the output items."""
+    out: dict[str, Any] = {"envelope": envelope, "created": created, "status": status, "error": error}
     output = None if envelope is None else envelope.get("output")
     if type(output) is not list or not output:
         # The vendor's own output is missing: the export rebuilds it from the stream.
-        out["items"] = [_item(item) for _, item in sorted(dialect._items.items())]
+        out["items"] = [_item(item) for _, item in sorted(items.items())]
     return out
 
 
