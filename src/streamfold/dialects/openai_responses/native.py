@@ -15,10 +15,11 @@ Result, as plain JSON (`Result.native`):
                     rebuilds from the stream are None there, so no text is copied,
             "final": whether a final item came,
             "index": its `output_index` (the key of its tool call in the Result),
-            "parts": [PART, ...]      a message's parts, a reasoning item's reasoning_text parts,
-            "summary": [RANGES, ...]  a reasoning item's summary parts}
-    PART = {"kind": "output_text" | "refusal" | "reasoning_text", "part": the final part object, text
-            values None, "text": RANGES, "annotations": [...] (output_text)}
+            "parts": [PART, ...]      a message's parts,
+            "summary": [RANGES, ...]  a reasoning item's summary parts,
+            "texts": [RANGES, ...]    a reasoning item's reasoning_text parts (when it has some)}
+    PART = {"kind": "output_text" | "refusal" | "reasoning_text", "part": the final part object with
+            its text values None, "text": RANGES, "annotations": [...] (but a refusal)}
     RANGES = [[start, end], ...]: where the part's text sits in the choice's `content`, `refusal`
              or `reasoning` (parts may interleave, and reasoning parts are joined by a blank line)
 
@@ -64,10 +65,10 @@ def _item(item: Item) -> dict[str, Any]:
     elif kind == "reasoning":
         _rebuilt(base, "summary")
         out["summary"] = [_ranges(segment) for _, segment in sorted(item.summary.items())]
-        parts = [_part(segment) for _, segment in sorted(item.parts.items()) if segment.kind == "reasoning_text"]
-        if parts:
+        texts = [_ranges(segment) for _, segment in sorted(item.parts.items()) if segment.kind == "reasoning_text"]
+        if texts:
             _rebuilt(base, "content")
-            out["parts"] = parts
+            out["texts"] = texts
     elif kind == "function_call":
         out["index"] = item.index
         if item.arguments is not None:
@@ -178,9 +179,9 @@ def _export_item(item: dict[str, Any], result: Result) -> dict[str, Any]:
         out.setdefault("id", "")
         out["summary"] = [{"type": "summary_text", "text": text(ranges, "reasoning")}
                           for ranges in item["summary"]]
-        if "parts" in item:
-            out["content"] = [{"type": "reasoning_text", "text": text(part["text"], "reasoning")}
-                              for part in item["parts"]]
+        if "texts" in item:
+            out["content"] = [{"type": "reasoning_text", "text": text(ranges, "reasoning")}
+                              for ranges in item["texts"]]
     elif kind == "function_call":
         call = next((c for c in result.choices[0].tool_calls if c.key == item["index"]), None) \
             if result.choices else None
