@@ -31,17 +31,17 @@ from collections.abc import Sequence
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..framing import FrameView
-from ..merge import Merger, TextBuffer
-from ..findings import Report, Severity
-from ._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
+from ...framing import FrameView
+from ...merge import Merger, TextBuffer
+from ...findings import Report, Severity
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..result import Result
-    from ._shapes import GeminiChunk
+    from ...result import Result
+    from .._shapes import GeminiChunk
 
 try:
-    from ._shapes import DECODERS as _DECODERS
+    from .._shapes import DECODERS as _DECODERS
 
     _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["gemini"]
 except ImportError:  # no msgspec: no fast way
