@@ -24,19 +24,19 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..framing import FrameView
+from ...framing import FrameView
 
-from ..merge import Merger
-from ..findings import Report, Severity
-from .._toolargs import ParsedArguments, parse_arguments
-from ._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ...merge import Merger
+from ...findings import Report, Severity
+from ..._toolargs import ParsedArguments, parse_arguments
+from .._base import event_type, CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..result import Result
-    from ._shapes import BlockDelta
+    from ...result import Result
+    from .._shapes import BlockDelta
 
 try:
-    from ._shapes import DECODERS as _DECODERS
+    from .._shapes import DECODERS as _DECODERS
 
     _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["anthropic"]
 except ImportError:  # no msgspec: no fast way
