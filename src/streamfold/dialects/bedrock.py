@@ -16,18 +16,26 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._json import loads
+from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import Merger
-from ..findings import Report, Severity
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ._base import (
+    CONTENT_FILTER,
+    ERROR,
+    LENGTH,
+    STOP,
+    TOOL_CALLS,
+    Dialect,
+    compact_json,
+)
 
 if TYPE_CHECKING:
-    from ..result import Result
+    from ..result import Choice, Result
 
 __all__ = ["Bedrock"]
 
@@ -39,7 +47,7 @@ class Bedrock(Dialect):
     name = "bedrock"
     transports = ("aws-eventstream",)
     terminal_hint = "`messageStop`"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "end_turn": STOP,
         "stop_sequence": STOP,
         "tool_use": TOOL_CALLS,
@@ -86,10 +94,10 @@ class Bedrock(Dialect):
 
     # -- ConverseStream ---------------------------------------------------------
 
-    def _messageStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802 - the event's name
+    def _messageStart(self, value: dict[str, Any], frame: int) -> None:  # named after the event
         self.merger.set_once((0, "role"), value.get("role"), frame)
 
-    def _contentBlockStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockStart(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         start = value.get("start")
         if type(index) is not int or type(start) is not dict:
@@ -105,7 +113,7 @@ class Bedrock(Dialect):
             self._open(index, kind, frame)
             self._block_fields[index][kind] = start[kind]
 
-    def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         delta = value.get("delta")
         if type(index) is not int or type(delta) is not dict:
@@ -132,13 +140,13 @@ class Bedrock(Dialect):
             self._open(index, "text", frame)
             self._block_fields[index].setdefault("citations", []).append(citation)
 
-    def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         if type(index) is not int or index not in self._blocks:
             return
         self._close(index, frame)
 
-    def _messageStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _messageStop(self, value: dict[str, Any], frame: int) -> None:
         self.merger.replace((0, "finish_reason"), value.get("stopReason"), frame)
         for index in list(self._blocks):
             self._close(index, frame)
@@ -221,52 +229,54 @@ class Bedrock(Dialect):
             "total_tokens": raw.get("totalTokens"),
         }
 
-    def export(self, result: Result) -> dict[str, Any]:
-        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
-        if self._inner is not None:
-            return self._inner.export(result)
-        choice = result.choice(0)
-        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
-        if choice is not None:
-            out["output"]["message"] = {"role": choice.role or "assistant", "content": self._exported_content(result)}
-            out["stopReason"] = choice.finish_reason_raw
-        if result.usage is not None:
-            out["usage"] = result.usage.raw
+    def native(self) -> dict[str, Any] | None:
+        """InvokeModel: the wrapped vendor's dialect and its own snapshot. ConverseStream: the
+        `metadata` metrics, and per content block (by index) where its text starts in the choice's
+        content or reasoning (`start`) with its signature, redacted content and citations."""
+        inner = self._inner
+        if inner is not None:
+            return {"inner": inner.name, "native": inner.native()}
+        out: dict[str, Any] = {}
         metrics = self.merger.get(("bedrock", "metrics"))
         if metrics is not None:
             out["metrics"] = metrics
-        return out
+        blocks: dict[str, Any] = {}
+        for path, (fields, _, _) in self.merger.values.items():
+            if len(path) == 3 and type(path[0]) is int and path[0] == 0 and path[1] == "block" \
+                    and type(fields) is dict:
+                kept = {name: fields[name] for name in _EXPORTED_FIELDS.get(str(fields.get("type")), ()) if name in fields}
+                if "_start" in kept:
+                    kept["start"] = kept.pop("_start")
+                if kept:
+                    blocks[str(path[2])] = kept
+        if blocks:
+            out["blocks"] = blocks
+        return out or None
 
-    def _exported_content(self, result: Result) -> list[dict[str, Any]]:
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
+        native = result.native if type(result.native) is dict else {}
+        inner = native.get("inner")
+        if inner is not None:
+            from . import DIALECTS  # the registry imports this module
+
+            vendor = DIALECTS.get(inner)
+            if vendor is None or vendor is Bedrock:
+                raise NotImplementedError(f"export is not available for Bedrock chunks of the {inner} dialect")
+            return vendor.export(dataclasses.replace(result, native=native.get("native")))
         choice = result.choice(0)
-        assert choice is not None
-        calls = {call.key: call for call in choice.tool_calls}
-        blocks = [(block, self.merger.get((0, "block", block.index), {})) for block in choice.blocks]
-        texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
-        content: list[dict[str, Any]] = []
-        for position, (block, fields) in enumerate(blocks):
-            if block.type in texts:
-                # A block's text runs from its start to the next block of the same kind.
-                later = [f["_start"] for b, f in blocks[position + 1 :] if b.type == block.type]
-                text = texts[block.type][fields.get("_start", 0) : later[0] if later else None]
-            if block.type == "text":
-                part: dict[str, Any] = {"text": text}
-                if "citations" in fields:
-                    part["citationsContent"] = fields["citations"]
-                content.append(part)
-            elif block.type == "reasoning":
-                if "redactedContent" in fields:
-                    content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
-                else:
-                    reasoning: dict[str, Any] = {"text": text}
-                    if "signature" in fields:
-                        reasoning["signature"] = fields["signature"]
-                    content.append({"reasoningContent": {"reasoningText": reasoning}})
-            elif block.type == "tool_call" and block.index in calls:
-                call = calls[block.index]
-                content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
-                                            "input": call.parsed if call.error is None else {}}})
-        return content
+        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
+        if choice is not None:
+            out["output"]["message"] = {"role": choice.role or "assistant",
+                                        "content": _exported_content(choice, native.get("blocks", {}))}
+            out["stopReason"] = choice.finish_reason_raw
+        if result.usage is not None:
+            out["usage"] = result.usage.raw
+        metrics = native.get("metrics")
+        if metrics is not None:
+            out["metrics"] = metrics
+        return out
 
     @classmethod
     def summarize(cls, value: Any) -> str:
@@ -277,3 +287,36 @@ class Bedrock(Dialect):
                 pass
         return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)
 
+
+#: What the export reads of a content block's fields, by block type.
+_EXPORTED_FIELDS = {"text": ("_start", "citations"), "reasoning": ("_start", "signature", "redactedContent")}
+
+
+def _exported_content(choice: Choice, fields_by_index: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = {call.key: call for call in choice.tool_calls}
+    blocks = [(block, fields_by_index.get(str(block.index), {})) for block in choice.blocks]
+    texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
+    content: list[dict[str, Any]] = []
+    for position, (block, fields) in enumerate(blocks):
+        if block.type in texts:
+            # A block's text runs from its start to the next block of the same kind.
+            later = [f["start"] for b, f in blocks[position + 1 :] if b.type == block.type]
+            text = texts[block.type][fields.get("start", 0) : later[0] if later else None]
+        if block.type == "text":
+            part: dict[str, Any] = {"text": text}
+            if "citations" in fields:
+                part["citationsContent"] = fields["citations"]
+            content.append(part)
+        elif block.type == "reasoning":
+            if "redactedContent" in fields:
+                content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
+            else:
+                reasoning: dict[str, Any] = {"text": text}
+                if "signature" in fields:
+                    reasoning["signature"] = fields["signature"]
+                content.append({"reasoningContent": {"reasoningText": reasoning}})
+        elif block.type == "tool_call" and block.index in calls:
+            call = calls[block.index]
+            content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
+                                        "input": call.parsed if call.error is None else {}}})
+    return content
