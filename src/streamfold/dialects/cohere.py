@@ -176,7 +176,7 @@ class Cohere(Dialect):
     def _tool_plan(self, value: dict[str, Any], frame: int) -> None:
         plan = _message(value).get("tool_plan")
         if type(plan) is str and plan:
-            # The pre-tool plan: reasoning, not reply text. Where it is is kept, for export.
+            # The pre-tool plan: reasoning, not reply text. Its place in the reasoning is kept, for export.
             reasoning = self._reasoning
             start = reasoning.length
             reasoning.add(plan, frame)
