@@ -11,9 +11,9 @@ import pytest
 
 import streamfold
 from streamfold import Folder, Result, fold
-from streamfold.events import TextDelta, ToolCallDelta, ToolCallDone
 from streamfold.dialects import detect
 from streamfold.dialects.anthropic import Anthropic
+from streamfold.events import TextDelta, ToolCallDelta, ToolCallDone
 
 CAPTURES = Path(__file__).parent / "captures" / "anthropic"
 USAGE = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}

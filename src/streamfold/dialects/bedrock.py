@@ -18,21 +18,14 @@ import base64
 import binascii
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._json import loads
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import Merger
-from ._base import (
-    CONTENT_FILTER,
-    ERROR,
-    LENGTH,
-    STOP,
-    TOOL_CALLS,
-    Dialect,
-    compact_json,
-)
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
     from ..result import Choice, Result
@@ -59,7 +52,13 @@ class Bedrock(Dialect):
         "malformed_tool_use": ERROR,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    #: The registry's `detect`, which tells the vendor an InvokeModel chunk wraps. The registry
+    #: (`streamfold.dialects`) imports this module, so it is the one to set it; while it does not,
+    #: `_invoke_chunk` imports it (an import circle).
+    detect_inner: ClassVar[Callable[[Any], type[Dialect] | None] | None] = None
+
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         #: Open content blocks: index -> kind ("text", "reasoning", "tool_call", ...).
         self._blocks: dict[int, str] = {}
@@ -175,7 +174,8 @@ class Bedrock(Dialect):
     def _invoke_chunk(self, value: dict[str, Any], frame: int) -> None:
         encoded = value.get("bytes")
         if not isinstance(encoded, str):
-            self.report.diagnostic("unexpected-payload", frame, "a Bedrock `chunk` event without base64 `bytes`; ignored")
+            self.report.diagnostic("unexpected-payload", frame,
+                                   "a Bedrock `chunk` event without base64 `bytes`; ignored")
             return
         try:
             inner_value = loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
@@ -184,8 +184,11 @@ class Bedrock(Dialect):
                               raw=compact_json(value))
             return
         if self._inner is None:
-            from . import detect  # the registry imports this module
+            detect = Bedrock.detect_inner
+            if detect is None:
+                from . import detect as registry_detect  # the registry imports this module (see `detect_inner`)
 
+                detect = registry_detect
             found = detect(inner_value)
             if found is None or found is Bedrock:
                 self.report.diagnostic("unknown-dialect", frame,
@@ -244,7 +247,8 @@ class Bedrock(Dialect):
         for path, (fields, _, _) in self.merger.values.items():
             if len(path) == 3 and type(path[0]) is int and path[0] == 0 and path[1] == "block" \
                     and type(fields) is dict:
-                kept = {name: fields[name] for name in _EXPORTED_FIELDS.get(str(fields.get("type")), ()) if name in fields}
+                exported = _EXPORTED_FIELDS.get(str(fields.get("type")), ())
+                kept = {name: fields[name] for name in exported if name in fields}
                 if "_start" in kept:
                     kept["start"] = kept.pop("_start")
                 if kept:
@@ -259,12 +263,8 @@ class Bedrock(Dialect):
         native = result.native if type(result.native) is dict else {}
         inner = native.get("inner")
         if inner is not None:
-            from . import DIALECTS  # the registry imports this module
-
-            vendor = DIALECTS.get(inner)
-            if vendor is None or vendor is Bedrock:
-                raise NotImplementedError(f"export is not available for Bedrock chunks of the {inner} dialect")
-            return vendor.export(dataclasses.replace(result, native=native.get("native")))
+            # The wrapped vendor's own export, found as `Result.export()` finds every dialect's.
+            return dataclasses.replace(result, dialect=inner, native=native.get("native")).export()
         choice = result.choice(0)
         out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
         if choice is not None:

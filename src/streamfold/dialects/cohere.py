@@ -26,16 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import Merger
-from ._base import (
-    ERROR,
-    LENGTH,
-    STOP,
-    TOOL_CALLS,
-    Dialect,
-    compact_json,
-    dumps_arguments,
-    event_type,
-)
+from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -74,7 +65,8 @@ class Cohere(Dialect):
     }
     terminal_hint = "`message-end`"
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
@@ -127,7 +119,8 @@ class Cohere(Dialect):
         index): its text or thinking appended as `fold` appends it. A delta that would open an
         item is left to `fold`."""
         index, content = value.index, value.delta.message.content
-        piece, buffer = (content.text, self._content) if content.text is not None else (content.thinking, self._reasoning)
+        piece, buffer = ((content.text, self._content) if content.text is not None
+                         else (content.thinking, self._reasoning))
         if piece:
             if index is not None and index not in self._items:
                 return False

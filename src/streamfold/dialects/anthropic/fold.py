@@ -17,26 +17,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from .._base import (
-    CONTENT_FILTER,
-    INCOMPLETE,
-    LENGTH,
-    STOP,
-    TOOL_CALLS,
-    compact_json,
-    event_type,
-)
-from . import native, summary
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type
 from .blocks import CHOICE, ContentBlocks
+from .native import export_message, read_message, snapshot
+from .summary import summarize
 
 if TYPE_CHECKING:
     from ...result import Result
     from .fast import BlockDelta
 
+_FAST_SHAPES: Callable[[bytes], Any] | None
 try:
-    from .fast import decode_block_delta as _FAST_SHAPES
+    from .fast import decode_block_delta
+
+    _FAST_SHAPES = decode_block_delta
 except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None  # type: ignore[assignment]
+    _FAST_SHAPES = None
 
 __all__ = ["Anthropic"]
 
@@ -61,7 +57,8 @@ class Anthropic(ContentBlocks):
         "pause_turn": INCOMPLETE,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self.fast_decoder = _FAST_SHAPES
         self._usage: dict[str, Any] = {}
@@ -297,17 +294,17 @@ class Anthropic(ContentBlocks):
         }
 
     def native(self) -> dict[str, Any] | None:
-        return native.snapshot(self._message, self._stop, self._blocks, self.merger)
+        return snapshot(self._message, self._stop, self._blocks, self.merger)
 
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:
         """The `anthropic.types.Message` a non-streaming request would have returned."""
-        return native.export(result)
+        return export_message(result)
 
     @classmethod
     def read_response(cls, value: Any) -> dict[str, Any] | None:
-        return native.read_response(value)
+        return read_message(value)
 
     @classmethod
     def summarize(cls, value: Any) -> str:
-        return summary.summarize(value)
+        return summarize(value)

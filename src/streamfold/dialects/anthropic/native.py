@@ -1,6 +1,6 @@
 """The Anthropic `Message` a non-streaming request would have returned: the snapshot the
 dialect takes at the end of the stream (`snapshot`, stored in `Result.native`), the export
-built from a Result and that snapshot alone (`export`), and its reverse (`read_response`).
+built from a Result and that snapshot alone (`export_message`), and its reverse (`read_message`).
 
 The snapshot holds what the Result does not:
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Result, ToolCall
 
-__all__ = ["export", "read_response", "snapshot"]
+__all__ = ["export_message", "read_message", "snapshot"]
 
 #: The fields of the message the export takes from the Result.
 _FILLED = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
@@ -81,7 +81,7 @@ def _text_at(block: Block, text: str) -> list[int] | str:
     return [start, start + len(joined)] if start >= 0 else joined
 
 
-def export(result: Result) -> dict[str, Any]:
+def export_message(result: Result) -> dict[str, Any]:
     """The `anthropic.types.Message` a non-streaming request would have returned."""
     native = result.native if type(result.native) is dict else {}
     choice = result.choice(CHOICE)
@@ -122,7 +122,7 @@ def _text_of(held: Any, text: str) -> str:
     return str(held)
 
 
-def read_response(value: Any) -> dict[str, Any] | None:
+def read_message(value: Any) -> dict[str, Any] | None:
     """An Anthropic `Message`: text and thinking blocks, tool_use blocks with their input."""
     if not (isinstance(value, dict) and isinstance(value.get("content"), list)
             and (value.get("type") == "message" or value.get("role") == "assistant")):
