@@ -22,7 +22,7 @@ from ...framing import FrameView
 from ...merge import Merger, TextBuffer
 from .._base import Dialect, dumps_arguments
 
-__all__ = ["CHOICE", "SERVER_TOOLS", "ContentBlocks"]
+__all__ = ["CHOICE", "SERVER_TOOLS", "Block", "ContentBlocks"]
 
 CHOICE = 0
 #: Vendor block type -> the block type of the result's `blocks`.
