@@ -185,11 +185,7 @@ class Bedrock(Dialect):
             return
         if self._inner is None:
             detect = Bedrock.detect_inner
-            if detect is None:
-                from . import detect as registry_detect  # the registry imports this module (see `detect_inner`)
-
-                detect = registry_detect
-            found = detect(inner_value)
+            found = None if detect is None else detect(inner_value)
             if found is None or found is Bedrock:
                 self.report.diagnostic("unknown-dialect", frame,
                                        "a Bedrock `chunk` wraps a payload no dialect recognises; ignored",

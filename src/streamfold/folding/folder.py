@@ -35,7 +35,7 @@ from ..result import Result
 from ._build import build_result
 from ._issues import report_frame_issues
 from ._journal import events_of
-from ._runs import DEFER_COUNT, RunFolding, deferrable
+from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
 __all__ = ["Folder", "Phase", "fold"]
 
@@ -128,7 +128,9 @@ class Folder(RunFolding):
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
-        if type(chunk) is bytes and self._deferrable and deferrable(chunk):
+        # `_runs.deferrable(chunk)`, inline: it runs once per byte when bytes come one at a time.
+        if type(chunk) is bytes and self._deferrable and (
+                chunk > b"\r" if len(chunk) == 1 else len(chunk) < DEFER_CHUNK and 10 not in chunk and 13 not in chunk):
             deferred = self._deferred
             deferred.append(chunk)
             if len(deferred) < DEFER_COUNT:
