@@ -299,3 +299,15 @@ def test_summaries() -> None:
     assert Ollama.summarize(chat(tool_calls=[tool("f", {"a": 1})])) == 'tool f {"a":1}'
     assert Ollama.summarize({"error": "boom"}) == 'error "boom"'
     assert Ollama.summarize(chat()) == "(empty line)"
+
+
+# -- the Result read back from JSON ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_a_result_read_back_from_json_is_equal_and_exports_the_same(path: Path) -> None:
+    result = fold(path.read_bytes())
+    assert result.dialect == "ollama"
+    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert back == result
+    assert json.dumps(back.export()) == json.dumps(result.export())  # key order too

@@ -538,7 +538,8 @@ def test_a_chat_style_error_envelope_is_an_in_stream_error() -> None:
 
 
 def test_bad_indexes_never_raise() -> None:
-    odd: list[dict[str, Any]] = [{"type": "response.output_text.delta", "output_index": "0", "content_index": 0, "delta": "x"},
+    odd: list[dict[str, Any]] = [
+           {"type": "response.output_text.delta", "output_index": "0", "content_index": 0, "delta": "x"},
            {"type": "response.output_text.delta", "output_index": 0, "content_index": [0], "delta": "x"},
            {"type": "response.output_item.done", "output_index": 0, "item": None},
            {"type": "response.function_call_arguments.delta", "output_index": None, "delta": "x"},
@@ -584,24 +585,57 @@ def test_blocks_are_the_output_items_with_their_frames() -> None:
 def test_incremental_feed_yields_text_deltas() -> None:
     folder = Folder()
     events = []
-    for byte in range(0, len(data := text_stream(delta("He"), delta("llo")))):
+    for byte in range(len(data := text_stream(delta("He"), delta("llo")))):
         events.extend(folder.feed(data[byte : byte + 1]))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["He", "llo"]
     assert folder.close().choices[0].content == "Hello"
 
 
 def test_export_fills_what_a_trimmed_stream_never_said() -> None:
+    terminal = {"type": "response.completed", "response": {"id": "resp_x", "status": "completed"}}
     exported = fold(sse({"type": "response.created", "response": {"id": "resp_x"}}, message_added(),
-                        part_added(), delta("x"), {"type": "response.completed", "response": {"id": "resp_x",
-                                                                                              "status": "completed"}})).export()
+                        part_added(), delta("x"), terminal)).export()
     from openai.types.responses import Response
     model = Response.model_validate(exported)
     assert (model.output_text, model.status, model.tools, model.created_at) == ("x", "completed", [], 0)
 
 
+def _without_terminal_output(data: bytes) -> bytes | None:
+    """The capture with its terminal response's `output` emptied, so that the export rebuilds the items
+    from the stream (None when the last event carries no `output`)."""
+    head, _, last = data.rstrip().removesuffix(b"data: [DONE]").rstrip(b"\n").rpartition(b"\ndata: ")
+    event = json.loads(last)
+    if type(event.get("response")) is not dict or not event["response"].get("output"):
+        return None
+    event["response"]["output"] = []
+    return head + b"\ndata: " + json.dumps(event).encode() + b"\n\n"
+
+
+_ROUND_TRIPS = [(p.stem, p.read_bytes()) for p in CAPTURES]
+_ROUND_TRIPS += [(f"{stem} (rebuilt)", rebuilt) for stem, data in _ROUND_TRIPS
+                 if (rebuilt := _without_terminal_output(data)) is not None]
+
+
+@pytest.mark.parametrize("data", [data for _, data in _ROUND_TRIPS], ids=[name for name, _ in _ROUND_TRIPS])
+def test_a_result_read_back_from_json_is_equal_and_exports_the_same_response(data: bytes) -> None:
+    result = fold(data)
+    assert result.dialect == "openai-responses"
+    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert back == result
+    assert back.native == result.native is not None
+    assert back.export() == result.export()
+    # The snapshot points into the reply instead of copying it.
+    items = json.dumps(result.native.get("items", []), ensure_ascii=False)
+    choice = result.choices[0] if result.choices else None
+    for text in (choice.content, choice.reasoning, choice.refusal) if choice else ():
+        if text and len(text) > 8:
+            assert text not in items
+
+
 def test_summaries_are_one_line() -> None:
     assert OpenAIResponses.summarize(delta("Hi")) == 'output_text.delta [0:0] "Hi"'
-    assert OpenAIResponses.summarize(call_added(2, "call_x", "f")) == "output_item.added [2] function_call f call_x fc_1"
+    assert OpenAIResponses.summarize(call_added(2, "call_x", "f")) == \
+        "output_item.added [2] function_call f call_x fc_1"
     assert OpenAIResponses.summarize(completed(status="incomplete", incomplete_details={"reason": "max_output_tokens"},
                                                usage={"input_tokens": 1})) == \
         "incomplete incomplete max_output_tokens usage"
@@ -657,7 +691,8 @@ _EVENT = st.fixed_dictionaries({"type": st.sampled_from(_TYPES)}, optional={
     "content_index": st.integers(0, 1) | _ANY, "summary_index": st.integers(0, 1),
     "annotation_index": st.integers(0, 2), "delta": st.sampled_from(["a", "", "{"]) | _ANY, "text": _ANY,
     "arguments": _ANY, "refusal": _ANY, "item": _ITEM | _ANY, "part": _ANY, "annotation": _ANY,
-    "response": st.fixed_dictionaries({}, optional={"id": _ANY, "status": _ANY, "output": st.lists(_ITEM, max_size=2) | _ANY,
+    "response": st.fixed_dictionaries({}, optional={"id": _ANY, "status": _ANY,
+                                                    "output": st.lists(_ITEM, max_size=2) | _ANY,
                                                     "usage": _ANY, "error": _ANY, "incomplete_details": _ANY}),
     "message": _ANY, "code": _ANY})
 

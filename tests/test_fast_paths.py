@@ -26,9 +26,9 @@ from streamfold.events import Finding
 from streamfold.framing._records import FrameStore, make_frame
 from streamfold.framing._runs import LineRun, NDJSONRunParser as NDJSONParser
 from streamfold.framing._runs import DataRun, SSERunParser as SSEParser
-from streamfold.dialects._shapes import DECODERS
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat
+from streamfold.dialects.openai_chat import fold as openai_chat_fold
 
 _HEAD = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1732920327, "model": "gpt-4o",
          "service_tier": "default", "system_fingerprint": "fp_1"}
@@ -185,13 +185,14 @@ def test_a_stream_of_another_shape_pauses_the_fast_decoder(monkeypatch: pytest.M
     """Groq's x_groq on every chunk fails the Struct: after a few misses the Folder stops paying
     for them, and tries again later, less and less often."""
     attempts = {"n": 0}
-    decode = DECODERS["openai-chat"]
+    decode = openai_chat_fold._FAST_SHAPES
+    assert decode is not None
 
     def counting_decode(data: bytes) -> Any:
         attempts["n"] += 1
         return decode(data)
 
-    monkeypatch.setitem(DECODERS, "openai-chat", counting_decode)
+    monkeypatch.setattr(openai_chat_fold, "_FAST_SHAPES", counting_decode)
     chunks = [_chunk([_choice({"role": "assistant", "content": ""})], x_groq={"id": "r"})]
     chunks += [_chunk([_choice({"content": "x"})], x_groq={"id": "r"})] * 2000
     data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"

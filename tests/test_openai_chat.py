@@ -4,9 +4,19 @@ smallest stream that shows one rule or one diagnostic."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from streamfold import Result, fold
+
+ROOT = Path(__file__).parent.parent
+#: Every capture of the OpenAI chat and legacy completions dialects, and the examples.
+CAPTURES = [path for path in sorted((ROOT / "tests" / "captures").rglob("*")) + sorted((ROOT / "examples").glob("*"))
+            if path.is_file() and not path.name.endswith((".expect.json", ".md"))
+            and fold(path.read_bytes()).dialect in ("openai-chat", "openai-completions")]
+assert len(CAPTURES) > 30
 
 
 def sse(*chunks: Any, done: bool = True) -> bytes:
@@ -116,3 +126,31 @@ def test_wrong_shapes_are_diagnosed_not_raised() -> None:
     result = fold(sse(delta("a"), [1, 2], {"object": "chat.completion.chunk", "choices": {"0": 1}}, delta("b")))
     assert result.choices[0].content == "ab"
     assert codes(result).count("unexpected-payload") == 2
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_result_read_back_from_json_is_equal_and_exports_the_same(path: Path) -> None:
+    result = fold(path.read_bytes())
+    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert back == result
+    try:
+        exported = result.export()
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError):
+            back.export()
+        return
+    assert back.export() == exported
+
+
+def test_the_native_snapshot_holds_the_envelope_fields_the_result_has_not() -> None:
+    head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o", "created": 1732920327,
+            "system_fingerprint": "fp_1", "service_tier": "default"}
+    result = fold(sse({**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}]},
+                      {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+    assert result.native == {"created": 1732920327, "system_fingerprint": "fp_1", "service_tier": "default"}
+    exported = Result.from_dict(json.loads(json.dumps(result.to_dict()))).export()
+    assert (exported["created"], exported["system_fingerprint"], exported["service_tier"]) == (1732920327, "fp_1",
+                                                                                                "default")
+    bare = fold(sse(delta("Hi", finish="stop")))
+    assert bare.native == {"created": None}
+    assert "system_fingerprint" not in bare.export() and "service_tier" not in bare.export()

@@ -54,7 +54,7 @@ _LIFECYCLE = {"response.created", "response.in_progress", "response.queued", "re
               "response.incomplete", "response.failed"}
 
 
-class SDKRaised(Exception):
+class SDKRaisedError(Exception):
     pass
 
 
@@ -67,11 +67,11 @@ def sdk_fold(data: bytes) -> tuple[Any, Any]:
             break
         obj = sse.json()
         if isinstance(obj, dict) and obj.get("error"):
-            raise SDKRaised(f"in-stream error: {obj['error']!r}")  # what openai.Stream does
+            raise SDKRaisedError(f"in-stream error: {obj['error']!r}")  # what openai.Stream does
         event = _client._process_response_data(data=obj, cast_to=ResponseStreamEvent, response=None)
         for fired in state.handle_event(event):
             if getattr(fired, "type", None) in _LIFECYCLE:
-                last_response = getattr(fired, "response")
+                last_response = fired.response
     return state._completed_response, last_response
 
 
@@ -133,7 +133,7 @@ def test_agrees_with_the_openai_sdk_or_explains_why_not(path: Path) -> None:
         warnings.simplefilter("ignore")  # pydantic warns about shapes the SDK types do not know
         try:
             final, last = sdk_fold(data)
-        except SDKRaised:
+        except SDKRaisedError:
             final, last = None, None
     if final is None and last is not None and last.status == "incomplete":
         # get_final_response() raises for an incomplete response by design; the

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "docs" / "traps.md"
 SCANNED = (ROOT / "src" / "streamfold", ROOT / "tests")
@@ -32,7 +34,7 @@ THIS_FILE = Path(__file__).resolve()
 TRAP_ID = r"[FORUAGB][1-9][0-9]?"
 #: Separators inside a run of ids: a range (`O4-O7`, `F1..F11`, `O4 to O8`) or a list
 #: (`A2, A3`, `A1-A6 and U2`, `G1/U1`).
-_RANGE = r"(?:-|–|\.\.|\s+to\s+)"
+_RANGE = r"(?:-|\u2013|\.\.|\s+to\s+)"
 _LIST = r"(?:,\s*|\s+and\s+|/)"
 #: A run of ids as written: one id, or several joined by range and list separators.
 #: Not inside a word: `U1` in `_U1`, `B2` in `xB2y` (base64) or `0xF1` does not count.
@@ -85,6 +87,7 @@ class Hit:
     ids: tuple[str, ...]  # the ids it stands for, ranges expanded
     cited: bool  # written as a citation, and not on a NOT_TRAP_IDS line
     listed: bool  # on a NOT_TRAP_IDS line
+    problem: str | None = None  # why `ids` could not be worked out (a range like `O7-O4`)
 
     def where(self) -> str:
         return f"{self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path}:{self.line}"
@@ -135,7 +138,11 @@ def hits(roots: Iterable[Path] = SCANNED) -> list[Hit]:
             listed = any(path.name == name and text in line for name, text in NOT_TRAP_IDS)
             for match in RUN.finditer(line):
                 cited = not listed and is_citation(line[: match.start()], line[match.end() :])
-                found.append(Hit(path, number, match.group(), expand(match.group()), cited, listed))
+                try:
+                    ids, problem = expand(match.group()), None
+                except ValueError as exc:
+                    ids, problem = (), str(exc)
+                found.append(Hit(path, number, match.group(), ids, cited, listed, problem))
     return found
 
 
@@ -176,6 +183,8 @@ def test_every_cited_trap_id_is_in_the_catalogue() -> None:
     anchors = set(catalogue_anchors(CATALOGUE.read_text(encoding="utf-8")))
     cited = [hit for hit in hits() if hit.cited]
     assert cited, "no trap id found in the code: the scan is broken"
+    malformed = [f"{hit.where()}: {hit.problem}" for hit in cited if hit.problem]
+    assert not malformed, "trap id ranges that do not say which ids they mean:\n  " + "\n  ".join(malformed)
     unknown = sorted({f"{trap} ({hit.where()}: {hit.text!r})"
                       for hit in cited for trap in hit.ids if trap not in anchors})
     assert not unknown, ("trap ids cited in the code that docs/traps.md does not define (add an entry "
@@ -231,4 +240,7 @@ def test_ranges_and_lists_are_expanded() -> None:
     assert expand("A1-A6 and U2") == ("A1", "A2", "A3", "A4", "A5", "A6", "U2")
     assert expand("G1/U1") == ("G1", "U1")
     assert expand("O4 to O8") == ("O4", "O5", "O6", "O7", "O8")
+    for bad in ("O7-O4", "O4-A6"):
+        with pytest.raises(ValueError):
+            expand(bad)
     assert [match.group() for match in RUN.finditer("x_U1 0xF1 +B2y (O8) O4-O7, A1/A2")] == ["O8", "O4-O7, A1/A2"]

@@ -14,45 +14,53 @@ from __future__ import annotations
 from ._json import FAST_DECODER
 from .decoding import Payload, PayloadKind, decode_frame
 from .dialects import DIALECTS
-from .events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from .events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 from .findings import Diagnostic, Severity, StreamError
-from .fold import Folder, Phase, fold
-from .framing import (DEFAULT_MAX_FRAME_SIZE, EventStreamParser, Frame, FrameIssue, JSONArrayParser, NDJSONParser,
-                      SSEParser, sniff)
+from .folding import Folder, Phase, fold
+from .framing import (
+                      DEFAULT_MAX_FRAME_SIZE,
+                      EventStreamParser,
+                      Frame,
+                      FrameIssue,
+                      JSONArrayParser,
+                      NDJSONParser,
+                      SSEParser,
+                      sniff,
+)
 from .result import Block, Choice, Result, ToolCall, Usage
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DEFAULT_MAX_FRAME_SIZE",
-    "DIALECTS",
-    "FAST_DECODER",
-    "Block",
-    "Choice",
-    "Diagnostic",
-    "Event",
-    "EventStreamParser",
-    "FinishReason",
-    "Finding",
-    "Folder",
-    "Frame",
-    "FrameIssue",
-    "JSONArrayParser",
-    "NDJSONParser",
-    "Payload",
-    "PayloadKind",
-    "Phase",
-    "Result",
-    "SSEParser",
-    "Severity",
-    "StreamError",
-    "TextDelta",
-    "ToolCall",
-    "ToolCallDelta",
-    "ToolCallDone",
-    "Usage",
-    "UsageUpdate",
-    "decode_frame",
-    "fold",
-    "sniff",
+                      "DEFAULT_MAX_FRAME_SIZE",
+                      "DIALECTS",
+                      "FAST_DECODER",
+                      "Block",
+                      "Choice",
+                      "Diagnostic",
+                      "Event",
+                      "EventStreamParser",
+                      "Finding",
+                      "FinishReason",
+                      "Folder",
+                      "Frame",
+                      "FrameIssue",
+                      "JSONArrayParser",
+                      "NDJSONParser",
+                      "Payload",
+                      "PayloadKind",
+                      "Phase",
+                      "Result",
+                      "SSEParser",
+                      "Severity",
+                      "StreamError",
+                      "TextDelta",
+                      "ToolCall",
+                      "ToolCallDelta",
+                      "ToolCallDone",
+                      "Usage",
+                      "UsageUpdate",
+                      "decode_frame",
+                      "fold",
+                      "sniff",
 ]

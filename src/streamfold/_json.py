@@ -12,7 +12,8 @@ lone surrogates, which `json` accepts), and error messages always come from
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["FAST_DECODER", "loads", "loads_utf8", "strict_error"]
 

@@ -13,10 +13,11 @@ fix applied is named so the report can say so; nothing is silently `{}`.
 
 from __future__ import annotations
 
+import itertools
 import json
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Any
 
 from ._json import loads
 
@@ -38,7 +39,7 @@ class ParsedArguments:
     copies: int = 1
 
 
-Fragments = Union[Sequence[tuple[str, int]], Callable[[], Sequence[tuple[str, int]]]]
+Fragments = Sequence[tuple[str, int]] | Callable[[], Sequence[tuple[str, int]]]
 
 
 def parse_arguments(joined: str, fragments: Fragments) -> ParsedArguments:
@@ -56,7 +57,7 @@ def parse_arguments(joined: str, fragments: Fragments) -> ParsedArguments:
         if all(text == texts[0] for text in texts):
             return ParsedArguments(documents[0][0], recovery="identical-copies", copies=len(documents))
     pieces = [piece for piece, _ in (fragments() if callable(fragments) else fragments) if piece.strip()]
-    if len(pieces) > 1 and all(b.startswith(a) for a, b in zip(pieces, pieces[1:])):
+    if len(pieces) > 1 and all(b.startswith(a) for a, b in itertools.pairwise(pieces)):
         try:
             return ParsedArguments(loads(pieces[-1]), recovery="cumulative", copies=len(pieces))
         except ValueError:
@@ -91,4 +92,4 @@ def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
 def _extends(documents: list[tuple[Any, int, int]], joined: str) -> bool:
     """Each document's text extends the previous one's (a chain of snapshots)."""
     texts = [joined[start:stop] for _, start, stop in documents]
-    return all(b.startswith(a[:-1]) for a, b in zip(texts, texts[1:]))
+    return all(b.startswith(a[:-1]) for a, b in itertools.pairwise(texts))

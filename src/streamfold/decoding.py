@@ -64,7 +64,7 @@ def decode_data(data: str) -> Payload:
     kind, value = decode_text(data)
     if kind is PayloadKind.JSON:
         return Payload(kind, value)
-    return DONE if kind is PayloadKind.DONE else value  # type: ignore[no-any-return]
+    return DONE if kind is PayloadKind.DONE else value
 
 
 _JSON = PayloadKind.JSON

@@ -7,11 +7,11 @@ print text as it arrives and point at its source.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from .findings import Diagnostic, StreamError
 
-__all__ = ["Event", "FinishReason", "Finding", "TextDelta", "ToolCallDelta", "ToolCallDone", "UsageUpdate"]
+__all__ = ["Event", "Finding", "FinishReason", "TextDelta", "ToolCallDelta", "ToolCallDone", "UsageUpdate"]
 
 
 def _repr(value: object) -> str:
@@ -80,9 +80,9 @@ class Finding:
     """An error or diagnostic found while folding this chunk."""
 
     frame: int | None
-    finding: Union[StreamError, Diagnostic]
+    finding: StreamError | Diagnostic
 
     __repr__ = _repr
 
 
-Event = Union[TextDelta, ToolCallDelta, ToolCallDone, FinishReason, UsageUpdate, Finding]
+Event = TextDelta | ToolCallDelta | ToolCallDone | FinishReason | UsageUpdate | Finding

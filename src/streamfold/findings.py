@@ -92,8 +92,11 @@ class _Nowhere:
 class Report:
     """Collects findings; resolves a frame index to its offset and line."""
 
-    def __init__(self, frames: _Where | None = None) -> None:
+    def __init__(self, frames: _Where | None = None, *, journal: list[tuple[str, Any, Any, Any]] | None = None) -> None:
         self._frames: _Where = _Nowhere() if frames is None else frames
+        #: Where each finding is also written as ("finding", (), finding, frame), in the order
+        #: things happened (the merger's journal, so feed() events keep that order).
+        self._journal = journal
         self.errors: list[StreamError] = []
         self.diagnostics: list[Diagnostic] = []
         self._seen: set[Any] = set()
@@ -113,7 +116,10 @@ class Report:
         if code == "in-stream-error":
             self.server_failed = True
         offset, line = self._where(frame, offset, line)
-        self.errors.append(StreamError(code, message, frame, offset, line, raw))
+        error = StreamError(code, message, frame, offset, line, raw)
+        self.errors.append(error)
+        if self._journal is not None:
+            self._journal.append(("finding", (), error, frame))
 
     def diagnostic(self, code: Code, frame: int | None, message: str, *, severity: Severity | None = None,
                    offset: int | None = None, line: int | None = None, once: Any = None,
@@ -132,11 +138,13 @@ class Report:
                     return
                 self._seen.add(key)
         offset, line = self._where(frame, offset, line)
-        self.diagnostics.append(Diagnostic(code, severity or CODES[code].severity, message, frame, offset, line,
-                                           details))
+        diagnostic = Diagnostic(code, severity or CODES[code].severity, message, frame, offset, line, details)
+        self.diagnostics.append(diagnostic)
+        if self._journal is not None:
+            self._journal.append(("finding", (), diagnostic, frame))
 
     def drain(self) -> tuple[list[StreamError], list[Diagnostic]]:
-        """Findings added since the last drain."""
+        """Findings added since the last drain (also in the journal, when there is one)."""
         errors_seen, diagnostics_seen = self._drained
         self._drained = (len(self.errors), len(self.diagnostics))
         return self.errors[errors_seen:], self.diagnostics[diagnostics_seen:]

@@ -40,7 +40,7 @@ _EMPTY = (None, "", "null")
 class TextBuffer:
     """An APPEND buffer with provenance: pieces, the frame of each, running ends."""
 
-    __slots__ = ("pieces", "frames", "ends", "length", "parsed", "_path", "_journal")
+    __slots__ = ("_journal", "_path", "ends", "frames", "length", "parsed", "pieces")
 
     def __init__(self, path: Path = (), journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
         self.pieces: list[str] = []

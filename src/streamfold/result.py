@@ -130,11 +130,13 @@ class Usage:
 
 
 class Provenance(Protocol):
-    """Which frame produced each character of a text (the merger's APPEND buffers are one)."""
+    """Which frame produced each character of a text (the merger's APPEND buffers are one):
+    the frame of each piece and where each piece ends in the text."""
 
-    frames: Sequence[int]
-    ends: Sequence[int]
-
+    @property
+    def frames(self) -> Sequence[int]: ...
+    @property
+    def ends(self) -> Sequence[int]: ...
     def frame_at(self, offset: int) -> int | None: ...
 
 

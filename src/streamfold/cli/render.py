@@ -140,7 +140,8 @@ def _findings(result: Result) -> RenderableType:
         lines.append(_finding("error", error.code, error.frame, error.line, error.message))
     # Most severe first; within a severity, stream order.
     for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
-        lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line, diagnostic.message))
+        lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line,
+                              diagnostic.message))
     return Group(*lines)
 
 
@@ -185,6 +186,6 @@ def render_timing(timing: Timing) -> RenderableType:
                                    Text(timing.summary())]
     if chart:
         top = chart_top(timing)
-        lines.append(Text.assemble(("gaps ", "dim"), (chart, "cyan"),
-                                   (f"  full bar = {top * 1000:.0f} ms" if top < 1 else f"  full bar = {top:.2f} s", "dim")))
+        full = f"  full bar = {top * 1000:.0f} ms" if top < 1 else f"  full bar = {top:.2f} s"
+        lines.append(Text.assemble(("gaps ", "dim"), (chart, "cyan"), (full, "dim")))
     return Group(*lines)

@@ -145,7 +145,8 @@ def blame(capture: str, input_format: str, entry: str | None, offset: int, choic
     shown = console()
     shown.print(Text.assemble(
         (f"character {offset} ", "bold"), (repr(text[offset]), "bold magenta"), " of choice ", str(choice), " ",
-        field_name, " came from ", (f"frame {frame.index}", "bold"), f", line {frame.line}, byte offset {frame.offset}"))
+        field_name, " came from ", (f"frame {frame.index}", "bold"),
+        f", line {frame.line}, byte offset {frame.offset}"))
     context = Text.assemble("…", text[max(0, offset - 30) : offset], (text[offset], "reverse"),
                             text[offset + 1 : offset + 30], "…")
     shown.print(context)

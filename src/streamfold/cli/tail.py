@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from ..events import Event, Finding, TextDelta, ToolCallDone
-from ..fold import Folder
+from ..folding import Folder
 from ..result import Result
 from ..services import DEFAULT_STALL, Timing, analyse, annotate
 from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option

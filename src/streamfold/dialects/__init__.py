@@ -50,3 +50,8 @@ def detect(value: Any) -> type[Dialect] | None:
         if dialect.claims(value):
             return dialect
     return None
+
+
+# Bedrock's InvokeModel chunks wrap another vendor's events: it finds their dialect here (it
+# cannot import the registry, which imports it).
+Bedrock.detect_inner = detect

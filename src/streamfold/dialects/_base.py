@@ -71,7 +71,7 @@ class Dialect:
                  frames: FrameView | None = None) -> None:
         self.frames: FrameView = FrameStore() if frames is None else frames
         self.merger = Merger() if merger is None else merger
-        self.report = Report(self.frames) if report is None else report
+        self.report = Report() if report is None else report
         self.end = End.OPEN
         #: Frame index of the terminal frame, once the stream is TERMINATED.
         self.terminal: int | None = None

@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._json import loads
+from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import Merger
-from ..findings import Report, Severity
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..result import Result
+    from ..result import Choice, Result
 
 __all__ = ["Bedrock"]
 
@@ -39,7 +40,7 @@ class Bedrock(Dialect):
     name = "bedrock"
     transports = ("aws-eventstream",)
     terminal_hint = "`messageStop`"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "end_turn": STOP,
         "stop_sequence": STOP,
         "tool_use": TOOL_CALLS,
@@ -51,7 +52,13 @@ class Bedrock(Dialect):
         "malformed_tool_use": ERROR,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    #: The registry's `detect`, which tells the vendor an InvokeModel chunk wraps. The registry
+    #: (`streamfold.dialects`) imports this module, so it is the one to set it; while it does not,
+    #: `_invoke_chunk` imports it (an import circle).
+    detect_inner: ClassVar[Callable[[Any], type[Dialect] | None] | None] = None
+
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         #: Open content blocks: index -> kind ("text", "reasoning", "tool_call", ...).
         self._blocks: dict[int, str] = {}
@@ -86,10 +93,10 @@ class Bedrock(Dialect):
 
     # -- ConverseStream ---------------------------------------------------------
 
-    def _messageStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802 - the event's name
+    def _messageStart(self, value: dict[str, Any], frame: int) -> None:  # named after the event
         self.merger.set_once((0, "role"), value.get("role"), frame)
 
-    def _contentBlockStart(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockStart(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         start = value.get("start")
         if type(index) is not int or type(start) is not dict:
@@ -105,7 +112,7 @@ class Bedrock(Dialect):
             self._open(index, kind, frame)
             self._block_fields[index][kind] = start[kind]
 
-    def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         delta = value.get("delta")
         if type(index) is not int or type(delta) is not dict:
@@ -132,13 +139,13 @@ class Bedrock(Dialect):
             self._open(index, "text", frame)
             self._block_fields[index].setdefault("citations", []).append(citation)
 
-    def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
         if type(index) is not int or index not in self._blocks:
             return
         self._close(index, frame)
 
-    def _messageStop(self, value: dict[str, Any], frame: int) -> None:  # noqa: N802
+    def _messageStop(self, value: dict[str, Any], frame: int) -> None:
         self.merger.replace((0, "finish_reason"), value.get("stopReason"), frame)
         for index in list(self._blocks):
             self._close(index, frame)
@@ -167,7 +174,8 @@ class Bedrock(Dialect):
     def _invoke_chunk(self, value: dict[str, Any], frame: int) -> None:
         encoded = value.get("bytes")
         if not isinstance(encoded, str):
-            self.report.diagnostic("unexpected-payload", frame, "a Bedrock `chunk` event without base64 `bytes`; ignored")
+            self.report.diagnostic("unexpected-payload", frame,
+                                   "a Bedrock `chunk` event without base64 `bytes`; ignored")
             return
         try:
             inner_value = loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
@@ -176,9 +184,8 @@ class Bedrock(Dialect):
                               raw=compact_json(value))
             return
         if self._inner is None:
-            from . import detect  # the registry imports this module
-
-            found = detect(inner_value)
+            detect = Bedrock.detect_inner
+            found = None if detect is None else detect(inner_value)
             if found is None or found is Bedrock:
                 self.report.diagnostic("unknown-dialect", frame,
                                        "a Bedrock `chunk` wraps a payload no dialect recognises; ignored",
@@ -221,52 +228,51 @@ class Bedrock(Dialect):
             "total_tokens": raw.get("totalTokens"),
         }
 
-    def export(self, result: Result) -> dict[str, Any]:
-        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
-        if self._inner is not None:
-            return self._inner.export(result)
-        choice = result.choice(0)
-        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
-        if choice is not None:
-            out["output"]["message"] = {"role": choice.role or "assistant", "content": self._exported_content(result)}
-            out["stopReason"] = choice.finish_reason_raw
-        if result.usage is not None:
-            out["usage"] = result.usage.raw
+    def native(self) -> dict[str, Any] | None:
+        """InvokeModel: the wrapped vendor's dialect and its own snapshot. ConverseStream: the
+        `metadata` metrics, and per content block (by index) where its text starts in the choice's
+        content or reasoning (`start`) with its signature, redacted content and citations."""
+        inner = self._inner
+        if inner is not None:
+            return {"inner": inner.name, "native": inner.native()}
+        out: dict[str, Any] = {}
         metrics = self.merger.get(("bedrock", "metrics"))
         if metrics is not None:
             out["metrics"] = metrics
-        return out
+        blocks: dict[str, Any] = {}
+        for path, (fields, _, _) in self.merger.values.items():
+            if len(path) == 3 and type(path[0]) is int and path[0] == 0 and path[1] == "block" \
+                    and type(fields) is dict:
+                exported = _EXPORTED_FIELDS.get(str(fields.get("type")), ())
+                kept = {name: fields[name] for name in exported if name in fields}
+                if "_start" in kept:
+                    kept["start"] = kept.pop("_start")
+                if kept:
+                    blocks[str(path[2])] = kept
+        if blocks:
+            out["blocks"] = blocks
+        return out or None
 
-    def _exported_content(self, result: Result) -> list[dict[str, Any]]:
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
+        native = result.native if type(result.native) is dict else {}
+        inner = native.get("inner")
+        if inner is not None:
+            # The wrapped vendor's own export, found as `Result.export()` finds every dialect's.
+            return dataclasses.replace(result, dialect=inner, native=native.get("native")).export()
         choice = result.choice(0)
-        assert choice is not None
-        calls = {call.key: call for call in choice.tool_calls}
-        blocks = [(block, self.merger.get((0, "block", block.index), {})) for block in choice.blocks]
-        texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
-        content: list[dict[str, Any]] = []
-        for position, (block, fields) in enumerate(blocks):
-            if block.type in texts:
-                # A block's text runs from its start to the next block of the same kind.
-                later = [f["_start"] for b, f in blocks[position + 1 :] if b.type == block.type]
-                text = texts[block.type][fields.get("_start", 0) : later[0] if later else None]
-            if block.type == "text":
-                part: dict[str, Any] = {"text": text}
-                if "citations" in fields:
-                    part["citationsContent"] = fields["citations"]
-                content.append(part)
-            elif block.type == "reasoning":
-                if "redactedContent" in fields:
-                    content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
-                else:
-                    reasoning: dict[str, Any] = {"text": text}
-                    if "signature" in fields:
-                        reasoning["signature"] = fields["signature"]
-                    content.append({"reasoningContent": {"reasoningText": reasoning}})
-            elif block.type == "tool_call" and block.index in calls:
-                call = calls[block.index]
-                content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
-                                            "input": call.parsed if call.error is None else {}}})
-        return content
+        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
+        if choice is not None:
+            out["output"]["message"] = {"role": choice.role or "assistant",
+                                        "content": _exported_content(choice, native.get("blocks", {}))}
+            out["stopReason"] = choice.finish_reason_raw
+        if result.usage is not None:
+            out["usage"] = result.usage.raw
+        metrics = native.get("metrics")
+        if metrics is not None:
+            out["metrics"] = metrics
+        return out
 
     @classmethod
     def summarize(cls, value: Any) -> str:
@@ -277,3 +283,36 @@ class Bedrock(Dialect):
                 pass
         return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)
 
+
+#: What the export reads of a content block's fields, by block type.
+_EXPORTED_FIELDS = {"text": ("_start", "citations"), "reasoning": ("_start", "signature", "redactedContent")}
+
+
+def _exported_content(choice: Choice, fields_by_index: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = {call.key: call for call in choice.tool_calls}
+    blocks = [(block, fields_by_index.get(str(block.index), {})) for block in choice.blocks]
+    texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
+    content: list[dict[str, Any]] = []
+    for position, (block, fields) in enumerate(blocks):
+        if block.type in texts:
+            # A block's text runs from its start to the next block of the same kind.
+            later = [f["start"] for b, f in blocks[position + 1 :] if b.type == block.type]
+            text = texts[block.type][fields.get("start", 0) : later[0] if later else None]
+        if block.type == "text":
+            part: dict[str, Any] = {"text": text}
+            if "citations" in fields:
+                part["citationsContent"] = fields["citations"]
+            content.append(part)
+        elif block.type == "reasoning":
+            if "redactedContent" in fields:
+                content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
+            else:
+                reasoning: dict[str, Any] = {"text": text}
+                if "signature" in fields:
+                    reasoning["signature"] = fields["signature"]
+                content.append({"reasoningContent": {"reasoningText": reasoning}})
+        elif block.type == "tool_call" and block.index in calls:
+            call = calls[block.index]
+            content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
+                                        "input": call.parsed if call.error is None else {}}})
+    return content

@@ -21,15 +21,15 @@ are Ollama `/api/generate` lines. The OpenAI-compatible route is 4.1.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..framing import FrameView
-from ..merge import Merger
-from ..findings import Report, Severity
+from ..findings import Severity
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameView
+    from ..merge import Merger
     from ..result import Result
 
 __all__ = ["Cloudflare"]
@@ -39,7 +39,7 @@ _NO_ID = (None, "", "null")
 
 class Cloudflare(Dialect):
     name = "cloudflare"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "length": LENGTH,
         "model_length": LENGTH,
@@ -48,7 +48,8 @@ class Cloudflare(Dialect):
         "error": ERROR,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         self._tool_keys: list[int] = []
@@ -161,12 +162,15 @@ class Cloudflare(Dialect):
         for key in self._tool_keys:
             self.check_arguments(0, key, last_frame)
 
-    def export(self, result: Result) -> dict[str, Any]:
-        """The REST envelope a non-streaming `/ai/run/{model}` call returns: `{result, success, errors, messages}`."""
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The REST envelope a non-streaming `/ai/run/{model}` call returns: `{result, success, errors, messages}`
+        (all of it is in the Result: no native snapshot)."""
         choice = result.choice(0)
         body: dict[str, Any] = {"response": choice.content if choice else ""}
         if choice is not None and choice.tool_calls:
-            body["tool_calls"] = [{"name": call.name, "arguments": call.parsed if call.error is None else call.arguments}
+            body["tool_calls"] = [{"name": call.name,
+                                   "arguments": call.parsed if call.error is None else call.arguments}
                                   for call in choice.tool_calls]
         if result.usage is not None:
             body["usage"] = result.usage.raw

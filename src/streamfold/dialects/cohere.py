@@ -20,25 +20,16 @@ same). The single message is choice 0:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import Merger
-from ..findings import Report, Severity
-from ._base import event_type, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
     from ..result import Result
-    from ._shapes import CohereContentDelta
-
-try:
-    from ._shapes import DECODERS as _DECODERS
-
-    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["cohere"]
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
 
 __all__ = ["Cohere"]
 
@@ -64,7 +55,7 @@ def _message(value: dict[str, Any]) -> dict[str, Any]:
 
 class Cohere(Dialect):
     name = "cohere"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "COMPLETE": STOP,
         "STOP_SEQUENCE": STOP,
         "MAX_TOKENS": LENGTH,
@@ -74,7 +65,8 @@ class Cohere(Dialect):
     }
     terminal_hint = "`message-end`"
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
@@ -84,6 +76,8 @@ class Cohere(Dialect):
         self.fast_decoder = _FAST_SHAPES
         self._tool_keys: list[int] = []
         self._citations: dict[int, Any] = {}
+        #: The tool plan's runs in the reasoning buffer, as [start, end] offsets.
+        self._plan: list[list[int]] = []
         self._handlers = {
             "message-start": self._message_start,
             "content-start": self._content_start,
@@ -121,11 +115,12 @@ class Cohere(Dialect):
             self._unexpected(f"unknown event type {kind!r}; ignored", frame, kind)
 
     def fold_fast(self, value: CohereContentDelta, frame: int, event: bytes | None) -> bool:
-        """A `content-delta` decoded by `_shapes`, for a content item already open (or without an
+        """A `content-delta` decoded by the Structs below, for a content item already open (or without an
         index): its text or thinking appended as `fold` appends it. A delta that would open an
         item is left to `fold`."""
         index, content = value.index, value.delta.message.content
-        piece, buffer = (content.text, self._content) if content.text is not None else (content.thinking, self._reasoning)
+        piece, buffer = ((content.text, self._content) if content.text is not None
+                         else (content.thinking, self._reasoning))
         if piece:
             if index is not None and index not in self._items:
                 return False
@@ -174,16 +169,21 @@ class Cohere(Dialect):
     def _tool_plan(self, value: dict[str, Any], frame: int) -> None:
         plan = _message(value).get("tool_plan")
         if type(plan) is str and plan:
-            # The pre-tool plan: reasoning, not reply text. Kept apart too, for export.
-            self._reasoning.add(plan, frame)
-            self.merger.append(("cohere", "tool_plan"), plan, frame)
+            # The pre-tool plan: reasoning, not reply text. Its place in the reasoning is kept, for export.
+            reasoning = self._reasoning
+            start = reasoning.length
+            reasoning.add(plan, frame)
+            if self._plan and self._plan[-1][1] == start:
+                self._plan[-1][1] = reasoning.length
+            else:
+                self._plan.append([start, reasoning.length])
 
     def _tool_call(self, value: dict[str, Any], frame: int) -> None:
         calls = _message(value).get("tool_calls")
         index = value.get("index")
         if type(calls) is list:
             # B2: Cohere sends one object; a list means a translating proxy. Fold it anyway.
-            self._unexpected("`delta.message.tool_calls` is a list; Cohere sends a single object (B2). "
+            self._unexpected("`delta.message.tool_calls` is a list; Cohere sends a single object. "
                              "Each element was folded as the call at the event index onwards", frame, "list")
             for offset, call in enumerate(calls):
                 self._one_tool_call(index + offset if type(index) is int else None, call, frame)
@@ -234,7 +234,7 @@ class Cohere(Dialect):
             key = index if type(index) is int else len(self._citations)
             self._citations[key] = citations  # WHOLE: a repeat of the same index replaces it
         elif type(citations) is list:
-            self._unexpected("`delta.message.citations` is a list; Cohere sends a single object (B2)",
+            self._unexpected("`delta.message.citations` is a list; Cohere sends a single object",
                              frame, "citations-list")
             for citation in citations:
                 self._citations[len(self._citations)] = citation
@@ -295,13 +295,28 @@ class Cohere(Dialect):
         return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
                 "cache_read_tokens": cached, "total_tokens": total}
 
-    def export(self, result: Result) -> dict[str, Any]:
+    def native(self) -> dict[str, Any] | None:
+        """The content items as `[kind, start, end]` offsets into the choice's content (text) or
+        reasoning (thinking) in index order, the tool plan's `[start, end]` runs in the
+        reasoning, the citations in index order; None when there are none."""
+        out: dict[str, Any] = {}
+        if self._items:
+            out["items"] = [list(item) for _, item in sorted(self._items.items())]
+        if self._plan:
+            out["tool_plan"] = [list(run) for run in self._plan]
+        if self._citations:
+            out["citations"] = [citation for _, citation in sorted(self._citations.items())]
+        return out or None
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The non-streaming v2 `ChatResponse`: id, finish_reason, message, usage."""
+        native = result.native if type(result.native) is dict else {}
         choice = result.choice(0)
         content_text = choice.content if choice is not None else ""
-        reasoning_text = self.merger.text((0, "reasoning")) or ""
+        reasoning_text = (choice.reasoning if choice is not None else None) or ""
         items: list[dict[str, Any]] = []
-        for _, (kind, start, end) in sorted(self._items.items()):
+        for kind, start, end in native.get("items", ()):
             if kind == "text":
                 items.append({"type": "text", "text": content_text[start:end]})
             else:
@@ -309,15 +324,15 @@ class Cohere(Dialect):
         if not any(item["type"] == "text" for item in items) and content_text:
             items.append({"type": "text", "text": content_text})
         message: dict[str, Any] = {"role": "assistant", "content": items}
-        plan = self.merger.text(("cohere", "tool_plan"))
+        plan = "".join(reasoning_text[start:end] for start, end in native.get("tool_plan", ()))
         if plan:
             message["tool_plan"] = plan
         if choice is not None and choice.tool_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
                 for call in choice.tool_calls]
-        if self._citations:
-            message["citations"] = [citation for _, citation in sorted(self._citations.items())]
+        if native.get("citations"):
+            message["citations"] = list(native["citations"])
         out: dict[str, Any] = {"id": result.id, "finish_reason": choice.finish_reason_raw if choice else None,
                                "message": message}
         if result.usage is not None:
@@ -364,3 +379,36 @@ class Cohere(Dialect):
         elif kind == "message-start":
             return f"message-start {value.get('id')}"
         return f"{kind} {at}".rstrip() if kind else compact_json(value)
+
+
+# -- the fast way ------------------------------------------------------------------
+# A `content-delta` event with text or thinking (`Cohere.fold_fast`), as msgspec Structs
+# declared whole and with unknown fields refused (which also keeps msgspec from skipping
+# bytes it never checks as UTF-8): a payload that does not fit is decoded again as plain
+# JSON and folded by `fold`. Without msgspec there is no fast way.
+
+_FAST_SHAPES: Callable[[bytes], Any] | None
+try:
+    import msgspec
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
+else:
+    class CohereContent(msgspec.Struct, forbid_unknown_fields=True):
+        text: str | None = None
+        thinking: str | None = None
+
+    class CohereMessage(msgspec.Struct, forbid_unknown_fields=True):
+        content: CohereContent
+
+    class CohereDelta(msgspec.Struct, forbid_unknown_fields=True):
+        message: CohereMessage
+
+    class CohereContentDelta(msgspec.Struct, forbid_unknown_fields=True):
+        type: Literal["content-delta"]
+        delta: CohereDelta
+        index: int | None = None
+
+    #: Bytes to a `CohereContentDelta`; raises ValueError for any other payload.
+    decode_cohere_content_delta: Callable[[bytes], CohereContentDelta] = msgspec.json.Decoder(
+        CohereContentDelta).decode
+    _FAST_SHAPES = decode_cohere_content_delta

@@ -26,15 +26,14 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..framing import FrameIssue, FrameView
-from ..merge import Merger
-from ..findings import Report
 from ._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameIssue, FrameView
+    from ..merge import Merger
     from ..result import Result
 
 __all__ = ["LlamaCpp"]
@@ -46,7 +45,7 @@ _REPLACEMENT_RUN = re.compile("\ufffd+")
 
 class LlamaCpp(Dialect):
     name = "llama-cpp"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "eos": STOP,
         "word": STOP,
         "limit": LENGTH,
@@ -56,7 +55,8 @@ class LlamaCpp(Dialect):
     }
     terminal_hint = "an event with `stop: true`"
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         #: First frame whose content holds U+FFFD (B7), if any.
@@ -149,7 +149,7 @@ class LlamaCpp(Dialect):
                 self.report.diagnostic(
                     "text-rebuilt-from-bytes", at,
                     f"the streamed content has {count} U+FFFD replacement character(s), the first from frame "
-                    f"{at}: a token that is only part of a multi-byte UTF-8 character was sent as text (B7). "
+                    f"{at}: a token that is only part of a multi-byte UTF-8 character was sent as text. "
                     "Every fragment carried its token bytes, so the content was rebuilt from them (now "
                     f"{rebuilt.count(chr(0xFFFD))} U+FFFD). A client that joins `content` shows the broken "
                     "characters", replaced=count)
@@ -161,7 +161,7 @@ class LlamaCpp(Dialect):
         self.report.diagnostic(
             "replacement-char-in-text", at,
             f"the streamed content has {count} U+FFFD replacement character(s), the first from frame {at}: "
-            f"probably a token that is only part of a multi-byte UTF-8 character (B7); {reason}. The content "
+            f"probably a token that is only part of a multi-byte UTF-8 character; {reason}. The content "
             "is kept as streamed", replaced=count)
 
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
@@ -177,10 +177,20 @@ class LlamaCpp(Dialect):
         return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
                 "cache_read_tokens": cached if isinstance(cached, int) else None, "total_tokens": total}
 
-    def export(self, result: Result) -> dict[str, Any]:
+    def native(self) -> dict[str, Any] | None:
+        """The final event (`stop: true`), the non-streaming response's envelope, as sent but for
+        its `content` fragment, left empty (the export puts the whole reply there)."""
+        final = self._final
+        if final is None or "content" not in final:
+            return final
+        return {**final, "content": ""}
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The non-streaming `/completion` response: the final object, with the whole `content`."""
         choice = result.choice(0)
-        out: dict[str, Any] = dict(self._final) if self._final is not None else {"stop_type": "none"}
+        final = result.native
+        out: dict[str, Any] = dict(final) if isinstance(final, dict) else {"stop_type": "none"}
         out["content"] = choice.content if choice is not None else ""
         out["stop"] = True
         return out

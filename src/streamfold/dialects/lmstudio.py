@@ -26,15 +26,15 @@ error ended the reply. Progress and start/end markers carry no reply data.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..framing import FrameView
-from ..merge import Merger
-from ..findings import Report, Severity
-from ._base import event_type, Dialect, compact_json, dumps_arguments
+from ..findings import Severity
+from ._base import Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameView
+    from ..merge import Merger
     from ..result import Result
 
 __all__ = ["LMStudio"]
@@ -55,7 +55,8 @@ class LMStudio(Dialect):
     name = "lmstudio"
     terminal_hint = "`chat.end`"
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
@@ -247,23 +248,61 @@ class LMStudio(Dialect):
                 "reasoning_tokens": raw.get("reasoning_output_tokens"), "cache_read_tokens": None,
                 "total_tokens": total}
 
-    def export(self, result: Result) -> dict[str, Any]:
+    def native(self) -> dict[str, Any] | None:
+        """`chat.end.result` (the non-streaming response) when it came, its message and reasoning
+        texts left empty and listed in `spans` as (output position, start, end) in the reply's
+        content or reasoning, which they make up; else each tool call's provider info and output."""
+        result = self._result
+        if result is None:
+            extras = [self._tool_extras.get(key, {}) for key in self._tool_keys]
+            return {"tool_extras": extras} if any(extras) else None
+        output = result.get("output")
+        if type(output) is not list:
+            return {"result": result}
+        ends = {"message": 0, "reasoning": 0}
+        items: list[Any] = []
+        spans: list[list[int]] = []
+        for position, item in enumerate(output):
+            if type(item) is dict:
+                kind = item.get("type")
+                if type(kind) is str and kind in ends and type(item.get("content")) is str:
+                    start = ends[kind]
+                    ends[kind] += len(item["content"])
+                    spans.append([position, start, ends[kind]])
+                    item = {**item, "content": ""}
+            items.append(item)
+        return {"result": {**result, "output": items}, "spans": spans}
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The non-streaming `/api/v1/chat` response: `chat.end.result` when it came, else rebuilt."""
-        if self._result is not None:
-            return dict(self._result)
+        native = result.native if isinstance(result.native, dict) else {}
         choice = result.choice(0)
+        if "result" in native:
+            out = dict(native["result"])
+            spans = native.get("spans", [])
+            if spans:
+                texts = {"message": choice.content if choice is not None else "",
+                         "reasoning": (choice.reasoning if choice is not None else None) or ""}
+                listed = list(out["output"])
+                for position, start, end in spans:
+                    entry = listed[position]
+                    listed[position] = {**entry, "content": texts[entry["type"]][start:end]}
+                out["output"] = listed
+            return out
+        extras = native.get("tool_extras", [])
         output: list[dict[str, Any]] = []
         if choice is not None:
             if choice.reasoning:
                 output.append({"type": "reasoning", "content": choice.reasoning})
             for call in choice.tool_calls:
                 item: dict[str, Any] = {"type": "tool_call", "tool": call.name, "arguments": call.parsed}
-                item.update(self._tool_extras.get(call.key, {}))
+                item.update(extras[call.key] if 0 <= call.key < len(extras) else {})
                 output.append(item)
             if choice.content:
                 output.append({"type": "message", "content": choice.content})
-        out: dict[str, Any] = {"model_instance_id": result.model, "output": output,
-                               "stats": result.usage.raw if result.usage is not None else {}}
+        out = {"model_instance_id": result.model, "output": output,
+               "stats": result.usage.raw if result.usage is not None else {}}
         if result.id is not None:
             out["response_id"] = result.id
         return out

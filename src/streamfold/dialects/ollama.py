@@ -16,23 +16,22 @@ nanoseconds). `done_reason` stays `stop` when tools were called (B3), and is
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..framing import FrameView
-from ..merge import Merger, TextBuffer
-from ..findings import Report
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameView
+    from ..merge import Merger, TextBuffer
     from ..result import Result
-    from ._shapes import OllamaLine
+    from .ollama_fast import OllamaLine
 
 try:
-    from ._shapes import DECODERS as _DECODERS
+    from .ollama_fast import decode_ollama_line
 
-    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["ollama"]
+    _FAST_SHAPES: Callable[[bytes], Any] | None = decode_ollama_line
 except ImportError:  # no msgspec: no fast way
     _FAST_SHAPES = None
 
@@ -49,9 +48,11 @@ def _dumps(value: Any) -> str:
 class Ollama(Dialect):
     name = "ollama"
     terminal_hint = 'a line with `"done": true`'
-    finish_reasons = {"stop": STOP, "length": LENGTH, "load": INCOMPLETE, "unload": INCOMPLETE}
+    finish_reasons: ClassVar[dict[str, str]] = {
+        "stop": STOP, "length": LENGTH, "load": INCOMPLETE, "unload": INCOMPLETE}
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content: TextBuffer = self.merger.buffer((0, "content"))
         self._identified = False
@@ -120,7 +121,7 @@ class Ollama(Dialect):
             self._in_stream_error(error, frame)
 
     def fold_fast(self, line: OllamaLine, frame: int, event: bytes | None) -> bool:
-        """A line decoded by `_shapes` that only adds text (content, response or thinking) once
+        """A line decoded by `ollama_fast` that only adds text (content, response or thinking) once
         the model and role are known, folded as `fold` folds it. The last line (`done`) and
         anything else are left to `fold`."""
         if not self._identified or line.done is True:
@@ -256,16 +257,41 @@ class Ollama(Dialect):
         return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
                 "cache_read_tokens": None, "total_tokens": total}
 
-    # -- export --------------------------------------------------------------------
+    # -- the non-streaming response -------------------------------------------------------
 
-    def export(self, result: Result) -> dict[str, Any]:
+    def native(self) -> dict[str, Any]:
+        """What the non-streaming response has beyond the Result: which endpoint, the last
+        line's time, the done line's metrics and `context`, logprobs, the remote model and
+        host, and each tool call's `function.index` (by key)."""
+        out: dict[str, Any] = {"endpoint": self._endpoint, "created_at": self._created_at,
+                               "done": self._done_line is not None}
+        done = self._done_line
+        if done is not None:
+            metrics = {name: done[name] for name in _METRICS if name in done}
+            if metrics:
+                out["metrics"] = metrics
+            if type(done.get("context")) is list:
+                out["context"] = done["context"]
+        if self._logprobs:
+            out["logprobs"] = list(self._logprobs)
+        if self._remote:
+            out["remote"] = dict(self._remote)
+        positions = [self._tools[key][1] for key in range(len(self._tools))]
+        if any(position is not None for position in positions):
+            out["function_indexes"] = positions
+        return out
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The object the same request with `"stream": false` returns (`ChatResponse` or `GenerateResponse`)."""
+        native = result.native if isinstance(result.native, dict) else {}
         choice = result.choice(0)
         content = choice.content if choice is not None else ""
         reasoning = choice.reasoning if choice is not None else None
+        positions = native.get("function_indexes", [])
         calls = []
         for call in choice.tool_calls if choice is not None else ():
-            _id, position, _name, _text = self._tools.get(call.key, (None, None, None, ""))
+            position = positions[call.key] if 0 <= call.key < len(positions) else None
             out_call: dict[str, Any] = {"function": {
                 "index": call.index if position is None else position,
                 "name": call.name or "",
@@ -274,9 +300,10 @@ class Ollama(Dialect):
                 out_call = {"id": call.id, **out_call}
             calls.append(out_call)
         out: dict[str, Any] = {"model": result.model or ""}
-        out.update(self._remote)
-        out["created_at"] = self._created_at if self._created_at is not None else self.merger.get(("created",))
-        if self._endpoint == "generate":
+        out.update(native.get("remote", {}))
+        out["created_at"] = native.get("created_at")
+        generate = native.get("endpoint") == "generate"
+        if generate:
             out["response"] = content
             if reasoning is not None:
                 out["thinking"] = reasoning
@@ -288,20 +315,17 @@ class Ollama(Dialect):
             if calls:
                 message["tool_calls"] = calls
             out["message"] = message
-        out["done"] = self._done_line is not None
+        out["done"] = bool(native.get("done"))
         if choice is not None and choice.finish_reason_raw is not None:
             out["done_reason"] = choice.finish_reason_raw
-        if self._endpoint == "generate":
+        if generate:
             if calls:
                 out["tool_calls"] = calls
-            if self._done_line is not None and type(self._done_line.get("context")) is list:
-                out["context"] = self._done_line["context"]
-        if self._done_line is not None:
-            for name in _METRICS:
-                if name in self._done_line:
-                    out[name] = self._done_line[name]
-        if self._logprobs:
-            out["logprobs"] = self._logprobs
+            if "context" in native:
+                out["context"] = native["context"]
+        out.update(native.get("metrics", {}))
+        if native.get("logprobs"):
+            out["logprobs"] = native["logprobs"]
         return out
 
     @classmethod

@@ -1,8 +1,8 @@
 """Legacy OpenAI completions (`text_completion`), reference §4.8.
 
 `choices[].text` appends per choice index; the rest (usage, errors, finish
-reasons, `[DONE]`) is the chat dialect's, so this is the chat dialect with a
-different text path.
+reasons, `[DONE]`, the native snapshot) is the chat dialect's, so this is the
+chat dialect with a different text path and a different export.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .openai_chat import OpenAIChat
+from .openai_chat.native import export_completion, read_completion
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -37,18 +38,12 @@ class OpenAICompletions(OpenAIChat):
             choice = {**choice, "delta": {"content": text}}
         super()._choice(choice, frame)
 
-    def export(self, result: Result) -> dict[str, Any]:
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The `Completion` (`text_completion`) a non-streaming request would have returned."""
-        choices = [{"index": choice.index, "text": choice.content, "logprobs": None,
-                    "finish_reason": choice.finish_reason_raw} for choice in result.choices]
-        return self._envelope("text_completion", result, choices)
+        return export_completion(result)
 
     @classmethod
     def read_response(cls, value: Any) -> dict[str, Any] | None:
         """A legacy `Completion` (`text_completion`)."""
-        choices = value.get("choices") if isinstance(value, dict) else None
-        if not (isinstance(choices, list) and choices and isinstance(choices[0], dict) and "text" in choices[0]):
-            return None
-        return {"content": choices[0].get("text") or "", "reasoning": None, "tool_calls": None,
-                "finish_reason": choices[0].get("finish_reason"),
-                "usage": value.get("usage")}
+        return read_completion(value)

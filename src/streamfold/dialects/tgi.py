@@ -25,15 +25,15 @@ choice 0).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..framing import FrameView
-from ..merge import Merger
-from ..findings import Report, Severity
+from ..findings import Severity
 from ._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameView
+    from ..merge import Merger
     from ..result import Result
 
 __all__ = ["TGI"]
@@ -41,10 +41,11 @@ __all__ = ["TGI"]
 
 class TGI(Dialect):
     name = "tgi"
-    finish_reasons = {"eos_token": STOP, "stop_sequence": STOP, "length": LENGTH}
+    finish_reasons: ClassVar[dict[str, str]] = {"eos_token": STOP, "stop_sequence": STOP, "length": LENGTH}
     terminal_hint = "the last event, with a non-null `generated_text`"
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
         #: Every streamed token object, for the non-streaming `details.tokens` of export.
@@ -82,7 +83,7 @@ class TGI(Dialect):
         self.report.diagnostic(
             "special-token-skipped", frame,
             f"frame {frame} streams the special token {text!r} (`token.special: true`): it is a tokenizer "
-            "marker, not reply text, so it was not added to the content (B6). A client that appends every "
+            "marker, not reply text, so it was not added to the content. A client that appends every "
             "`token.text` shows it", severity=Severity.INFO, once="tgi-special", token=text)
 
     def _last_event(self, value: dict[str, Any], generated: Any, frame: int) -> None:
@@ -142,19 +143,23 @@ class TGI(Dialect):
         return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
                 "cache_read_tokens": None, "total_tokens": total}
 
-    def export(self, result: Result) -> dict[str, Any]:
+    def native(self) -> dict[str, Any] | None:
+        """With `details` (the request asked for them): its finish reason, token count and seed,
+        and every streamed token object, for the response's `details`; else nothing."""
+        details = self._details
+        if details is None:
+            return None
+        return {"details": {name: details.get(name) for name in ("finish_reason", "generated_tokens", "seed")},
+                "tokens": list(self._tokens)}
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
         """The `POST /generate` response: `{generated_text, details?}` (details only if it was asked for)."""
         choice = result.choice(0)
         out: dict[str, Any] = {"generated_text": choice.content if choice is not None else ""}
-        if self._details is not None:
-            details = self._details
-            out["details"] = {
-                "finish_reason": details.get("finish_reason"),
-                "generated_tokens": details.get("generated_tokens"),
-                "seed": details.get("seed"),
-                "prefill": [],
-                "tokens": self._tokens,
-            }
+        native = result.native
+        if isinstance(native, dict) and isinstance(native.get("details"), dict):
+            out["details"] = {**native["details"], "prefill": [], "tokens": native.get("tokens", [])}
         return out
 
     @classmethod

@@ -9,14 +9,14 @@ envelope are still reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..framing import FrameView
-
-from ..merge import Merger
-from ..findings import Report
 from ._base import Dialect, top_level_keys
+
+if TYPE_CHECKING:
+    from ..findings import Report
+    from ..framing import FrameView
+    from ..merge import Merger
 
 __all__ = ["Unknown"]
 
@@ -25,7 +25,8 @@ class Unknown(Dialect):
     name = "unknown"
     expects_end = False
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self.keys_seen: dict[str, int] = {}
         self.first_frame: int | None = None
@@ -38,7 +39,8 @@ class Unknown(Dialect):
         if isinstance(value, dict) and value.get("error"):
             error = value["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
-            self.in_stream_error(frame, f"the stream carries an error: {message}", json.dumps(value, ensure_ascii=False))
+            self.in_stream_error(frame, f"the stream carries an error: {message}",
+                                 json.dumps(value, ensure_ascii=False))
 
     def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,
                         offset: int | None = None, line: int | None = None) -> None:
@@ -48,7 +50,8 @@ class Unknown(Dialect):
     def finish(self, last_frame: int) -> None:
         if self.first_frame is None or set(self.keys_seen) == {"error"}:
             return  # nothing seen, or only error envelopes: the in-stream errors already say it
-        keys = ", ".join(f"{key} ({count})" for key, count in sorted(self.keys_seen.items(), key=lambda kv: -kv[1])[:20])
+        counted = sorted(self.keys_seen.items(), key=lambda kv: -kv[1])[:20]
+        keys = ", ".join(f"{key} ({count})" for key, count in counted)
         self.report.diagnostic(
             "unknown-dialect", self.first_frame,
             f"no dialect recognises these payloads, so nothing was folded; every frame is still listed. "

@@ -13,8 +13,8 @@ without making them; nothing outside framing and the fold needs them.
 
 from __future__ import annotations
 
-from .eventstream import EventStreamParser
 from ._records import FrameView
+from .eventstream import EventStreamParser
 from .frame import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
 from .framer import Framer
 from .jsonarray import JSONArrayParser

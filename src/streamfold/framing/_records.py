@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import Any, Final, Optional, Protocol, Union, overload
+from typing import Any, Final, Protocol, overload
 
 from .frame import Frame, FrameIssue
 
@@ -39,7 +39,7 @@ class DataLineRaw:
 DATA_SPACE = DataLineRaw(b"data: ")
 DATA_TIGHT = DataLineRaw(b"data:")
 
-FrameRecord = tuple[int, int, int, Optional[str], Optional[str], Optional[str], Optional[int],
+FrameRecord = tuple[int, int, int, str | None, str | None, str | None, int | None,
                     tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...],
                     tuple[tuple[str, Any], ...]]
 _INDEX: Final = 0
@@ -72,7 +72,7 @@ class FrameRun:
     is what keeps memory (and so the cost per frame) flat from 1k to 1M frames.
     """
 
-    __slots__ = ("first", "count")
+    __slots__ = ("count", "first")
     #: Where the JSON starts in each of `pieces()` (after `data:` in SSE).
     payload_start = 0
 
@@ -110,7 +110,7 @@ class SplitRun(FrameRun):
     Where each frame starts is indexed only as far as a read asks; subclasses make a
     frame's record from its bytes (`_record`)."""
 
-    __slots__ = ("offset", "line", "region", "lines_per_frame", "_starts")
+    __slots__ = ("_starts", "line", "lines_per_frame", "offset", "region")
     separator = b"\n"
 
     def __init__(self, first: int, count: int, offset: int, line: int, region: bytes, lines_per_frame: int) -> None:
@@ -158,7 +158,7 @@ class SplitRun(FrameRun):
 
 
 #: What a framer hands the fold: one record, or a run of them.
-FramerOutput = Union[FrameRecord, FrameRun]
+FramerOutput = FrameRecord | FrameRun
 
 
 def expand(output: Sequence[FramerOutput]) -> list[Frame]:

@@ -145,9 +145,10 @@ class EventStreamParser(Framer):
         kind = names.get(":message-type")
         event = names.get(":event-type") or names.get(":exception-type")
         if kind == "exception":
+            body = raw[12 + headers_len : -4].decode("utf-8", "replace")
             issues.append(FrameIssue("eventstream-exception", offset, 0,
                                      f"the server sent an exception inside the HTTP 200 stream: "
-                                     f"{names.get(':exception-type')}", raw[12 + headers_len : -4].decode("utf-8", "replace")))
+                                     f"{names.get(':exception-type')}", body))
         elif kind == "error":
             issues.append(FrameIssue("eventstream-exception", offset, 0,
                                      f"the server sent an error inside the HTTP 200 stream: "

@@ -66,7 +66,7 @@ class NDJSONParser(Framer):
         if not fragment:
             return
         if self._oversized_head is None and self._partial_size + len(fragment) > self.max_frame_size:
-            self._oversized_head = b"".join(self._partial + [fragment])[: self.max_frame_size]
+            self._oversized_head = b"".join([*self._partial, fragment])[: self.max_frame_size]
             self._partial.clear()
         elif self._oversized_head is None:
             self._partial.append(fragment)

@@ -6,7 +6,7 @@ import json
 
 from .eventstream import looks_like_eventstream
 
-__all__ = ["sniff", "TRANSPORTS"]
+__all__ = ["TRANSPORTS", "sniff"]
 
 TRANSPORTS = ("sse", "ndjson", "json-array", "aws-eventstream")
 

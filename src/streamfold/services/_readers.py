@@ -58,7 +58,8 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         else:
             chosen = [(i, e) for i, e in enumerate(entries) if entry in str(e.get("request", {}).get("url", ""))]
         if not chosen:
-            raise InputError(f"no HAR entry matches {entry!r}; streamed entries: {_list_entries(streamed or list(enumerate(entries)))}")
+            listed = _list_entries(streamed or list(enumerate(entries)))
+            raise InputError(f"no HAR entry matches {entry!r}; streamed entries: {listed}")
         streamed = chosen
     if not streamed:
         raise InputError(f"the HAR has {len(entries)} entries and none is a streamed response; "
@@ -88,7 +89,8 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         response_headers=tuple((h.get("name", ""), h.get("value", "")) for h in response.get("headers", [])),
         request_headers=tuple((h.get("name", ""), h.get("value", "")) for h in request.get("headers", [])),
         url=request.get("url"),
-        notes=(Note("input-har", f"read HAR entry {index}: {request.get('method', '')} {request.get('url', '')}"), *notes),
+        notes=(Note("input-har", f"read HAR entry {index}: {request.get('method', '')} {request.get('url', '')}"),
+               *notes),
     )
 
 

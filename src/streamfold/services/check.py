@@ -64,8 +64,8 @@ def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list
         if len(built.tool_calls) != len(reference.tool_calls):
             divergences.append(_count_divergence(reference.tool_calls, built.tool_calls))
         else:
-            divergences.extend(_tool_divergence(result, choice, found.tool, found.field, reference.tool_calls[found.tool],
-                                                built.tool_calls[found.tool])
+            divergences.extend(_tool_divergence(result, choice, found.tool, found.field,
+                                                reference.tool_calls[found.tool], built.tool_calls[found.tool])
                                for found in differing if found.tool is not None)
     return divergences
 

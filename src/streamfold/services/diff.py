@@ -145,7 +145,8 @@ def summary_of_response(value: Any, *, choice: int = 0, calls_when_absent: bool 
     knows: set[str] = {key for key in ("content", "reasoning", "finish_reason", "usage") if key in found}
     if calls is not None or calls_when_absent:
         knows |= {"name", "parsed"}
-    tool_calls = tuple(_response_call(position, name, arguments) for position, (name, arguments) in enumerate(calls or ()))
+    tool_calls = tuple(_response_call(position, name, arguments)
+                       for position, (name, arguments) in enumerate(calls or ()))
     usage = found.get("usage")
     result = Result(
         transport="json", dialect=found.get("dialect", "unknown"), complete=True, model=None, id=None,

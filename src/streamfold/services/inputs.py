@@ -61,7 +61,8 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
             inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
             body = inflater.decompress(body, _MAX_INFLATED)
             notes.append(Note("gzip-body", "the body was gzip-compressed and was decompressed"
-                              + ("" if inflater.eof else " (it was cut off: only the part that arrived)"), Severity.WARNING))
+                              + ("" if inflater.eof else " (it was cut off: only the part that arrived)"),
+                              Severity.WARNING))
         except zlib.error as exc:
             notes.append(Note("gzip-body", f"the body starts like gzip but does not decompress ({exc}); kept as is",
                               Severity.WARNING))
@@ -162,5 +163,6 @@ def transport_notes(capture: Capture) -> list[Note]:
     accel = (capture.header("x-accel-buffering") or "").lower()
     if accel == "yes" or ("nginx" in (capture.header("server") or "").lower() and accel != "no"):
         notes.append(Note("proxy-buffering", "the response went through nginx without `X-Accel-Buffering: no`; "
-                                             "nginx buffers proxied responses by default (proxy_buffering on)", Severity.INFO))
+                                             "nginx buffers proxied responses by default (proxy_buffering on)",
+                          Severity.INFO))
     return notes

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..findings import Diagnostic
-from ..fold import fold
+from ..folding import fold
 from ..result import Result
 from .inputs import Capture, read_capture, transport_notes
 from .timing import DEFAULT_STALL, Timing, analyse

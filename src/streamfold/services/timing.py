@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import median
 
 from ..findings import Diagnostic, Severity
@@ -66,7 +67,7 @@ def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: floa
     first_text = _first_text_frame(result)
     ttft = arrivals[first_text] if first_text is not None and first_text < len(arrivals) else None
     data_times = [arrivals[i] for i, kind in enumerate(result.frame_kinds) if kind.value != "comment"]
-    gaps = sorted(b - a for a, b in zip(data_times, data_times[1:]))
+    gaps = sorted(b - a for a, b in pairwise(data_times))
     stalls = []
     previous: float | None = None
     for index, kind in enumerate(result.frame_kinds):
@@ -101,7 +102,7 @@ def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: floa
 def sparkline(timing: Timing, width: int = 60) -> str:
     """The gaps between frames over the stream, one bar per bucket (the bucket's largest gap)."""
     times = timing.arrivals
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in pairwise(times)]
     if not gaps:
         return ""
     width = max(1, min(width, len(gaps)))

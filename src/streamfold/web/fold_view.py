@@ -165,7 +165,8 @@ def text_fields(result: Result) -> list[tuple[int, str, str]]:
 
 def provenance_runs(result: Result, choice: int, field: str, text: str) -> list[list[int]]:
     """[start, end, frame] runs covering `text`, in UTF-16 units (what JavaScript strings count)."""
-    return _runs_in_utf16(text, [[start, end, frame] for start, end, frame in result.text_runs(choice=choice, field=field)])
+    runs = [[start, end, frame] for start, end, frame in result.text_runs(choice=choice, field=field)]
+    return _runs_in_utf16(text, runs)
 
 
 def utf16_position(text: str, position: int) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError

@@ -1,26 +1,27 @@
-"""What `Folder.feed()` returns, made from what the merger journalled: only
-canonical paths become events (a dialect's own paths stay private), and the
-findings the report gathered since the last call follow them."""
+"""What `Folder.feed()` returns, made from the journal the merger and the report
+write in the order things happened: only canonical paths become events (a
+dialect's own paths stay private), and every finding is one. The order does not
+depend on how the bytes were chunked."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..events import Event, FinishReason, Finding, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
-from ..findings import Diagnostic, StreamError
+from ..events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 
 __all__ = ["events_of"]
 
 _TEXT_FIELDS = ("content", "reasoning", "refusal")
 
 
-def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]],
-              findings: tuple[list[StreamError], list[Diagnostic]],
-              names: dict[tuple[Any, ...], Any]) -> list[Event]:
+def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]], names: dict[tuple[Any, ...], Any]) -> list[Event]:
     """`names` holds each tool call's name as the changes so far have set it: an event carries the
     name known at its frame, not at the end of the chunk, so events do not depend on the chunking."""
     events: list[Event] = []
     for op, path, value, frame in journal:
+        if op == "finding":
+            events.append(Finding(frame, value))
+            continue
         choice_path = type(path[0]) is int
         tool_path = choice_path and len(path) == 4 and path[1] == "tool"
         if op == "append":
@@ -37,6 +38,4 @@ def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]],
             events.append(UsageUpdate(frame, value))
         elif choice_path and len(path) == 2 and path[1] == "finish_reason":
             events.append(FinishReason(frame, path[0], value))
-    errors, diagnostics = findings
-    events.extend(Finding(finding.frame, finding) for finding in (*errors, *diagnostics))
     return events

@@ -1,68 +1,47 @@
-"""OpenAI Chat Completions (`chat.completion.chunk`) and the compatible family.
+"""OpenAI Chat Completions (`chat.completion.chunk`) and the compatible family: the fold.
 
 Reference §4.1 and traps O1-O16, U1. Everything vendor-specific about the
-family lives here: Azure's empty-choices prelude and delta-less filter
+family lives in this package: Azure's empty-choices prelude and delta-less filter
 annotations (O1, O2), the usage-only last chunk (O3), usage under `x_groq`
 or inside the choice (U1), every reasoning field name (O11), Mistral's
 content arrays and object-valued arguments (B4), and the many ways tool-call
-identity goes wrong (O4-O8).
+identity goes wrong (O4-O8; the identity rules are in `tools.py`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..framing import FrameView
-from ..merge import Merger, TextBuffer
-from ..findings import Report
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ...findings import Report
+from ...framing import FrameView
+from ...merge import Merger
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS
+from .native import export_chat, read_chat, snapshot
+from .summary import summarize
+from .tools import ChoiceState, ToolCallFolding
 
 if TYPE_CHECKING:
-    from ..result import Result, ToolCall
-    from ._shapes import Chunk
+    from ...result import Result
+    from .fast import Chunk
 
+_FAST_SHAPES: Callable[[bytes], Any] | None
 try:
-    from ._shapes import DECODERS as _DECODERS
+    from .fast import decode_chunk
 
-    _FAST_SHAPES: Callable[[bytes], Any] | None = _DECODERS["openai-chat"]
+    _FAST_SHAPES = decode_chunk
 except ImportError:  # no msgspec: no fast way
     _FAST_SHAPES = None
 
 __all__ = ["OpenAIChat"]
 
-_NO_ID = (None, "", "null")
 _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
 
-class _Choice:
-    """Per-choice bookkeeping the merger does not need: tool-call identity."""
-
-    __slots__ = ("content", "arguments", "tool_by_index", "tool_by_id", "tool_keys", "last_tool", "finish_frame",
-                 "legacy_call")
-
-    def __init__(self, content: TextBuffer) -> None:
-        #: The choice's content buffer and its tool calls' argument buffers (by key), held for the hot path.
-        self.content = content
-        self.arguments: dict[int, TextBuffer] = {}
-        self.tool_by_index: dict[int, int] = {}
-        self.tool_by_id: dict[str, int] = {}
-        self.tool_keys: list[int] = []
-        self.last_tool: int | None = None
-        self.finish_frame: int | None = None
-        self.legacy_call: int | None = None
-
-    def new_tool(self, preferred: int) -> int:
-        key = preferred if preferred >= 0 and preferred not in self.tool_keys else max(self.tool_keys, default=-1) + 1
-        self.tool_keys.append(key)
-        return key
-
-
-class OpenAIChat(Dialect):
+class OpenAIChat(ToolCallFolding):
     name = "openai-chat"
-    finish_reasons = {
+    finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "eos": STOP,
         "length": LENGTH,
@@ -73,9 +52,10 @@ class OpenAIChat(Dialect):
         "insufficient_system_resource": ERROR,
     }
 
-    def __init__(self, merger: Merger | None = None, report: Report | None = None, frames: FrameView | None = None) -> None:
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
-        self._choices: dict[int, _Choice] = {}
+        self._choices: dict[int, ChoiceState] = {}
         self._identified = False
 
     @classmethod
@@ -128,7 +108,8 @@ class OpenAIChat(Dialect):
                             continue
                     self._choice(choice, frame)
             else:
-                self.report.diagnostic("unexpected-payload", frame, f"`choices` is a {type(choices).__name__}, not a list; ignored")
+                self.report.diagnostic("unexpected-payload", frame,
+                                       f"`choices` is a {type(choices).__name__}, not a list; ignored")
         usage = chunk.get("usage")
         if usage:
             merger.replace(("usage",), usage, frame)
@@ -142,7 +123,7 @@ class OpenAIChat(Dialect):
             self._in_stream_error(chunk, frame)  # O12: vLLM shape, block/goose#8031
 
     def fold_fast(self, chunk: Chunk, frame: int, event: bytes | None) -> bool:
-        """A chunk decoded as `_shapes.Chunk`: one choice's text or argument fragments, appended
+        """A chunk decoded as `fast.Chunk`: one choice's text or argument fragments, appended
         as `fold` would; anything that needs more of `fold` (a new choice, role or tool call, a finish
         reason or a finished choice, reasoning under both names, an error object) is left to it."""
         choices = chunk.choices
@@ -189,7 +170,7 @@ class OpenAIChat(Dialect):
             index = 0  # what the Mistral SDK assumes too
         state = self._choices.get(index)
         if state is None:
-            state = self._choices[index] = _Choice(self.merger.buffer((index, "content")))
+            state = self._choices[index] = ChoiceState(self.merger.buffer((index, "content")))
         delta = choice.get("delta")
         if delta:
             if type(delta) is dict:
@@ -201,7 +182,7 @@ class OpenAIChat(Dialect):
         if usage:
             self.merger.replace(("usage",), usage, frame)  # U1: Moonshot puts it in the choice
 
-    def _delta(self, index: int, state: _Choice, delta: dict[str, Any], frame: int) -> None:
+    def _delta(self, index: int, state: ChoiceState, delta: dict[str, Any], frame: int) -> None:
         merger = self.merger
         content = delta.get("content")
         if content:
@@ -262,111 +243,7 @@ class OpenAIChat(Dialect):
                 elif kind == "reasoning.summary":
                     self.merger.append((index, "reasoning"), detail.get("summary"), frame)
 
-    def _tool_calls(self, index: int, state: _Choice, calls: list[Any], frame: int) -> None:
-        merger = self.merger
-        for call in calls:
-            if type(call) is not dict:
-                continue
-            function = call.get("function")
-            if type(function) is not dict:
-                function = {}
-            key = self._tool_key(index, state, call, function, frame)
-            path = (index, "tool", key)
-            call_id = call.get("id")
-            if call_id not in _NO_ID:
-                merger.set_once((*path, "id"), call_id, frame)
-            name = function.get("name")
-            if name not in _NO_ID:
-                held = merger.set_once((*path, "name"), name, frame)
-                if held != name:
-                    self.report.diagnostic(
-                        "tool-call-identity-changed", frame,
-                        f"tool call {key} of choice {index} changed its name from {held!r} to {name!r}; "
-                        f"the first name is kept",
-                        once=(index, key, "name"), choice=index, tool_call=key)
-            arguments = function.get("arguments")
-            if type(arguments) is str:
-                merger.append((*path, "arguments"), arguments, frame)
-            elif arguments is not None:
-                # B4: Mistral may send the arguments as a JSON object, whole.
-                merger.append((*path, "arguments"), dumps_arguments(arguments), frame)
-
-    def _tool_key(self, index: int, state: _Choice, call: dict[str, Any], function: dict[str, Any], frame: int) -> int:
-        """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
-        call_id = call.get("id")
-        if call_id in _NO_ID:
-            call_id = None
-        position = call.get("index")
-        if type(position) is int:
-            key = state.tool_by_index.get(position)
-            if key is None:
-                key = state.tool_by_index[position] = state.new_tool(position)
-            elif call_id is not None:
-                held = self.merger.get((index, "tool", key, "id"))
-                if held is not None and held != call_id:
-                    key = self._identity_changed(index, state, key, position, held, call_id, frame)
-        else:
-            key = self._infer_tool_key(index, state, call_id, function)
-            self.report.diagnostic(
-                "tool-call-missing-index", frame,
-                f"a tool-call fragment of choice {index} has no `index`; it was attributed to tool call {key} "
-                "(by its id, else as the continuation of the open call). Clients that default the index to 0 "
-                "merge separate calls; the openai SDK raises here",
-                once=(index, key), choice=index, tool_call=key)
-        if call_id is not None:
-            state.tool_by_id.setdefault(call_id, key)
-        state.last_tool = key
-        return key
-
-    def _infer_tool_key(self, index: int, state: _Choice, call_id: str | None, function: dict[str, Any]) -> int:
-        if call_id is not None:
-            known = state.tool_by_id.get(call_id)
-            return known if known is not None else state.new_tool(len(state.tool_keys))
-        last = state.last_tool
-        name = function.get("name")
-        if last is not None:
-            held_name = self.merger.get((index, "tool", last, "name"))
-            starts_new_call = name not in _NO_ID and held_name is not None and (
-                name != held_name or self._arguments_complete(index, last))
-            if not starts_new_call:
-                return last
-        return state.new_tool(len(state.tool_keys))
-
-    def _identity_changed(self, index: int, state: _Choice, key: int, position: int, held: str, new: str,
-                          frame: int) -> int:
-        if self._arguments_complete(index, key):
-            fresh = state.tool_by_index[position] = state.new_tool(-1)
-            self.report.diagnostic(
-                "tool-call-identity-changed", frame,
-                f"tool call index {position} of choice {index} got a new id {new!r} (was {held!r}) after its "
-                f"arguments were complete: folded as a new tool call {fresh}. A client that keys by index "
-                "alone glues both calls' arguments together",
-                choice=index, tool_call=fresh, previous_id=held, id=new)
-            return fresh
-        self.report.diagnostic(
-            "tool-call-identity-changed", frame,
-            f"tool call index {position} of choice {index} changed its id from {held!r} to {new!r} mid-call; "
-            "fragments are keyed by index, so they stay one call with the first id",
-            once=(index, key, "id"), choice=index, tool_call=key, previous_id=held, id=new)
-        return key
-
-    def _arguments_complete(self, index: int, key: int) -> bool:
-        buffer = self.merger.texts.get((index, "tool", key, "arguments"))
-        if buffer is None or not buffer.length:
-            return False
-        parsed = self.merger.parse((index, "tool", key, "arguments"), buffer.last_frame)
-        return parsed.error is None and parsed.recovery is None
-
-    def _legacy_function_call(self, index: int, state: _Choice, call: dict[str, Any], frame: int) -> None:
-        if state.legacy_call is None:
-            state.legacy_call = state.new_tool(len(state.tool_keys))
-        path = (index, "tool", state.legacy_call)
-        self.merger.set_once((*path, "name"), call.get("name"), frame)
-        arguments = call.get("arguments")
-        if type(arguments) is str:
-            self.merger.append((*path, "arguments"), arguments, frame)
-
-    def _finish(self, index: int, state: _Choice, raw: Any, frame: int) -> None:
+    def _finish(self, index: int, state: ChoiceState, raw: Any, frame: int) -> None:
         if type(raw) is not str:
             return
         held = self.merger.get((index, "finish_reason"))
@@ -386,7 +263,7 @@ class OpenAIChat(Dialect):
             # The choice is finished, so its tool calls are closed blocks.
             self.merger.parse((index, "tool", key, "arguments"), frame)
 
-    def _after_finish(self, index: int, state: _Choice, frame: int, what: str) -> None:
+    def _after_finish(self, index: int, state: ChoiceState, frame: int, what: str) -> None:
         self.report.diagnostic(
             "content-after-finish", frame,
             f"frame {frame} adds {what} to choice {index} after frame {state.finish_frame} set its "
@@ -432,97 +309,10 @@ class OpenAIChat(Dialect):
                     choice=index, position=at, tag=tag)
                 return
 
-    def export(self, result: Result) -> dict[str, Any]:
-        """The `ChatCompletion` a non-streaming request would have returned."""
-        choices = []
-        for choice in result.choices:
-            message: dict[str, Any] = {"role": choice.role or "assistant", "content": choice.content or None,
-                                       "refusal": choice.refusal}
-            if choice.reasoning is not None:
-                message["reasoning_content"] = choice.reasoning  # DeepSeek's non-streaming field
-            if choice.tool_calls:
-                message["tool_calls"] = [
-                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _exported_arguments(call)}}
-                    for call in choice.tool_calls]
-            choices.append({"index": choice.index, "message": message, "logprobs": None,
-                            "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
-        return self._envelope("chat.completion", result, choices)
-
-    def _envelope(self, kind: str, result: Result, choices: list[dict[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": result.id, "object": kind, "created": self.merger.get(("created",)),
-                               "model": result.model, "choices": choices}
-        for name in ("system_fingerprint", "service_tier"):
-            if self.merger.get((name,)) is not None:
-                out[name] = self.merger.get((name,))
-        if result.usage is not None:
-            out["usage"] = result.usage.raw
-        return out
-
-    @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
-        """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
-        if not isinstance(value, dict):
-            return None
-        choices = value.get("choices")
-        if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "message" in choices[0]:
-            choice = choices[0]
-            message = choice["message"] if isinstance(choice["message"], dict) else {}
-            finish = choice.get("finish_reason")
-        elif value.get("role") == "assistant" and "type" not in value:
-            message, finish = value, None
-        else:
-            return None
-        calls = message.get("tool_calls")
-        return {
-            "content": message.get("content") or "",
-            "reasoning": message.get("reasoning_content") or message.get("reasoning"),
-            "tool_calls": None if calls is None else [
-                (call.get("function", {}).get("name"), _arguments_text(call.get("function", {}).get("arguments")))
-                for call in calls if isinstance(call, dict)],
-            "finish_reason": finish,
-            "usage": value.get("usage"),
-        }
-
-    @classmethod
-    def summarize(cls, value: Any) -> str:
-        if type(value) is not dict:
-            return compact_json(value)
-        parts: list[str] = []
-        if value.get("error") or value.get("object") == "error":
-            parts.append(f"error {compact_json(value.get('error') or value.get('message'), 120)}")
-        choices = value.get("choices")
-        for choice in choices if type(choices) is list else ():
-            if type(choice) is not dict:
-                continue
-            prefix = f"[{choice.get('index')}] " if choice.get("index") not in (0, None) else ""
-            delta = choice.get("delta")
-            if type(delta) is dict:
-                for name in ("role", "content", "reasoning_content", "reasoning", "refusal"):
-                    if delta.get(name):
-                        parts.append(f"{prefix}{name} {compact_json(delta[name], 80)}")
-                for call in delta.get("tool_calls") or ():
-                    if type(call) is dict:
-                        function = call.get("function")
-                        if type(function) is not dict:
-                            function = {}
-                        name = f" {function['name']}" if function.get("name") else ""
-                        arguments = function.get("arguments")
-                        parts.append(f"{prefix}tool {call.get('index', '?')}{name}"
-                                     + (f" args {compact_json(arguments, 60)}" if arguments else ""))
-            elif "content_filter_results" in choice:
-                parts.append(f"{prefix}content filter annotation")
-            if choice.get("finish_reason"):
-                parts.append(f"{prefix}finish {choice['finish_reason']}")
-        if value.get("usage"):
-            parts.append("usage")
-        if not parts and ("prompt_filter_results" in value or "prompt_annotations" in value):
-            parts.append("prompt filter results")
-        return ", ".join(parts) or "(empty delta)"
-
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
-        completion_details = raw.get("completion_tokens_details")
+        details = raw.get("completion_tokens_details")
         prompt_details = raw.get("prompt_tokens_details")
         cached = prompt_details.get("cached_tokens") if type(prompt_details) is dict else None
         if cached is None:
@@ -535,31 +325,28 @@ class OpenAIChat(Dialect):
         return {
             "input_tokens": input_tokens,
             "output_tokens": output_tokens,
-            "reasoning_tokens": completion_details.get("reasoning_tokens") if type(completion_details) is dict else None,
+            "reasoning_tokens": details.get("reasoning_tokens") if type(details) is dict else None,
             "cache_read_tokens": cached,
             "total_tokens": total,
         }
 
+    # -- what the Result does not hold ---------------------------------------------------
 
-def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
-    """Non-streaming replies say `tool_calls` where some streams say `stop` (googleapis/python-genai#2868)."""
-    if raw == "stop" and has_tool_calls:
-        return "tool_calls"
-    return raw
+    def native(self) -> dict[str, Any]:
+        """The chunk envelope's own fields, for `export`: `created`, and `system_fingerprint`
+        and `service_tier` when the stream sent them (each as first sent)."""
+        return snapshot(self.merger)
 
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The `ChatCompletion` a non-streaming request would have returned."""
+        return export_chat(result)
 
-def _arguments_text(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else dumps_arguments(arguments)
+    @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
+        return read_chat(value)
 
-
-def _exported_arguments(call: ToolCall) -> str:
-    """A non-streaming reply carries valid arguments: the raw join when it is exactly that, else
-    the recovered value (cumulative resends, O8) or `{}` for an empty join (A2)."""
-    if call.error is not None:
-        return call.arguments  # nothing parsed: keep what was streamed
-    try:
-        if json.loads(call.arguments) == call.parsed:
-            return call.arguments
-    except ValueError:
-        pass
-    return dumps_arguments(call.parsed)
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        return summarize(value)

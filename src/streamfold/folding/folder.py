@@ -28,14 +28,14 @@ from ..dialects.unknown import Unknown
 from ..events import Event
 from ..findings import Report, Severity
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
-from ..framing._records import FramerOutput, FrameRecord, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
+from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import NDJSONRunParser, SSERunParser
 from ..merge import Merger
 from ..result import Result
 from ._build import build_result
 from ._issues import report_frame_issues
 from ._journal import events_of
-from ._runs import DEFER_COUNT, RunFolding, deferrable
+from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
 __all__ = ["Folder", "Phase", "fold"]
 
@@ -71,8 +71,9 @@ class Folder(RunFolding):
     """Fold a stream incrementally.
 
     >>> folder = Folder()
-    >>> for chunk in (b'data: {"object":"chat.completion.chunk","choices":[{"index":0,', b'"delta":{"content":"Hi"}}]}\\n\\n'):
-    ...     events = folder.feed(chunk)
+    >>> head = b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
+    >>> tail = b'"delta":{"content":"Hi"}}]}\\n\\n'
+    >>> events = folder.feed(head) + folder.feed(tail)
     >>> events
     [streamfold.TextDelta(frame=0, choice=0, field='content', text='Hi')]
     >>> folder.close().choices[0].content
@@ -96,7 +97,7 @@ class Folder(RunFolding):
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
         self._merger = Merger(journal=events)
-        self._report = Report(self._frames)
+        self._report = Report(self._frames, journal=self._merger.journal)
         self._dialect: Dialect | None = None
         if dialect is not None:
             self._dialect = DIALECTS[dialect](self._merger, self._report, self._frames)
@@ -127,7 +128,9 @@ class Folder(RunFolding):
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
-        if type(chunk) is bytes and self._deferrable and deferrable(chunk):
+        # `_runs.deferrable(chunk)`, inline: it runs once per byte when bytes come one at a time.
+        if type(chunk) is bytes and self._deferrable and (
+                chunk > b"\r" if len(chunk) == 1 else len(chunk) < DEFER_CHUNK and 10 not in chunk and 13 not in chunk):
             deferred = self._deferred
             deferred.append(chunk)
             if len(deferred) < DEFER_COUNT:
@@ -388,7 +391,8 @@ class Folder(RunFolding):
                 "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
-        return events_of(self._merger.drain(), self._report.drain(), self._tool_names)
+        self._report.drain()
+        return events_of(self._merger.drain(), self._tool_names)
 
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,

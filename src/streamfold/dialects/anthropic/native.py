@@ -1,0 +1,139 @@
+"""The Anthropic `Message` a non-streaming request would have returned: the snapshot the
+dialect takes at the end of the stream (`snapshot`, stored in `Result.native`), the export
+built from a Result and that snapshot alone (`export_message`), and its reverse (`read_message`).
+
+The snapshot holds what the Result does not:
+
+- `message`: the `message` of `message_start` as sent, with the fields the export fills
+  from the Result (`id`, `type`, `role`, `model`, `content`, `stop_reason`,
+  `stop_sequence`, `usage`) set to null: they keep their place, not their value;
+- `stop_sequence`, `stop_details`, `container`: the last non-null value `message_delta`
+  gave each (absent when none came);
+- `content`: each content block in index order, as the export lists it, except that a
+  text block's `text` and a thinking block's `thinking` are `[start, end]`, the slice of
+  the choice's `content` or `reasoning` that is the block's text (a string only when no
+  slice is: blocks whose deltas interleaved), and a `tool_use` block's `input` is the key
+  of the choice's tool call that holds it (its parsed arguments, or their raw join when
+  they do not parse: never a silent `{}`). Signatures, citations, redacted thinking,
+  server tool input and result blocks are kept as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..._toolargs import parse_arguments
+from .._base import dumps_arguments
+from .blocks import CHOICE, SERVER_TOOLS, Block
+
+if TYPE_CHECKING:
+    from ...merge import Merger
+    from ...result import Result, ToolCall
+
+__all__ = ["export_message", "read_message", "snapshot"]
+
+#: The fields of the message the export takes from the Result.
+_FILLED = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
+
+
+def snapshot(message: Mapping[str, Any] | None, stop: Mapping[str, Any], blocks: Mapping[int, Block],
+             merger: Merger) -> dict[str, Any] | None:
+    """What `export` needs beyond the Result (see the module's docstring), None when nothing."""
+    out: dict[str, Any] = {}
+    if message is not None:
+        out["message"] = {key: None if key in _FILLED else value for key, value in message.items()}
+    out.update(stop)
+    if blocks:
+        content_text = merger.text((CHOICE, "content")) or ""
+        reasoning_text = merger.text((CHOICE, "reasoning")) or ""
+        out["content"] = [_snapshot_block(block, content_text, reasoning_text) for _, block in sorted(blocks.items())]
+    return out or None
+
+
+def _snapshot_block(block: Block, content_text: str, reasoning_text: str) -> dict[str, Any]:
+    out = dict(block.start)
+    kind = block.kind
+    if kind == "text":
+        out["text"] = _text_at(block, content_text)
+        if block.citations is not None:
+            out["citations"] = list(block.citations)
+    elif kind == "thinking":
+        out["thinking"] = _text_at(block, reasoning_text)
+        out["signature"] = block.signature or ""
+    elif kind == "tool_use":
+        out["input"] = block.index  # the key of its tool call
+    elif kind in SERVER_TOOLS:
+        joined = "".join(piece for piece, _ in block.json)
+        parsed = block.parsed or parse_arguments(joined, block.json)
+        out["input"] = parsed.value if parsed.error is None else joined
+    return out
+
+
+def _text_at(block: Block, text: str) -> list[int] | str:
+    """Where the block's text is in the choice's text, or the text itself when it is not one slice."""
+    joined = "".join(block.pieces)
+    if not joined:
+        return ""
+    start = text.find(joined, block.offset)
+    if start < 0:
+        start = text.find(joined)
+    return [start, start + len(joined)] if start >= 0 else joined
+
+
+def export_message(result: Result) -> dict[str, Any]:
+    """The `anthropic.types.Message` a non-streaming request would have returned."""
+    native = result.native if type(result.native) is dict else {}
+    choice = result.choice(CHOICE)
+    calls = {call.key: call for call in choice.tool_calls} if choice is not None else {}
+    texts = (choice.content, choice.reasoning or "") if choice is not None else ("", "")
+    start = native.get("message")
+    message: dict[str, Any] = dict(start) if type(start) is dict else {}
+    message.update(
+        id=result.id, type="message", role=(choice.role if choice else None) or "assistant",
+        model=result.model, content=[_export_block(block, texts, calls) for block in native.get("content", ())],
+        stop_reason=choice.finish_reason_raw if choice else None,
+        stop_sequence=native.get("stop_sequence"))
+    for name in ("stop_details", "container"):
+        if native.get(name) is not None:
+            message[name] = native[name]
+    message["usage"] = None if result.usage is None else dict(result.usage.raw)
+    return message
+
+
+def _export_block(block: dict[str, Any], texts: tuple[str, str], calls: Mapping[Any, ToolCall]) -> dict[str, Any]:
+    out = dict(block)
+    kind = out.get("type")
+    if kind == "text":
+        out["text"] = _text_of(out["text"], texts[0])
+    elif kind == "thinking":
+        out["thinking"] = _text_of(out["thinking"], texts[1])
+    elif kind == "tool_use":
+        call = calls.get(out["input"])
+        # Unparseable input has no true non-streaming twin: keep the raw text, never a silent {}.
+        out["input"] = {} if call is None else call.parsed if call.error is None else call.arguments
+    return out
+
+
+def _text_of(held: Any, text: str) -> str:
+    if type(held) is list:
+        start, end = held
+        return text[start:end]
+    return str(held)
+
+
+def read_message(value: Any) -> dict[str, Any] | None:
+    """An Anthropic `Message`: text and thinking blocks, tool_use blocks with their input."""
+    if not (isinstance(value, dict) and isinstance(value.get("content"), list)
+            and (value.get("type") == "message" or value.get("role") == "assistant")):
+        return None
+    blocks = [block for block in value["content"] if isinstance(block, dict)]
+    thinking = "".join(block.get("thinking", "") for block in blocks if block.get("type") == "thinking")
+    return {
+        "content": "".join(block.get("text", "") for block in blocks if block.get("type") == "text"),
+        "reasoning": thinking or None,
+        "tool_calls": [(block.get("name"), dumps_arguments(block.get("input")))
+                       for block in blocks if block.get("type") == "tool_use"],
+        "finish_reason": value.get("stop_reason"),
+        "usage": value.get("usage"),
+    }

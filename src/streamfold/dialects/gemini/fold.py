@@ -1,0 +1,393 @@
+"""Google Gemini `streamGenerateContent` (AI Studio and Vertex AI): the dialect.
+
+Reference §4.4 and traps G1-G8, O9, U1, F6, F9. Both transports carry the
+same `GenerateContentResponse` objects: SSE with `?alt=sse`, a streamed JSON
+array without it; the framing layer hands this dialect one object per frame
+either way, so both fold to the same reply.
+
+Candidates keep their own `index` as the choice index (absent means 0, G2).
+Parts have no identity across chunks: each chunk's parts are new fragments
+(`parts`: text runs, whole parts, function calls). `usageMetadata` is
+cumulative: REPLACE, never sum (G1). There is no terminal frame: the reply is
+over when every candidate has a `finishReason` (G4: a trailing chunk after it
+still folds). A prompt blocked before any candidate
+(`promptFeedback.blockReason`, G7) finishes choice 0 as `content_filter`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...findings import Severity
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP
+from .native import export as _export
+from .native import read_response as _read_response
+from .native import snapshot as _snapshot
+from .parts import Parts
+from .state import CONTINUATION, Candidate, dumps
+from .summary import summarize as _summarize
+
+if TYPE_CHECKING:
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
+    from ...result import Result
+    from .fast import GeminiChunk
+
+try:
+    from .fast import decode_gemini_chunk
+
+    _FAST_SHAPES: Callable[[bytes], Any] | None = decode_gemini_chunk
+except ImportError:  # no msgspec: no fast way
+    _FAST_SHAPES = None
+
+__all__ = ["Gemini"]
+
+_decoder = json.JSONDecoder()
+
+
+class Gemini(Parts):
+    name = "gemini"
+    terminal_hint = "a chunk with `finishReason`"
+    finish_reasons: ClassVar[dict[str, str]] = {
+        "STOP": STOP,
+        "MAX_TOKENS": LENGTH,
+        "SAFETY": CONTENT_FILTER,
+        "RECITATION": CONTENT_FILTER,
+        "LANGUAGE": CONTENT_FILTER,
+        "BLOCKLIST": CONTENT_FILTER,
+        "PROHIBITED_CONTENT": CONTENT_FILTER,
+        "SPII": CONTENT_FILTER,
+        "IMAGE_SAFETY": CONTENT_FILTER,
+        "IMAGE_PROHIBITED_CONTENT": CONTENT_FILTER,
+        "IMAGE_RECITATION": CONTENT_FILTER,
+        "IMAGE_OTHER": CONTENT_FILTER,
+        "MODEL_ARMOR": CONTENT_FILTER,
+        "ESCALATION": CONTENT_FILTER,
+        "PUP_LIMITED_DISABLED": CONTENT_FILTER,
+        "OTHER": INCOMPLETE,
+        "MALFORMED_FUNCTION_CALL": INCOMPLETE,
+        "CONTINUATION": INCOMPLETE,
+        "UNEXPECTED_TOOL_CALL": INCOMPLETE,
+        "TOO_MANY_TOOL_CALLS": INCOMPLETE,
+        "MISSING_THOUGHT_SIGNATURE": INCOMPLETE,
+        "MALFORMED_RESPONSE": INCOMPLETE,
+        "NO_IMAGE": INCOMPLETE,
+    }
+
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
+        super().__init__(merger, report, frames)
+        self._candidates: dict[int, Candidate] = {}
+        self._identified = False
+        self.fast_decoder = _FAST_SHAPES
+        #: The blockReason that finished choice 0 before any candidate (G7), while it stands.
+        self._blocked: str | None = None
+        self._prompt_feedback: Any = None
+        self._create_time: Any = None
+        self._model_status: Any = None
+        self._prefix_checked = False
+
+    @classmethod
+    def claims(cls, value: Any) -> bool:
+        if type(value) is not dict:
+            return False
+        if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:
+            return True
+        # Google's error envelope: {"error": {"code": 429, "message": ..., "status": "RESOURCE_EXHAUSTED"}}
+        error = value.get("error")
+        return type(error) is dict and type(error.get("status")) is str and "message" in error and len(value) == 1
+
+    # -- the fold loop (once per frame) ---------------------------------------
+
+    def fold(self, chunk: Any, frame: int) -> None:
+        if type(chunk) is not dict:
+            if type(chunk) is list:
+                # A whole array body framed as one payload: its elements are the chunks.
+                for element in chunk:
+                    self.fold(element, frame)
+                return
+            self.report.diagnostic(
+                "unexpected-payload", frame,
+                f"expected a JSON object (a GenerateContentResponse), got {type(chunk).__name__}; ignored")
+            return
+        merger = self.merger
+        if not self._identified:
+            if not self._prefix_checked:
+                self._check_prefix(frame)
+            found_id = merger.set_once(("id",), chunk.get("responseId"), frame)
+            found_model = merger.set_once(("model",), chunk.get("modelVersion"), frame)
+            if self._create_time is None:
+                self._create_time = chunk.get("createTime")
+            self._identified = found_id is not None and found_model is not None
+        candidates = chunk.get("candidates")
+        if candidates:
+            if type(candidates) is list:
+                for candidate in candidates:
+                    if type(candidate) is dict:
+                        if len(candidate) == 1:
+                            # The common chunk: candidate 0, one text part extending the open text run.
+                            content = candidate.get("content")
+                            if type(content) is dict:
+                                parts = content.get("parts")
+                                if type(parts) is list and len(parts) == 1:
+                                    part = parts[0]
+                                    if type(part) is dict and len(part) == 1:
+                                        text = part.get("text")
+                                        state = self._candidates.get(0)
+                                        if type(text) is str and state is not None and state.role is not None:
+                                            run = state.run
+                                            if run is not None:
+                                                if text:
+                                                    buffer = state.content
+                                                    buffer.add(text, frame)
+                                                    run.end = buffer.length
+                                                    run.last_frame = frame
+                                                continue
+                        self._candidate(candidate, frame)
+            else:
+                self.report.diagnostic(
+                    "unexpected-payload", frame, f"`candidates` is a {type(candidates).__name__}, not a list; ignored")
+        usage = chunk.get("usageMetadata")
+        if usage:
+            merger.replace(("usage",), usage, frame)  # G1: cumulative, last wins
+        feedback = chunk.get("promptFeedback")
+        if feedback:
+            self._feedback(feedback, bool(candidates), frame)
+        status = chunk.get("modelStatus")
+        if status is not None:
+            self._model_status = status
+        error = chunk.get("error")
+        if error:
+            self._in_stream_error(error, frame)
+
+    def _check_prefix(self, frame: int) -> None:
+        """google-genai reads only `data: ` lines with the space; a proxy that writes `data:` breaks it."""
+        self._prefix_checked = True
+        if not 0 <= frame < len(self.frames):
+            return
+        raw = self.frames.raw(frame)
+        if raw.startswith(b"data:") and not raw.startswith(b"data: "):
+            self.report.diagnostic(
+                "data-without-space", frame,
+                "the stream writes `data:` without the space after the colon. That is valid SSE and streamfold "
+                "reads it, but google-genai only recognises `data: ` and fails on every such line "
+                "(UnknownApiResponseError)", severity=Severity.INFO)
+
+    def _state(self, index: int) -> Candidate:
+        state = self._candidates.get(index)
+        if state is None:
+            state = self._candidates[index] = Candidate(self.merger.buffer((index, "content")))
+        return state
+
+    def fold_fast(self, chunk: GeminiChunk, frame: int, event: bytes | None) -> bool:
+        """A chunk decoded by `fast`: one candidate's text parts extending its open text run,
+        folded as `fold` folds them, and the usage replaced. A new candidate, one without its role
+        yet, a finish reason or any other part is left to `fold`."""
+        if not self._identified or len(chunk.candidates) != 1:
+            return False
+        candidate = chunk.candidates[0]
+        state = self._candidates.get(candidate.index or 0)
+        if state is None or not state.real or state.role is None or state.run is None:
+            return False
+        run, buffer = state.run, state.content
+        for part in candidate.content.parts:
+            if part.text:
+                buffer.add(part.text, frame)
+                run.end = buffer.length
+                run.last_frame = frame
+        if chunk.usageMetadata:
+            self.merger.replace(("usage",), chunk.usageMetadata, frame)  # G1: cumulative, last wins
+        return True
+
+    def _candidate(self, candidate: dict[str, Any], frame: int) -> None:
+        index = candidate.get("index")
+        if type(index) is not int:
+            index = 0  # G2: proto3 JSON leaves out the zero index
+        state = self._candidates.get(index)
+        if state is None:
+            state = self._state(index)
+        if not state.real:
+            state.real = True
+            if index == 0 and self._blocked is not None:
+                self._blocked = None
+            self._update_finished()
+        content = candidate.get("content")
+        if type(content) is dict:
+            parts = content.get("parts")
+            if parts and type(parts) is list:
+                for part in parts:
+                    if type(part) is dict:
+                        text = part.get("text")
+                        if type(text) is str and len(part) == 1:
+                            # The common part: one text fragment, folded inline when it extends the run.
+                            if text:
+                                run = state.run
+                                if run is not None:
+                                    buffer = state.content
+                                    buffer.add(text, frame)
+                                    run.end = buffer.length
+                                    run.last_frame = frame
+                                else:
+                                    self._text(index, state, text, False, None, frame)
+                        else:
+                            self._part(index, state, part, frame)
+            if state.role is None:
+                role = content.get("role")
+                if role:
+                    state.role = self.merger.set_once((index, "role"), role, frame)
+        finish = candidate.get("finishReason")
+        if finish:
+            self._finish(index, state, finish, frame)
+        if len(candidate) > 1:
+            state.keep_fields(candidate)
+
+    def _finish(self, index: int, state: Candidate, raw: Any, frame: int) -> None:
+        if type(raw) is not str:
+            return
+        held = self.merger.get((index, "finish_reason"))
+        if held is not None and held != raw and held != CONTINUATION:
+            self.report.diagnostic(
+                "finish-reason-conflict", frame,
+                f"candidate {index} finishReason changed from {held!r} to {raw!r}; the last value is kept",
+                once=(index,), choice=index, previous=held, value=raw)
+        self.merger.replace((index, "finish_reason"), raw, frame)
+        if raw == CONTINUATION:
+            self.report.diagnostic(
+                "reply-continues", frame,
+                f"candidate {index} stopped with finishReason CONTINUATION: the reply goes on in another request "
+                "made with its continuationToken (google-genai 3.x automatic continuation). This capture holds one "
+                "hop, so the reply is incomplete",
+                severity=Severity.INFO, once=(index, frame), choice=index)
+        elif state.finish_frame is None:
+            state.finish_frame = frame
+            state.run = None  # later text is content after the finish: off the hot path
+        if not state.ended:
+            state.ended = True
+            self._update_finished()
+
+    def _update_finished(self) -> None:
+        ended = [state.ended for state in self._candidates.values() if state.real]
+        self.finish_reply((bool(ended) and all(ended)) or (not ended and self._blocked is not None))
+
+    def _feedback(self, feedback: Any, has_candidates: bool, frame: int) -> None:
+        self._prompt_feedback = feedback  # REPLACE
+        if type(feedback) is not dict or has_candidates:
+            return
+        reason = feedback.get("blockReason")
+        first = self._candidates.get(0)
+        if not reason or type(reason) is not str or (first is not None and first.real):
+            return
+        # G7: the prompt was blocked, no candidate will come.
+        self._blocked = reason
+        self._state(0)
+        self.merger.replace((0, "finish_reason"), reason, frame)
+        message = feedback.get("blockReasonMessage")
+        detail = f" ({message})" if message else ""
+        self.report.diagnostic(
+            "prompt-blocked", frame,
+            f"the prompt was blocked (promptFeedback.blockReason {reason}){detail}: the chunk has no `candidates`, "
+            "so code that reads candidates[0] crashes and code that skips it reports an empty success. "
+            "Choice 0 is finished as content_filter",
+            once=True, reason=reason)
+        self._update_finished()
+
+    def _in_stream_error(self, error: Any, frame: int, how: str = "") -> None:
+        if type(error) is dict:
+            message = error.get("message") or error.get("status") or dumps(error)
+            code = " ".join(str(part) for part in (error.get("code"), error.get("status")) if part not in (None, ""))
+        else:
+            message, code = str(error), ""
+        detail = f" ({code})" if code else ""
+        self.report.error(
+            "in-stream-error", frame,
+            f"the server sent an error{detail} inside the HTTP 200 stream{how}: {message}",
+            raw=error if type(error) is str else json.dumps({"error": error}, ensure_ascii=False))
+        unfinished = [i for i, s in self._candidates.items() if not s.ended and s.real] or [0]
+        for index in unfinished:
+            self._state(index)
+            self.merger.replace((index, "error"), str(message), frame)
+
+    # -- end of stream --------------------------------------------------------------
+
+    def finish(self, last_frame: int) -> None:
+        for index, state in self._candidates.items():
+            if state.streamed is not None:
+                self._close_streamed(index, state, last_frame, unfinished=True)
+            if state.parts:
+                last = state.parts[-1]
+                self.merger.replace((index, "block", last.key), last.block, last.last_frame)
+        self._unframed_errors()
+
+    def _unframed_errors(self) -> None:
+        """F6: error JSON sent raw (pretty-printed, no `data:`) inside an SSE stream.
+
+        SSE clients ignore such lines (each is an unknown field); the google-genai
+        SDK brace-balances them and raises. They are frames without data here.
+        """
+        for index, raw in self.frames.dataless():
+            if b"{" not in raw:
+                continue
+            text = raw.decode("utf-8", "replace")
+            try:
+                value, _ = _decoder.raw_decode(text, text.index("{"))
+            except ValueError:
+                continue
+            if type(value) is dict and value.get("error"):
+                self._in_stream_error(
+                    value["error"], index,
+                    " as raw JSON lines without `data:` (SSE clients ignore each line as an unknown field; "
+                    "google-genai brace-balances them and raises)")
+
+    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
+        if self._blocked is not None and raw == self._blocked:
+            return CONTENT_FILTER  # G7: any blockReason, OTHER included
+        return super().normalise_finish(raw, has_tool_calls)
+
+    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+        if type(raw) is not dict:
+            return None
+        prompt = _count(raw.get("promptTokenCount"))
+        tool_prompt = _count(raw.get("toolUsePromptTokenCount"))
+        candidates = _count(raw.get("candidatesTokenCount"))
+        thoughts = _count(raw.get("thoughtsTokenCount"))
+        total = _count(raw.get("totalTokenCount"))
+        input_tokens = prompt if tool_prompt is None else (prompt or 0) + tool_prompt
+        # Output counts what the model generated, thoughts included (as OpenAI's
+        # completion_tokens and Anthropic's output_tokens do); Gemini counts them apart.
+        output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+        if total is None and input_tokens is not None and output_tokens is not None:
+            total = input_tokens + output_tokens
+        return {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "reasoning_tokens": thoughts,
+            "cache_read_tokens": _count(raw.get("cachedContentTokenCount")),
+            "total_tokens": total,
+        }
+
+    # -- the non-streaming response -----------------------------------------------------
+
+    def native(self) -> dict[str, Any]:
+        """Per real candidate its parts (text runs as offsets, calls by key, whole parts as
+        sent), kept fields, citations and logprobs; the prompt feedback and envelope fields."""
+        return _snapshot(self._candidates, self._prompt_feedback, self._create_time, self._model_status)
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The `GenerateContentResponse` a non-streaming `generateContent` would have returned (REST camelCase)."""
+        return _export(result)
+
+    @classmethod
+    def read_response(cls, value: Any) -> dict[str, Any] | None:
+        return _read_response(value)
+
+    @classmethod
+    def summarize(cls, value: Any) -> str:
+        return _summarize(value)
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int else None

@@ -1,0 +1,131 @@
+"""What the Gemini dialect keeps per candidate while it folds: its parts (the
+blocks, and what the export lists), the identity of its function calls and the
+Vertex call whose arguments are streaming."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...merge import TextBuffer
+
+__all__ = ["CONTINUATION", "PART_EXTRAS", "Candidate", "Part", "StreamedCall", "dumps", "snake"]
+
+CONTINUATION = "CONTINUATION"
+#: Part keys that are not the part's data (they ride along with it).
+PART_EXTRAS = frozenset(("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"))
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Part:
+    """One part of a candidate's reply, as the non-streaming response would list it."""
+
+    __slots__ = ("block", "end", "key", "kind", "last_frame", "signature", "start", "tool", "whole")
+
+    def __init__(self, kind: str, key: int, frame: int) -> None:
+        #: "text", "reasoning", "tool_call" or a whole part's type ("executable_code", ...).
+        self.kind = kind
+        #: The block key: the part's position among the candidate's parts.
+        self.key = key
+        #: For text and reasoning: the run's span in the choice's content/reasoning buffer.
+        self.start = 0
+        self.end = 0
+        self.signature: str | None = None
+        #: For tool_call: the tool-call key.
+        self.tool: int | None = None
+        #: For whole parts: the part as sent.
+        self.whole: dict[str, Any] | None = None
+        self.block: dict[str, Any] = {"type": kind, "index": key}
+        self.last_frame = frame
+
+
+class StreamedCall:
+    """A Vertex function call whose arguments stream as `partialArgs` fragments."""
+
+    __slots__ = ("args", "continuing", "id", "key", "name", "part")
+
+    def __init__(self, key: int, part: Part) -> None:
+        self.key = key
+        self.part = part
+        self.name: str | None = None
+        self.id: str | None = None
+        self.args: dict[str, Any] = {}
+        #: jsonPaths whose last string fragment said willContinue.
+        self.continuing: set[str] = set()
+
+
+class Candidate:
+    """Per-candidate bookkeeping: its parts (for blocks and export) and call identity."""
+
+    __slots__ = ("chosen", "citation_field", "citation_keys", "citations", "content", "ended", "extras",
+                 "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tools", "top")
+
+    def __init__(self, content: TextBuffer) -> None:
+        self.content = content
+        self.reasoning: TextBuffer | None = None
+        self.parts: list[Part] = []
+        #: The last part, when it is a visible-text run a plain text fragment extends (the hot path).
+        self.run: Part | None = None
+        #: tool key -> (id, name, serialised args) as first kept, for dedupe.
+        self.tools: dict[int, tuple[str | None, str | None, str]] = {}
+        self.tool_ids: dict[str, int] = {}
+        self.streamed: StreamedCall | None = None
+        #: Frame of the first finishReason that ended it (CONTINUATION does not).
+        self.finish_frame: int | None = None
+        #: A finishReason (any) arrived: the stream said this candidate is over.
+        self.ended = False
+        #: A real candidate object arrived (not only choice 0 of a blocked prompt).
+        self.real = False
+        self.role: str | None = None
+        self.citations: list[Any] = []
+        self.citation_keys: set[tuple[Any, Any, Any]] = set()
+        self.citation_field: str | None = None
+        #: Candidate fields kept for export (REPLACE): safetyRatings, groundingMetadata, ...
+        self.extras: dict[str, Any] = {}
+        self.chosen: list[Any] = []
+        self.top: list[Any] = []
+
+    def keep_fields(self, candidate: dict[str, Any]) -> None:
+        """The candidate's fields beyond its content and finish reason, kept for export."""
+        extras = self.extras
+        for name in ("safetyRatings", "groundingMetadata", "urlContextMetadata", "finishMessage",
+                     "avgLogprobs", "tokenCount", "continuationToken"):
+            value = candidate.get(name)
+            if value is not None:
+                extras[name] = value  # REPLACE
+        citations = candidate.get("citationMetadata")
+        if type(citations) is dict:
+            self._cite(citations)
+        logprobs = candidate.get("logprobsResult")
+        if type(logprobs) is dict:
+            # EXTEND: each chunk's tokens follow the previous chunk's.
+            chosen, top = logprobs.get("chosenCandidates"), logprobs.get("topCandidates")
+            if type(chosen) is list:
+                self.chosen.extend(chosen)
+            if type(top) is list:
+                self.top.extend(top)
+
+    def _cite(self, metadata: dict[str, Any]) -> None:
+        """G6: the Gemini API says `citationSources`, Vertex says `citations`; EXTEND with dedupe."""
+        for field in ("citationSources", "citations"):
+            items = metadata.get(field)
+            if type(items) is not list:
+                continue
+            if self.citation_field is None:
+                self.citation_field = field
+            for item in items:
+                if type(item) is not dict:
+                    continue
+                key = (item.get("startIndex"), item.get("endIndex"), item.get("uri"))
+                if key not in self.citation_keys:
+                    self.citation_keys.add(key)
+                    self.citations.append(item)

@@ -1,0 +1,9 @@
+"""OpenAI Chat Completions (`chat.completion.chunk`) and the compatible family: the fold
+(`fold.py`), its fast way's Structs (`fast.py`), the tool-call identity rules (`tools.py`),
+the export and its native snapshot (`native.py`) and the frame summaries (`summary.py`)."""
+
+from __future__ import annotations
+
+from .fold import OpenAIChat
+
+__all__ = ["OpenAIChat"]

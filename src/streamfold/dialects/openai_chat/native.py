@@ -1,0 +1,133 @@
+"""The non-streaming objects of the OpenAI family, from a Result alone: the
+`ChatCompletion` (and the legacy `Completion`, whose envelope is the same),
+the native snapshot they need beyond the Result, and the reverse (`read_chat`,
+`read_completion`: what `check` and `diff` read from a response body).
+
+The snapshot is the chunk envelope's fields a Result has no place for:
+`created`, and `system_fingerprint` and `service_tier` when the stream sent
+them. Everything else (id, model, usage, each choice's text, tool calls and
+raw finish reason) is the Result's own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .._base import dumps_arguments
+
+if TYPE_CHECKING:
+    from ...merge import Merger
+    from ...result import Result, ToolCall
+
+__all__ = ["envelope", "export_chat", "export_completion", "read_chat", "read_completion", "snapshot"]
+
+#: The envelope fields exported only when the stream sent them.
+_OPTIONAL = ("system_fingerprint", "service_tier")
+
+
+def snapshot(merger: Merger) -> dict[str, Any]:
+    """The native snapshot at the end of the stream (JSON values, as the chunks sent them)."""
+    out: dict[str, Any] = {"created": merger.get(("created",))}
+    for name in _OPTIONAL:
+        value = merger.get((name,))
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def export_chat(result: Result) -> dict[str, Any]:
+    """The `ChatCompletion` a non-streaming request would have returned."""
+    choices = []
+    for choice in result.choices:
+        message: dict[str, Any] = {"role": choice.role or "assistant", "content": choice.content or None,
+                                   "refusal": choice.refusal}
+        if choice.reasoning is not None:
+            message["reasoning_content"] = choice.reasoning  # DeepSeek's non-streaming field
+        if choice.tool_calls:
+            message["tool_calls"] = [
+                {"id": call.id, "type": "function",
+                 "function": {"name": call.name, "arguments": _exported_arguments(call)}}
+                for call in choice.tool_calls]
+        choices.append({"index": choice.index, "message": message, "logprobs": None,
+                        "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
+    return envelope("chat.completion", result, choices)
+
+
+def export_completion(result: Result) -> dict[str, Any]:
+    """The `Completion` (`text_completion`) a non-streaming request would have returned."""
+    choices = [{"index": choice.index, "text": choice.content, "logprobs": None,
+                "finish_reason": choice.finish_reason_raw} for choice in result.choices]
+    return envelope("text_completion", result, choices)
+
+
+def envelope(kind: str, result: Result, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    """The object around the choices: id, object, created, model, the optional envelope fields, usage."""
+    native = result.native if isinstance(result.native, dict) else {}
+    out: dict[str, Any] = {"id": result.id, "object": kind, "created": native.get("created"),
+                           "model": result.model, "choices": choices}
+    for name in _OPTIONAL:
+        if native.get(name) is not None:
+            out[name] = native[name]
+    if result.usage is not None:
+        out["usage"] = result.usage.raw
+    return out
+
+
+def read_chat(value: Any) -> dict[str, Any] | None:
+    """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
+    if not isinstance(value, dict):
+        return None
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "message" in choices[0]:
+        choice = choices[0]
+        message = choice["message"] if isinstance(choice["message"], dict) else {}
+        finish = choice.get("finish_reason")
+    elif value.get("role") == "assistant" and "type" not in value:
+        message, finish = value, None
+    else:
+        return None
+    calls = message.get("tool_calls")
+    return {
+        "content": message.get("content") or "",
+        "reasoning": message.get("reasoning_content") or message.get("reasoning"),
+        "tool_calls": None if calls is None else [
+            (call.get("function", {}).get("name"), _arguments_text(call.get("function", {}).get("arguments")))
+            for call in calls if isinstance(call, dict)],
+        "finish_reason": finish,
+        "usage": value.get("usage"),
+    }
+
+
+def read_completion(value: Any) -> dict[str, Any] | None:
+    """A legacy `Completion` (`text_completion`)."""
+    choices = value.get("choices") if isinstance(value, dict) else None
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict) and "text" in choices[0]):
+        return None
+    return {"content": choices[0].get("text") or "", "reasoning": None, "tool_calls": None,
+            "finish_reason": choices[0].get("finish_reason"),
+            "usage": value.get("usage")}
+
+
+def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
+    """Non-streaming replies say `tool_calls` where some streams say `stop` (googleapis/python-genai#2868)."""
+    if raw == "stop" and has_tool_calls:
+        return "tool_calls"
+    return raw
+
+
+def _arguments_text(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else dumps_arguments(arguments)
+
+
+def _exported_arguments(call: ToolCall) -> str:
+    """A non-streaming reply carries valid arguments: the raw join when it is exactly that, else
+    the recovered value (cumulative resends, O8) or `{}` for an empty join (A2)."""
+    if call.error is not None:
+        return call.arguments  # nothing parsed: keep what was streamed
+    try:
+        if json.loads(call.arguments) == call.parsed:
+            return call.arguments
+    except ValueError:
+        pass
+    return dumps_arguments(call.parsed)

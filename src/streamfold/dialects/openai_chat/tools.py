@@ -1,0 +1,153 @@
+"""Tool-call identity in OpenAI chat streams: which call a fragment belongs to.
+
+Reference §4.1, traps O4-O7 and B4: a fragment is keyed by its `index` when it
+has one, else by its id, else as the continuation of the open call (O4); an id,
+type and name repeated on every fragment (O5); an id that changes between the
+fragments of one call (O6), or a used index that starts a new call (O7);
+Mistral's literal "null" ids and object-valued arguments (B4); and the legacy
+`function_call` delta.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...merge import TextBuffer
+from .._base import Dialect, dumps_arguments
+
+__all__ = ["ChoiceState", "ToolCallFolding"]
+
+#: What an id or a name is when there is none (Mistral sends the string "null").
+NO_ID = (None, "", "null")
+
+
+class ChoiceState:
+    """Per-choice bookkeeping the merger does not need: tool-call identity."""
+
+    __slots__ = ("arguments", "content", "finish_frame", "last_tool", "legacy_call", "tool_by_id", "tool_by_index",
+                 "tool_keys")
+
+    def __init__(self, content: TextBuffer) -> None:
+        #: The choice's content buffer and its tool calls' argument buffers (by key), held for the hot path.
+        self.content = content
+        self.arguments: dict[int, TextBuffer] = {}
+        self.tool_by_index: dict[int, int] = {}
+        self.tool_by_id: dict[str, int] = {}
+        self.tool_keys: list[int] = []
+        self.last_tool: int | None = None
+        self.finish_frame: int | None = None
+        self.legacy_call: int | None = None
+
+    def new_tool(self, preferred: int) -> int:
+        key = preferred if preferred >= 0 and preferred not in self.tool_keys else max(self.tool_keys, default=-1) + 1
+        self.tool_keys.append(key)
+        return key
+
+
+class ToolCallFolding(Dialect):
+    """The tool-call fragments of a chat delta, folded into (choice, "tool", key, ...) paths."""
+
+    def _tool_calls(self, index: int, state: ChoiceState, calls: list[Any], frame: int) -> None:
+        merger = self.merger
+        for call in calls:
+            if type(call) is not dict:
+                continue
+            function = call.get("function")
+            if type(function) is not dict:
+                function = {}
+            key = self._tool_key(index, state, call, function, frame)
+            path = (index, "tool", key)
+            call_id = call.get("id")
+            if call_id not in NO_ID:
+                merger.set_once((*path, "id"), call_id, frame)
+            name = function.get("name")
+            if name not in NO_ID:
+                held = merger.set_once((*path, "name"), name, frame)
+                if held != name:
+                    self.report.diagnostic(
+                        "tool-call-identity-changed", frame,
+                        f"tool call {key} of choice {index} changed its name from {held!r} to {name!r}; "
+                        f"the first name is kept",
+                        once=(index, key, "name"), choice=index, tool_call=key)
+            arguments = function.get("arguments")
+            if type(arguments) is str:
+                merger.append((*path, "arguments"), arguments, frame)
+            elif arguments is not None:
+                # B4: Mistral may send the arguments as a JSON object, whole.
+                merger.append((*path, "arguments"), dumps_arguments(arguments), frame)
+
+    def _tool_key(self, index: int, state: ChoiceState, call: dict[str, Any], function: dict[str, Any],
+                  frame: int) -> int:
+        """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
+        call_id = call.get("id")
+        if call_id in NO_ID:
+            call_id = None
+        position = call.get("index")
+        if type(position) is int:
+            key = state.tool_by_index.get(position)
+            if key is None:
+                key = state.tool_by_index[position] = state.new_tool(position)
+            elif call_id is not None:
+                held = self.merger.get((index, "tool", key, "id"))
+                if held is not None and held != call_id:
+                    key = self._identity_changed(index, state, key, position, held, call_id, frame)
+        else:
+            key = self._infer_tool_key(index, state, call_id, function)
+            self.report.diagnostic(
+                "tool-call-missing-index", frame,
+                f"a tool-call fragment of choice {index} has no `index`; it was attributed to tool call {key} "
+                "(by its id, else as the continuation of the open call). Clients that default the index to 0 "
+                "merge separate calls; the openai SDK raises here",
+                once=(index, key), choice=index, tool_call=key)
+        if call_id is not None:
+            state.tool_by_id.setdefault(call_id, key)
+        state.last_tool = key
+        return key
+
+    def _infer_tool_key(self, index: int, state: ChoiceState, call_id: str | None, function: dict[str, Any]) -> int:
+        if call_id is not None:
+            known = state.tool_by_id.get(call_id)
+            return known if known is not None else state.new_tool(len(state.tool_keys))
+        last = state.last_tool
+        name = function.get("name")
+        if last is not None:
+            held_name = self.merger.get((index, "tool", last, "name"))
+            starts_new_call = name not in NO_ID and held_name is not None and (
+                name != held_name or self._arguments_complete(index, last))
+            if not starts_new_call:
+                return last
+        return state.new_tool(len(state.tool_keys))
+
+    def _identity_changed(self, index: int, state: ChoiceState, key: int, position: int, held: str, new: str,
+                          frame: int) -> int:
+        if self._arguments_complete(index, key):
+            fresh = state.tool_by_index[position] = state.new_tool(-1)
+            self.report.diagnostic(
+                "tool-call-identity-changed", frame,
+                f"tool call index {position} of choice {index} got a new id {new!r} (was {held!r}) after its "
+                f"arguments were complete: folded as a new tool call {fresh}. A client that keys by index "
+                "alone glues both calls' arguments together",
+                choice=index, tool_call=fresh, previous_id=held, id=new)
+            return fresh
+        self.report.diagnostic(
+            "tool-call-identity-changed", frame,
+            f"tool call index {position} of choice {index} changed its id from {held!r} to {new!r} mid-call; "
+            "fragments are keyed by index, so they stay one call with the first id",
+            once=(index, key, "id"), choice=index, tool_call=key, previous_id=held, id=new)
+        return key
+
+    def _arguments_complete(self, index: int, key: int) -> bool:
+        buffer = self.merger.texts.get((index, "tool", key, "arguments"))
+        if buffer is None or not buffer.length:
+            return False
+        parsed = self.merger.parse((index, "tool", key, "arguments"), buffer.last_frame)
+        return parsed.error is None and parsed.recovery is None
+
+    def _legacy_function_call(self, index: int, state: ChoiceState, call: dict[str, Any], frame: int) -> None:
+        if state.legacy_call is None:
+            state.legacy_call = state.new_tool(len(state.tool_keys))
+        path = (index, "tool", state.legacy_call)
+        self.merger.set_once((*path, "name"), call.get("name"), frame)
+        arguments = call.get("arguments")
+        if type(arguments) is str:
+            self.merger.append((*path, "arguments"), arguments, frame)

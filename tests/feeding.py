@@ -1,0 +1,74 @@
+"""One helper feeds every layer the same bytes whole, one byte at a time, in
+random chunkings and cut at every third of the way, and insists they agree (the
+model is h11's `tests/test_io.py` `tr()`). Not a test module.
+
+    frames = tr_framer(SSEParser, data)     # the frames, the same however fed
+    result = tr_fold(data)                  # the Result, frames and feed() events, the same however fed
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from streamfold import Event, Folder, Frame, Result, fold
+from streamfold.framing import Framer
+
+__all__ = ["chunkings", "tr_fold", "tr_framer"]
+
+
+def chunkings(data: bytes, *, seeds: tuple[int, ...] = (1, 2, 3)) -> Iterator[tuple[str, list[bytes]]]:
+    """(name, chunks) for each way of feeding `data`: whole, byte by byte, random sizes (1 byte to
+    4 KiB, one chunking per seed), and in three pieces."""
+    yield "whole", [data]
+    yield "byte by byte", [data[i : i + 1] for i in range(len(data))]
+    for seed in seeds:
+        rng = random.Random(seed)
+        chunks, at = [], 0
+        while at < len(data):
+            size = rng.choice((1, 2, 3, 7, 64, 511, 4096))
+            chunks.append(data[at : at + size])
+            at += size
+        yield f"random (seed {seed})", chunks
+    third = len(data) // 3
+    yield "thirds", [data[:third], data[third : 2 * third], data[2 * third :]]
+
+
+def tr_framer(parser_cls: type[Framer], data: bytes, **options: Any) -> list[Frame]:
+    """The frames of `data`, checked to be the same for every chunking."""
+    reference: list[Frame] | None = None
+    for name, chunks in chunkings(data):
+        parser = parser_cls(**options)
+        frames: list[Frame] = []
+        for chunk in chunks:
+            frames += parser.feed(chunk)
+        frames += parser.close()
+        assert [frame.index for frame in frames] == list(range(len(frames))), name
+        if reference is None:
+            reference = frames
+        else:
+            assert frames == reference, f"{parser_cls.__name__} fed {name} differs from fed whole"
+    assert reference is not None
+    return reference
+
+
+def tr_fold(data: bytes, **options: Any) -> Result:
+    """`fold(data)`, checked against a Folder fed every chunking: the same Result, the same frames,
+    and the same events put end to end."""
+    reference = fold(data, **options)
+    events_reference: list[Event] | None = None
+    for name, chunks in chunkings(data):
+        folder = Folder(**options)
+        events: list[Event] = []
+        for chunk in chunks:
+            events += folder.feed(chunk)
+        events += folder.finish()
+        result = folder.close()
+        assert result == reference, f"fed {name}, the Result differs from fold()"
+        assert list(result.frames) == list(reference.frames), f"fed {name}, the frames differ"
+        if events_reference is None:
+            events_reference = events
+        else:
+            assert events == events_reference, f"fed {name}, the events differ"
+    return reference
