@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-import streamfold  # noqa: E402
+import streamfold
 
 SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
 RUNS = {"1k": 25, "10k": 5, "100k": 3}

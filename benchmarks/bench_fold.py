@@ -28,9 +28,10 @@ import random
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 
@@ -61,15 +62,7 @@ TARGET_ONE_BYTE_MBPS = 5.0
 # Realistic-looking tokens: leading spaces, punctuation, newlines, markdown,
 # quotes and backslashes (need JSON escaping) and multi-byte UTF-8 (so that
 # 64 KiB and 1-byte chunk boundaries split characters).
-_WORDS = (
-    "the of and to a in is that for it as was with be by on not he this are or "
-    "his from at which but have an they you were her she there been one all we "
-    "their has would when if so no will more can out up about into than them "
-    "model stream token reply chunk frame parser buffer delta result value field "
-    "server client request response latency throughput memory string object "
-    "function argument weather forecast flight city ticket price market report "
-    "however therefore because although meanwhile finally first second third"
-).split()
+_WORDS = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "they", "you", "were", "her", "she", "there", "been", "one", "all", "we", "their", "has", "would", "when", "if", "so", "no", "will", "more", "can", "out", "up", "about", "into", "than", "them", "model", "stream", "token", "reply", "chunk", "frame", "parser", "buffer", "delta", "result", "value", "field", "server", "client", "request", "response", "latency", "throughput", "memory", "string", "object", "function", "argument", "weather", "forecast", "flight", "city", "ticket", "price", "market", "report", "however", "therefore", "because", "although", "meanwhile", "finally", "first", "second", "third"]
 _VOCAB: tuple[str, ...] = tuple(
     [" " + w for w in _WORDS]
     + _WORDS[:40]
@@ -108,19 +101,14 @@ class _Frames:
         self.end = '"}\n\n'
 
     def delta(self, delta_json: str, obf: str, finish: str | None = None) -> str:
-        fr = "null" if finish is None else '"%s"' % finish
-        return '%s{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null,"obfuscation":"%s"}\n\n' % (
-            self.head,
-            delta_json,
-            fr,
-            obf,
-        )
+        fr = "null" if finish is None else f'"{finish}"'
+        return f'{self.head}{{"index":0,"delta":{delta_json},"logprobs":null,"finish_reason":{fr}}}],"usage":null,"obfuscation":"{obf}"}}\n\n'
 
     def role(self, obf: str) -> str:
         return self.delta('{"role":"assistant","content":"","refusal":null}', obf)
 
     def usage(self, usage: dict[str, Any], obf: str) -> str:
-        return '%s],"usage":%s,"obfuscation":"%s"}\n\n' % (self.head, _dumps(usage), obf)
+        return f'{self.head}],"usage":{_dumps(usage)},"obfuscation":"{obf}"}}\n\n'
 
 
 def _usage(prompt: int, completion: int) -> dict[str, Any]:
@@ -170,7 +158,7 @@ def gen_text(n: int, seed: int) -> tuple[bytes, dict[str, Any]]:
     frames += body
     last = rng.choice(_VOCAB)
     pieces.append(last)
-    frames.append(fr.delta('{"content":%s}' % _dumps(last), obfs[n - 2], "stop"))
+    frames.append(fr.delta(f'{{"content":{_dumps(last)}}}', obfs[n - 2], "stop"))
     usage = _usage(1_234, n - 2)
     frames.append(fr.usage(usage, obfs[n - 1]))
     frames.append("data: [DONE]\n\n")
@@ -206,9 +194,9 @@ def _tool_item(rng: random.Random, name: str) -> dict[str, Any]:
     if name == "lookup_stock":
         return {"ticker": _alnum(rng, 4).upper(), "range": rng.choice(("1d", "5d", "1y")), "fields": ["open", "close"]}
     return {
-        "title": 'Sync with "Ops" — %s' % rng.choice(_CITIES),
+        "title": f'Sync with "Ops" — {rng.choice(_CITIES)}',
         "start": "2025-03-%02dT%02d:30:00+01:00" % (rng.randint(1, 28), rng.randint(8, 18)),
-        "attendees": ["%s@example.com" % _alnum(rng, 6).lower()],
+        "attendees": [f"{_alnum(rng, 6).lower()}@example.com"],
         "notes": "naïve plan ✅\nline two\\n %d" % rng.randint(0, 999),
     }
 
@@ -221,7 +209,7 @@ def _tool_args(rng: random.Random, name: str, min_len: int) -> str:
         s = json.dumps(_tool_item(rng, name), ensure_ascii=False)
         parts.append(s)
         length += len(s) + 2
-    return '{"%s": [%s]}' % (key, ", ".join(parts))
+    return '{{"{}": [{}]}}'.format(key, ", ".join(parts))
 
 
 def gen_tools(n: int, seed: int) -> tuple[bytes, dict[str, Any]]:
@@ -261,7 +249,7 @@ def gen_tools(n: int, seed: int) -> tuple[bytes, dict[str, Any]]:
                 frames.append(fr.delta(hdr, next(oi)))
             take = min(rng.randint(1, 24), per[i] - pos[i])
             for frag in frag_lists[i][pos[i] : pos[i] + take]:
-                frames.append(fr.delta("%s%s}}]}" % (enc_pre[i], _dumps(frag)), next(oi)))
+                frames.append(fr.delta(f"{enc_pre[i]}{_dumps(frag)}}}}}]}}", next(oi)))
             pos[i] += take
     frames.append(fr.delta("{}", next(oi), "tool_calls"))
     usage = _usage(2_345, n - 3)
@@ -325,7 +313,7 @@ def load_dataset(shape: str, size: str, regen: bool = False) -> Dataset:
 # --------------------------------------------------------------------------
 
 
-class Invalid(Exception):
+class Invalid(Exception):  # noqa: N818 - reads as "the stream is invalid"
     """A method produced a wrong result: its timing must not be trusted."""
 
 
@@ -440,7 +428,7 @@ try:
     _SF_ERROR = None
     if not callable(getattr(streamfold, "fold", None)) or not callable(getattr(streamfold, "Folder", None)):
         _SF_ERROR = "not importable (no fold/Folder)"
-except Exception as exc:  # noqa: BLE001 - the package may be mid-rewrite
+except Exception as exc:
     streamfold = None  # type: ignore[assignment]
     _SF_ERROR = f"not importable ({_exc_line(exc)})"
 
@@ -474,7 +462,7 @@ try:
 
     _OPENAI_CLIENT = openai.OpenAI(api_key="sk-benchmark-no-network", base_url="http://127.0.0.1:9/v1")
     _OPENAI_ERROR = None
-except Exception as exc:  # noqa: BLE001
+except Exception as exc:
     _OPENAI_ERROR = f"not importable ({type(exc).__name__}: {exc})"
 
 
@@ -499,7 +487,7 @@ try:
     from httpx_sse._decoders import SSELineDecoder as HxSSELineDecoder
 
     _HTTPX_SSE_ERROR = None
-except Exception as exc:  # noqa: BLE001
+except Exception as exc:
     _HTTPX_SSE_ERROR = f"not importable ({type(exc).__name__})"
 
 
@@ -595,7 +583,7 @@ try:
 
     _MSGSPEC_ERROR = None
     _msgspec_loads = msgspec.json.Decoder().decode
-except Exception as exc:  # noqa: BLE001
+except Exception as exc:
     _MSGSPEC_ERROR = f"not importable ({type(exc).__name__})"
     _msgspec_loads = None
 
@@ -659,14 +647,14 @@ def _run_once(m: Method, ds: Dataset, validate: bool, warm: bool = False) -> tup
         t0 = time.perf_counter()
         res = m.fn(ds)
         dt = time.perf_counter() - t0
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return None, f"error: {_short(exc)}"
     if validate:
         try:
             m.validate(res, ds.expected)
         except Invalid as exc:
             return None, f"INVALID: {exc}"
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return None, f"INVALID: {_short(exc)}"
     del res
     return dt, None
@@ -701,7 +689,7 @@ def peak_memory(m: Method, ds: Dataset) -> int | None:
         res = m.fn(ds)
         peak = tracemalloc.get_traced_memory()[1]
         del res
-    except Exception:  # noqa: BLE001
+    except Exception:
         peak = None
     finally:
         tracemalloc.stop()
@@ -755,7 +743,7 @@ def _version(mod: str) -> str:
         from importlib.metadata import version
 
         return version(mod)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return "not installed"
 
 
@@ -1013,11 +1001,11 @@ def main(argv: list[str] | None = None) -> int:
                         row += _fmt_rate(rate).rjust(10) + _fmt_us(t / frames * 1e6).rjust(10) + flag
                     except Invalid as exc:
                         row += f"  INVALID: {exc}"
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception as exc:
                         row += f"  error: {_short(exc)}"
                 print(row)
             if _HTTPX_SSE_ERROR is None:
-                t = best_of(lambda d=one_bytes(small.data): httpx_sse_one_byte(d), 3)
+                t = best_of(lambda d=one_bytes(small.data): httpx_sse_one_byte(d), 3)  # noqa: B008 - bound per loop on purpose
                 print(
                     f"{'  (ref) httpx-sse+merge, ' + shape + ' 1k':34}{len(small.data):>12,}"
                     f"{_fmt_rate(small.mb / t):>10}{_fmt_us(t / small.frames * 1e6):>10}"

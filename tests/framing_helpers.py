@@ -9,6 +9,7 @@ the Hypothesis tests compare the real, incremental parsers against them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -46,7 +47,7 @@ def split_at(data: bytes, points: Iterable[int]) -> list[bytes]:
     """Cut `data` at the given byte positions (duplicates and 0/len are fine)."""
     cuts = sorted({p for p in points if 0 < p < len(data)})
     bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def bytewise(data: bytes) -> list[bytes]:
@@ -179,7 +180,7 @@ def reference_sse(data: bytes) -> list[_Frame]:
             )
         )
 
-    for offset, content, end, has_term in iter_lines(data, start):
+    for offset, content, end, _has_term in iter_lines(data, start):
         lineno += 1
         if not content:  # blank line (content can only be empty when a terminator follows)
             if block is not None:
@@ -187,7 +188,7 @@ def reference_sse(data: bytes) -> list[_Frame]:
                 block = None
             continue
         if block is None:
-            block = dict(offset=offset, line=lineno, event=None, data=[], id=None, retry=None, comments=[], issues=[])
+            block = {"offset": offset, "line": lineno, "event": None, "data": [], "id": None, "retry": None, "comments": [], "issues": []}
         text = _decode(content, offset, lineno, block["issues"])
         if text.startswith(":"):
             comment = text[1:]

@@ -19,7 +19,7 @@ CAPTURES = Path(__file__).parent / "captures" / "anthropic"
 USAGE = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}
 
 
-def event(obj: dict[str, Any], name: str | None | bool = True) -> bytes:
+def event(obj: dict[str, Any], name: str | bool | None = True) -> bytes:
     line = b"data: " + json.dumps(obj).encode() + b"\n\n"
     if name is True:
         name = obj["type"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import uuid
 
 import pytest
@@ -56,7 +57,7 @@ def test_random_chunkings(cuts: list[int]) -> None:
     points = sorted(set(cuts))
     edges = [0, *points, len(STREAM)]
     parser = EventStreamParser()
-    frames = [f for a, b in zip(edges, edges[1:]) for f in parser.feed(STREAM[a:b])] + parser.close()
+    frames = [f for a, b in itertools.pairwise(edges) for f in parser.feed(STREAM[a:b])] + parser.close()
     assert frames == parse(STREAM)
 
 

@@ -22,13 +22,14 @@ from hypothesis import strategies as st
 
 import streamfold
 from streamfold import Folder, fold
-from streamfold.events import Finding
-from streamfold.framing._records import FrameStore, make_frame
-from streamfold.framing._runs import LineRun, NDJSONRunParser as NDJSONParser
-from streamfold.framing._runs import DataRun, SSERunParser as SSEParser
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat
 from streamfold.dialects.openai_chat import fold as openai_chat_fold
+from streamfold.events import Finding
+from streamfold.framing._records import FrameStore, make_frame
+from streamfold.framing._runs import DataRun, LineRun
+from streamfold.framing._runs import NDJSONRunParser as NDJSONParser
+from streamfold.framing._runs import SSERunParser as SSEParser
 
 _HEAD = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1732920327, "model": "gpt-4o",
          "service_tier": "default", "system_fingerprint": "fp_1"}

@@ -309,19 +309,19 @@ def test_generated_sse_streams_round_trip(events, eol, bom, last_unterminated, d
         if ev["id"] is not None:
             last_event_id = ev["id"]
         expected.append(
-            dict(
-                index=n,
-                offset=offset,
-                line=line_number_at(stream, offset),
-                event=ev["event"],
-                data="\n".join(ev["data"]) if ev["data"] else None,
-                id=ev["id"],
-                retry=ev["retry"],
-                comments=comments,
-                raw=raw,
-                terminated=terminated,
-                issues=(),
-            )
+            {
+                "index": n,
+                "offset": offset,
+                "line": line_number_at(stream, offset),
+                "event": ev["event"],
+                "data": "\n".join(ev["data"]) if ev["data"] else None,
+                "id": ev["id"],
+                "retry": ev["retry"],
+                "comments": comments,
+                "raw": raw,
+                "terminated": terminated,
+                "issues": (),
+            }
         )
     parser = SSEParser()
     frames = []

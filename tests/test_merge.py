@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from streamfold.merge import Merger
 from streamfold._toolargs import parse_arguments
+from streamfold.merge import Merger
 
 
 def test_append_joins_in_order_and_ignores_null_and_empty() -> None:

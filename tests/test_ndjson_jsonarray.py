@@ -124,7 +124,7 @@ def test_ndjson_bom_is_stripped_but_counts_in_offsets():
 
 def test_ndjson_invalid_utf8():
     data = b'{"a":1}\n{"t":"\xff"}\n'
-    f0, f1 = nd(data)
+    _f0, f1 = nd(data)
     assert f1.data == '{"t":"\ufffd"}'
     (issue,) = f1.issues
     assert (issue.code, issue.offset, issue.line) == ("invalid-utf8", data.index(b"\xff"), 2)
@@ -183,7 +183,7 @@ def test_gemini_array_example(eol):
 
 def test_gemini_array_split_at_every_byte():
     # F9: network reads split objects anywhere (symfony/ai#1988, agentjido/req_llm#720)
-    body, e1, e2 = gemini_body("\r\n")
+    body, _e1, _e2 = gemini_body("\r\n")
     expected = ja(body)
     for i in range(1, len(body)):
         assert feed_all(JSONArrayParser, [body[:i], body[i:]]) == expected, f"split at {i}"
@@ -191,7 +191,7 @@ def test_gemini_array_split_at_every_byte():
 
 
 def test_gemini_array_crlf_between_elements_split_across_feeds():
-    body, e1, e2 = gemini_body("\r\n")
+    body, _e1, _e2 = gemini_body("\r\n")
     cut = body.index(b"\r\n,") + 1  # between the CR and the LF of the separator
     assert feed_all(JSONArrayParser, [body[:cut], body[cut:]]) == ja(body)
 

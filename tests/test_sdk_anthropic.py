@@ -143,7 +143,7 @@ def test_export_of_an_unparseable_tool_input_keeps_the_raw_text() -> None:
     assert exported["stop_reason"] == "max_tokens"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 - any validation error of pydantic will do
             Message.model_validate(exported)
 
 

@@ -235,7 +235,7 @@ def test_unknown_field_issue_points_at_its_line():
 
 def test_unknown_field_in_later_block_has_stream_offsets():
     data = b": hi\n\ndata: a\nevent : x\n\n"
-    f0, f1 = parse(data)
+    _f0, f1 = parse(data)
     (issue,) = f1.issues
     assert (issue.code, issue.line, issue.offset) == ("unknown-field", 4, data.index(b"event :"))
 
@@ -404,10 +404,10 @@ def test_comments_inside_an_event_block_do_not_touch_data():
 @pytest.mark.parametrize(
     "data, fields",
     [
-        (b"event: ping\n\n", dict(event="ping")),
-        (b"id: 42\n\n", dict(id="42")),
-        (b"retry: 3000\n\n", dict(retry=3000)),
-        (b": ping\n\n", dict(comments=("ping",))),
+        (b"event: ping\n\n", {"event": "ping"}),
+        (b"id: 42\n\n", {"id": "42"}),
+        (b"retry: 3000\n\n", {"retry": 3000}),
+        (b": ping\n\n", {"comments": ("ping",)}),
     ],
 )
 def test_block_without_data_is_a_frame_with_data_none(data, fields):

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..findings import Report, Severity
-from ..framing._records import FrameStore
 from ..framing import FrameView
+from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments
 
 if TYPE_CHECKING:
@@ -177,7 +177,8 @@ class Dialect:
             what = {
                 "identical-copies": f"the arguments were sent {parsed.copies} times over (a final chunk "
                                     "repeating the streamed arguments)",
-                "cumulative": f"each of {parsed.copies} fragments repeats everything sent before it (cumulative resend)",
+                "cumulative": f"each of {parsed.copies} fragments repeats everything sent before it "
+                              "(cumulative resend)",
                 "first-document": f"the join holds {parsed.copies} JSON document(s) followed by more text",
             }[parsed.recovery]
             self.report.diagnostic(
