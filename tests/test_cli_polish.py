@@ -45,7 +45,7 @@ def test_completion_scripts(shell: str) -> None:
 
 
 def test_every_command_has_an_example_in_its_help() -> None:
-    for name, command in cli.commands.items():
+    for name in cli.commands:
         code, out = invoke(name, "--help")
         assert code == 0 and "Examples:" in out and "streamfold " in out.split("Examples:")[1], name
 

@@ -36,7 +36,7 @@ def test_blame_out_of_range_and_bad_field() -> None:
 
 
 def test_annotate_marks_frame_boundaries() -> None:
-    code, out, _ = run("show", "--annotate", str(TOOLS))
+    _, out, _ = run("show", "--annotate", str(TOOLS))
     assert "I'll¦ check¦ the¦ current¦ weather¦ in¦ both¦ cities¦." in out
 
 

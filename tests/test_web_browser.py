@@ -442,7 +442,7 @@ def test_stream_markup_is_shown_as_text_and_never_runs(page: Page, server: Runni
     capture = xss_capture()
     result = streamfold.fold(capture)
     choice = result.choices[0]
-    assert PROBE in choice.content and PROBE == choice.reasoning and choice.tool_calls[0].name == PROBES[0]
+    assert PROBE in choice.content and choice.reasoning == PROBE and choice.tool_calls[0].name == PROBES[0]
     open_page(page, server)
     fold_text(page, capture)
     page.wait_for_timeout(300)  # an onerror/onload would fire by now
