@@ -169,13 +169,13 @@ _ALL = (
     CodeInfo("trace-ascii", _N, _INFO, "a `--trace-ascii` dump: control bytes were printed as '.'"),
     CodeInfo("trace-ascii-lossy", _N, _WARN, "a `--trace-ascii` dump lost bytes the stream needs"),
     CodeInfo("input-log", _N, _INFO, "a timestamped log: the timestamps are kept as arrival times"),
-    CodeInfo("gzip-body", _N, _INFO, "the body was gzip-compressed"),
-    CodeInfo("chunked-transfer-encoding", _N, _INFO, "the body was still in chunked transfer-encoding"),
+    CodeInfo("gzip-body", _N, _WARN, "the body was gzip-compressed"),
+    CodeInfo("chunked-transfer-encoding", _N, _WARN, "the body was still in chunked transfer-encoding"),
     CodeInfo("http-status", _N, _ERR, "the response status was not 200"),
     CodeInfo("content-type", _N, _WARN, "the Content-Type is not a streaming one"),
     CodeInfo("content-encoding", _N, _WARN, "the stream was compressed, which makes proxies and clients buffer it"),
     CodeInfo("buffered-response", _N, _WARN, "the response had a Content-Length: it was sent whole"),
-    CodeInfo("proxy-buffering", _N, _WARN, "nginx without `X-Accel-Buffering: no` buffers the stream"),
+    CodeInfo("proxy-buffering", _N, _INFO, "nginx without `X-Accel-Buffering: no` buffers the stream"),
 )
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
