@@ -1,7 +1,7 @@
 """The registry of every finding code: what it is (an error or a diagnostic,
 or a note on the input), how severe it is by default, one line on what it
 means, and the vendor it belongs to. README's code tables are generated from
-it (`code_tables`, held by tests/test_findings_registry.py).
+it (`code_tables`, held by tests/project/test_findings_registry.py).
 
 `Code` lists the same codes as a type, so a typo in a dialect is a mypy error.
 """

@@ -14,7 +14,7 @@
    small chunks wait (up to `DEFER_COUNT`), and byte-at-a-time feeding costs
    one comparison a byte.
 
-`tests/test_fast_paths.py` holds all three to the plain path: the same stream
+`tests/folding/test_fast_paths.py` holds all three to the plain path: the same stream
 folded whole equals it fed one frame at a time (records and dicts only).
 """
 

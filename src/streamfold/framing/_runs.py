@@ -9,7 +9,7 @@ over the whole chunk, is handed on as one run (`DataRun`, `LineRun`) that
 stays bytes; no record and no decoded string is made per frame until
 something reads it, and then it is the record the plain parser makes. The
 fold decodes a run's payloads straight from its bytes (`pieces()`).
-`tests/test_fast_paths.py` holds both parsers to the same frames.
+`tests/folding/test_fast_paths.py` holds both parsers to the same frames.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
  *
  * Safety: every string that came from a stream reaches the DOM as text
  * (text nodes, textContent), never as markup: this file never parses HTML
- * from a string (tests/test_web.py checks), and no link or URL is ever built
+ * from a string (tests/fronts/test_web.py checks), and no link or URL is ever built
  * from stream data. The server's Content-Security-Policy (no inline script,
  * no other origin) stands behind that.
  *

@@ -1,0 +1,53 @@
+"""Every capture through every layer, whole, byte by byte and in random chunks
+(`feeding.tr_framer`, `feeding.tr_fold`), and through JSON and back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from feeding import tr_fold, tr_framer
+from streamfold import EventStreamParser, JSONArrayParser, NDJSONParser, Result, SSEParser, fold, sniff
+from streamfold.framing._runs import NDJSONRunParser, SSERunParser
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPTURES = sorted([*(path for path in (ROOT / "tests" / "captures").rglob("*")
+                     if path.is_file() and not path.name.endswith((".json", ".md"))),
+                   *(ROOT / "examples").glob("*.sse")])
+IDS = [str(path.relative_to(ROOT)) for path in CAPTURES]
+PLAIN = {"sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser,
+         "aws-eventstream": EventStreamParser}
+WITH_RUNS = {"sse": SSERunParser, "ndjson": NDJSONRunParser}
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=IDS)
+def test_framing_is_the_same_however_fed(path: Path) -> None:
+    data = path.read_bytes()
+    transport = sniff(data, final=True) or "sse"
+    frames = tr_framer(PLAIN[transport], data)
+    if transport in WITH_RUNS:
+        # The run-splitting parser (the fold's) makes exactly the plain parser's frames.
+        assert tr_framer(WITH_RUNS[transport], data) == frames
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=IDS)
+def test_the_fold_is_the_same_however_fed(path: Path) -> None:
+    tr_fold(path.read_bytes())
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=IDS)
+def test_a_result_is_a_value(path: Path) -> None:
+    """Read back from its JSON, a Result is equal to itself and exports the same object."""
+    result = fold(path.read_bytes())
+    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert back == result
+    assert back.to_dict() == result.to_dict()
+    try:
+        exported = result.export()
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError):
+            back.export()
+    else:
+        assert back.export() == exported

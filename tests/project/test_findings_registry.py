@@ -1,0 +1,43 @@
+"""Findings have a home: one registry of every code, typed, documented in README
+from the registry, and messages a user can read without the internal trap ids."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from streamfold import fold
+from streamfold._codes import CODES, Code, Kind, Severity, code_tables
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPTURES = sorted(path for path in (ROOT / "tests" / "captures").rglob("*")
+                  if path.is_file() and not path.name.endswith((".json", ".md")))
+TRAP_ID = re.compile(r"\b[FORUAGB]\d{1,2}\b")
+
+
+def test_the_code_type_and_the_registry_agree() -> None:
+    codes = get_args(Code)
+    assert len(codes) == len(set(codes))
+    assert set(codes) == set(CODES)
+    for code, info in CODES.items():
+        assert info.code == code
+        assert isinstance(info.kind, Kind) and isinstance(info.severity, Severity)
+        assert info.doc and not info.doc.endswith(".")
+
+
+def test_readme_tables_are_the_registry() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = readme.index("<!-- codes:start -->\n"), readme.index("<!-- codes:end -->")
+    assert readme[start + len("<!-- codes:start -->\n"):end] == code_tables()
+
+
+@pytest.mark.parametrize("path", CAPTURES + sorted((ROOT / "examples").glob("*.sse")),
+                         ids=lambda path: str(path.relative_to(ROOT)))
+def test_messages_cite_no_internal_trap_id(path: Path) -> None:
+    result = fold(path.read_bytes())
+    for finding in (*result.errors, *result.diagnostics):
+        assert finding.code in CODES
+        assert not TRAP_ID.search(finding.message), f"{finding.code}: {finding.message}"

@@ -1,0 +1,112 @@
+"""The layering, read from the source with `ast`: the command line and the web
+page never import each other (not even inside a function or under
+TYPE_CHECKING), the services layer imports neither front nor their
+libraries, and the core imports none of them."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SOURCE / "streamfold"
+FRONT_LIBRARIES = ("click", "rich", "starlette", "uvicorn")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SOURCE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) for every module `path` imports, anywhere in the file. For `from X import Y`
+    both X and X.Y are given (Y may be a module); relative imports are resolved."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            yield node.lineno, target
+            for alias in node.names:
+                yield node.lineno, f"{target}.{alias.name}"
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and (getattr(node.func, "attr", None) == "import_module" or getattr(node.func, "id", None) in
+                   ("import_module", "__import__"))):
+            # importlib.import_module("streamfold.web.app"), or relative with a package argument
+            target = node.args[0].value
+            if target.startswith("."):
+                level = len(target) - len(target.lstrip("."))
+                base = package.split(".")
+                target = ".".join([*base[: len(base) - (level - 1)], *filter(None, [target.lstrip(".")])])
+            yield node.lineno, target
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def violations(files: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{path.relative_to(SOURCE)}:{line} imports {module}"
+            for path in files for line, module in imports(path)
+            if any(inside(module, package) for package in forbidden)]
+
+
+def files_of(*packages: str) -> list[Path]:
+    found = [path for package in packages for path in sorted((PACKAGE / package).rglob("*.py"))]
+    assert found, packages
+    return found
+
+
+def core_files() -> list[Path]:
+    fronts = ("cli", "web", "services")
+    return [path for path in sorted(PACKAGE.rglob("*.py"))
+            if path.relative_to(PACKAGE).parts[0] not in fronts and path.name not in ("launcher.py", "__main__.py")]
+
+
+def test_the_command_line_does_not_import_the_web_page() -> None:
+    assert violations(files_of("cli"), ("streamfold.web",)) == []
+
+
+def test_the_web_page_does_not_import_the_command_line() -> None:
+    assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher")) == []
+
+
+def test_the_services_layer_is_front_neutral() -> None:
+    assert violations(files_of("services"), ("streamfold.cli", "streamfold.web", "streamfold.launcher",
+                                             *FRONT_LIBRARIES)) == []
+
+
+def test_the_core_imports_no_front_and_no_service() -> None:
+    assert violations(core_files(), ("streamfold.cli", "streamfold.web", "streamfold.services", "streamfold.launcher",
+                                     *FRONT_LIBRARIES)) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from ..web import app", "streamfold.web.app"),
+    ("from ..web.app import create_app", "streamfold.web.app"),
+    ("from .. import web", "streamfold.web"),
+    ("import streamfold.web.server", "streamfold.web.server"),
+    ("def f():\n    from ..web.server import serve\n", "streamfold.web.server"),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..web import command\n", "streamfold.web.command"),
+    ("import importlib\nimportlib.import_module('streamfold.web.app')\n", "streamfold.web.app"),
+])
+def test_the_check_sees_every_kind_of_import(tmp_path: Path, source: str, expected: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "streamfold" / "cli" / "fake.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(source)
+    monkeypatch.setitem(globals(), "SOURCE", tmp_path)
+    assert any(module == expected for _, module in imports(fake))
+    assert violations([fake], ("streamfold.web",)) != []
