@@ -38,6 +38,11 @@ class ParsedArguments:
     #: How many documents the join held when recovered.
     copies: int = 1
 
+    @property
+    def clean(self) -> bool:
+        """Parsed as sent: nothing to report."""
+        return self.error is None and self.recovery is None
+
 
 Fragments = Sequence[tuple[str, int]] | Callable[[], Sequence[tuple[str, int]]]
 

@@ -16,6 +16,10 @@ result builder:
     (choice, "tool", key, "id" | "name" | "arguments")
     (choice, "block", key)   a dialect's own content block: {"type", "index"}, REPLACEd at its
                              start and its stop, so its frames span the block
+    ("dialect", name)        a value only the dialect's native snapshot reads
+
+`Path` spells these as types (`TopPath`, `ChoicePath`, `ToolPath`, ...), so mypy
+rejects a path the result builder would never read.
 
 Every APPEND buffer remembers which frame gave each piece (provenance), so a
 character of the reply can be traced back to its frame. Pieces are collected
@@ -27,13 +31,29 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from ._toolargs import ParsedArguments, parse_arguments
 
-__all__ = ["Merger", "ParsedArguments", "TextBuffer"]
+__all__ = ["BlockPath", "ChoiceField", "ChoicePath", "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer",
+           "ToolCallPath", "ToolField", "ToolKey", "ToolPath", "TopField", "TopPath"]
 
-Path = tuple[Any, ...]
+# The canonical paths as types, so a misspelt field is a type error, not a
+# silent private path that the result builder never reads.
+TopField: TypeAlias = Literal["id", "model", "created", "usage"]
+ChoiceField: TypeAlias = Literal["role", "content", "reasoning", "refusal", "finish_reason", "error"]
+ToolField: TypeAlias = Literal["id", "name", "arguments"]
+#: A tool call's key within its choice: the order a dialect first saw it in, or the vendor's index.
+ToolKey: TypeAlias = int
+
+TopPath: TypeAlias = tuple[TopField]
+ChoicePath: TypeAlias = tuple[int, ChoiceField]
+ToolCallPath: TypeAlias = tuple[int, Literal["tool"], ToolKey]
+ToolPath: TypeAlias = tuple[int, Literal["tool"], ToolKey, ToolField]
+BlockPath: TypeAlias = tuple[int, Literal["block"], int]
+#: A value a dialect keeps for its own native snapshot; the result builder never reads it.
+DialectPath: TypeAlias = tuple[Literal["dialect"], str]
+Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
 _EMPTY = (None, "", "null")
 
 
@@ -42,7 +62,7 @@ class TextBuffer:
 
     __slots__ = ("_journal", "_path", "ends", "frames", "length", "parsed", "pieces")
 
-    def __init__(self, path: Path = (), journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
+    def __init__(self, path: Path, journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
         self.pieces: list[str] = []
         # Machine integers, not int objects: provenance costs 16 bytes a piece.
         self.frames = array("q")

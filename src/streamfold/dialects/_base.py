@@ -9,6 +9,7 @@ go. Vendor quirks live in the vendor's module and nowhere else.
 from __future__ import annotations
 
 import enum
+import importlib
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..framing._records import FrameStore
-from ..merge import Merger, ParsedArguments
+from ..merge import Merger, ParsedArguments, ToolPath
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -29,6 +30,17 @@ STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls"
 INCOMPLETE = "incomplete"
 #: A raw value this dialect does not know (kept in finish_reason_raw).
 OTHER = "other"
+
+
+def fast_decoder(module: str, name: str) -> Callable[[bytes], Any] | None:
+    """A dialect's decoder of its hot payload shapes into msgspec Structs (`name` in its
+    `module`), or None without msgspec: then the plain path folds every payload, with
+    the same result (tests/folding/test_fast_paths.py)."""
+    try:
+        decoder: Callable[[bytes], Any] = getattr(importlib.import_module(module), name)
+    except ImportError:
+        return None
+    return decoder
 
 
 class End(enum.Enum):
@@ -141,8 +153,10 @@ class Dialect:
     def check_arguments(self, index: int, key: int, last_frame: int) -> None:
         """PARSE-AT-END findings for tool call `key` of choice `index` (arguments in the merger)."""
         merger = self.merger
-        path = (index, "tool", key, "arguments")
+        path: ToolPath = (index, "tool", key, "arguments")
         parsed = merger.parse(path, last_frame)
+        if parsed.clean:
+            return  # the common case builds no fragments
         name = merger.get((index, "tool", key, "name"))
         raw_finish = merger.get((index, "finish_reason"))
         cut = raw_finish if type(raw_finish) is str and self.finish_reasons.get(raw_finish) == LENGTH else None

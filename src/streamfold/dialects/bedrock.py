@@ -28,6 +28,7 @@ from ..merge import Merger
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
 
 if TYPE_CHECKING:
+    from ..merge import ChoiceField
     from ..result import Choice, Result
 
 __all__ = ["Bedrock"]
@@ -153,13 +154,13 @@ class Bedrock(Dialect):
 
     def _metadata(self, value: dict[str, Any], frame: int) -> None:
         self.merger.replace(("usage",), value.get("usage"), frame)
-        self.merger.replace(("bedrock", "metrics"), value.get("metrics"), frame)
+        self.merger.replace(("dialect", "metrics"), value.get("metrics"), frame)
 
     def _open(self, index: int, kind: str, frame: int) -> None:
         if index not in self._blocks:
             self._blocks[index] = kind
             # Where this block's text starts in the choice's one content/reasoning buffer.
-            field = "reasoning" if kind == "reasoning" else "content"
+            field: ChoiceField = "reasoning" if kind == "reasoning" else "content"
             self._block_fields[index] = {"_start": self.merger.buffer((0, field)).length}
             self.merger.replace((0, "block", index), {"type": kind, "index": index}, frame)
 
@@ -236,7 +237,7 @@ class Bedrock(Dialect):
         if inner is not None:
             return {"inner": inner.name, "native": inner.native()}
         out: dict[str, Any] = {}
-        metrics = self.merger.get(("bedrock", "metrics"))
+        metrics = self.merger.get(("dialect", "metrics"))
         if metrics is not None:
             out["metrics"] = metrics
         blocks: dict[str, Any] = {}

@@ -29,7 +29,7 @@ from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, com
 if TYPE_CHECKING:
     from ..findings import Report
     from ..framing import FrameView
-    from ..merge import Merger
+    from ..merge import Merger, ToolCallPath
     from ..result import Result
 
 __all__ = ["Cloudflare"]
@@ -100,7 +100,7 @@ class Cloudflare(Dialect):
             if call_id in _NO_ID and name in _NO_ID and arguments in (None, ""):
                 continue  # the null "finalisation" entry that closes streamed calls
             key = self._key(call, call_id, name, partial)
-            path = (0, "tool", key)
+            path: ToolCallPath = (0, "tool", key)
             if call_id not in _NO_ID:
                 merger.set_once((*path, "id"), call_id, frame)
             if name not in _NO_ID:

@@ -29,6 +29,7 @@ from ..merge import Merger
 from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
+    from ..merge import ToolCallPath
     from ..result import Result
 
 __all__ = ["Cohere"]
@@ -201,7 +202,8 @@ class Cohere(Dialect):
                 once=("cohere", index), choice=0, tool_call=index)
         if index not in self._tool_keys:
             self._tool_keys.append(index)
-        merger, path = self.merger, (0, "tool", index)
+        merger = self.merger
+        path: ToolCallPath = (0, "tool", index)
         call_id = call.get("id")
         if call_id not in _NO_ID:
             merger.set_once((*path, "id"), call_id, frame)

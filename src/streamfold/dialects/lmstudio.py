@@ -34,7 +34,7 @@ from ._base import Dialect, compact_json, dumps_arguments, event_type
 if TYPE_CHECKING:
     from ..findings import Report
     from ..framing import FrameView
-    from ..merge import Merger
+    from ..merge import ChoiceField, Merger, TextBuffer, ToolPath
     from ..result import Result
 
 __all__ = ["LMStudio"]
@@ -135,7 +135,7 @@ class LMStudio(Dialect):
     def _set_arguments(self, key: int, arguments: Any, frame: int) -> None:
         """WHOLE: the arguments arrive complete; a second copy replaces the first."""
         text = arguments if type(arguments) is str else dumps_arguments(arguments)
-        path = (0, "tool", key, "arguments")
+        path: ToolPath = (0, "tool", key, "arguments")
         buffer = self.merger.texts.get(path)
         if buffer is None or not buffer.length:
             self.merger.append(path, text, frame)
@@ -145,7 +145,7 @@ class LMStudio(Dialect):
     def _tool_result(self, value: dict[str, Any], frame: int) -> None:
         key = self._open_tool if self._open_tool is not None else self._new_tool(value, frame)
         self._identify(key, value, frame)
-        path = (0, "tool", key, "arguments")
+        path: ToolPath = (0, "tool", key, "arguments")
         buffer = self.merger.texts.get(path)
         arguments = value.get("arguments")
         if arguments is not None and (buffer is None or not buffer.length):
@@ -199,7 +199,9 @@ class LMStudio(Dialect):
                 texts[kind].append(item["content"])
             elif kind == "tool_call":
                 tools.append(item)
-        for kind, field, buffer in (("message", "content", self._content), ("reasoning", "reasoning", self._reasoning)):
+        texts_of: tuple[tuple[str, ChoiceField, TextBuffer], ...] = (
+            ("message", "content", self._content), ("reasoning", "reasoning", self._reasoning))
+        for kind, field, buffer in texts_of:
             final, joined = "".join(texts[kind]), buffer.text()
             if final != joined:
                 self.merger.replace_text((0, field), [(final, frame)] if final else [])

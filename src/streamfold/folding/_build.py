@@ -6,12 +6,12 @@ from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
 from ..framing._records import FrameSequence, FrameStore
-from ..merge import Merger
+from ..merge import BlockPath, ChoiceField, Merger, ToolCallPath, ToolField, ToolPath
 from ..result import Block, Choice, Provenance, Result, ToolCall, Usage
 
 __all__ = ["build_result"]
 
-_TEXT_FIELDS = ("content", "reasoning", "refusal")
+_TEXT_FIELDS: tuple[ChoiceField, ...] = ("content", "reasoning", "refusal")
 _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal"}
 
 
@@ -40,17 +40,18 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
                 sources[(index, name)] = buffer
                 blocks.append(Block(_BLOCK_TYPES[name], 0, (buffer.first_frame, buffer.last_frame)))
         for position, key in enumerate(sorted(tool_keys.get(index, ()))):
-            path = (index, "tool", key)
-            arguments_path = (*path, "arguments")
+            call: ToolCallPath = (index, "tool", key)
+            arguments_path: ToolPath = (*call, "arguments")
             parsed = merger.parse(arguments_path, max(len(frames) - 1, 0))
             buffer = merger.texts[arguments_path]
             sources[(index, f"tool:{key}")] = buffer
             error = None
             if parsed.error is not None:
                 error = f"{parsed.error}: character {parsed.position}"
-            calls.append(ToolCall(position, merger.get((*path, "id")), merger.get((*path, "name")),
+            calls.append(ToolCall(position, merger.get((*call, "id")), merger.get((*call, "name")),
                                   buffer.text(), None if error else parsed.value, error, key))
-            spans = [span for part in ("id", "name", "arguments") if (span := merger.frames_of((*path, part)))]
+            fields: tuple[ToolField, ...] = ("id", "name", "arguments")
+            spans = [span for part in fields if (span := merger.frames_of((*call, part)))]
             if spans:
                 blocks.append(Block("tool_call", position, (min(s[0] for s in spans), max(s[1] for s in spans))))
         raw_finish = merger.get((index, "finish_reason"))
@@ -92,7 +93,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
     )
 
 
-def _explicit_block(merger: Merger, path: tuple[int, str, int]) -> Block:
+def _explicit_block(merger: Merger, path: BlockPath) -> Block:
     """A block a dialect recorded at (choice, "block", key) as {"type": ..., "index": ...}."""
     value = merger.get(path)
     frames = merger.frames_of(path)

@@ -19,7 +19,7 @@ from typing import Any
 from ..._toolargs import ParsedArguments, parse_arguments
 from ...findings import Report, Severity
 from ...framing import FrameView
-from ...merge import Merger, TextBuffer
+from ...merge import Merger, TextBuffer, ToolPath
 from .._base import Dialect, dumps_arguments
 
 __all__ = ["CHOICE", "SERVER_TOOLS", "Block", "ContentBlocks"]
@@ -276,7 +276,7 @@ class ContentBlocks(Dialect):
     def _close(self, block: Block, frame: int) -> None:
         """PARSE-AT-END: the block's input is parsed once, when it closes (A3)."""
         if block.kind == "tool_use":
-            path = (CHOICE, "tool", block.index, "arguments")
+            path: ToolPath = (CHOICE, "tool", block.index, "arguments")
             if not block.saw_input:
                 self._input_from_start(block, path)
             self.merger.parse(path, frame)
@@ -306,8 +306,11 @@ class ContentBlocks(Dialect):
                                {"type": _BLOCK_TYPES.get(block.kind, block.kind), "index": block.index},
                                block.last_frame)
             if block.kind == "tool_use":
-                path = (CHOICE, "tool", block.index, "arguments")
-                parsed, fragments = merger.parse(path, last_frame), merger.texts[path].fragments()
+                path: ToolPath = (CHOICE, "tool", block.index, "arguments")
+                parsed = merger.parse(path, last_frame)
+                if parsed.clean:
+                    continue  # the common case builds no fragments
+                fragments = merger.texts[path].fragments()
             elif block.kind in SERVER_TOOLS and block.parsed is not None:
                 parsed, fragments = block.parsed, block.json
             else:

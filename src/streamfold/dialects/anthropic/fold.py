@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
 from .native import export_message, read_message, snapshot
 from .summary import summarize
@@ -26,13 +26,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .fast import BlockDelta
 
-_FAST_SHAPES: Callable[[bytes], Any] | None
-try:
-    from .fast import decode_block_delta
-
-    _FAST_SHAPES = decode_block_delta
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_block_delta")
 
 __all__ = ["Anthropic"]
 

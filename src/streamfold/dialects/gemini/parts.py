@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...merge import ToolCallPath, ToolPath
 from .._base import Dialect
 from .partial_args import apply_fragment
 from .state import PART_EXTRAS, Candidate, Part, StreamedCall, dumps, snake
@@ -126,7 +127,7 @@ class Parts(Dialect):
             state.tools[key] = (call_id, name, "")
             if call_id is not None:
                 state.tool_ids[call_id] = key
-            path = (index, "tool", key)
+            path: ToolCallPath = (index, "tool", key)
             self.merger.set_once((*path, "id"), call_id, frame)
             self.merger.set_once((*path, "name"), name, frame)
             streamed.name, streamed.id = name, call_id
@@ -174,7 +175,7 @@ class Parts(Dialect):
         part = next(p for p in state.parts if p.tool == key)
         if signature and not part.signature:
             part.signature = signature
-        path = (index, "tool", key)
+        path: ToolCallPath = (index, "tool", key)
         if held_arguments == arguments and (name is None or held_name in (None, name)):
             self.report.diagnostic(
                 "tool-call-repeated", frame,
@@ -201,7 +202,7 @@ class Parts(Dialect):
 
     def _continue_streamed(self, index: int, state: Candidate, streamed: StreamedCall, call: dict[str, Any],
                            signature: str | None, frame: int) -> None:
-        path = (index, "tool", streamed.key)
+        path: ToolCallPath = (index, "tool", streamed.key)
         if streamed.name is None and call.get("name"):
             streamed.name = self.merger.set_once((*path, "name"), call["name"], frame)
         if streamed.id is None and call.get("id"):
@@ -234,7 +235,7 @@ class Parts(Dialect):
         state.streamed = None
         arguments = dumps(streamed.args)
         state.tools[streamed.key] = (streamed.id, streamed.name, arguments)
-        path = (index, "tool", streamed.key, "arguments")
+        path: ToolPath = (index, "tool", streamed.key, "arguments")
         self.merger.append(path, arguments, frame)
         self.merger.parse(path, frame)
         part = streamed.part

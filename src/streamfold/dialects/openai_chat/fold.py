@@ -11,13 +11,12 @@ identity goes wrong (O4-O8; the identity rules are in `tools.py`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report
 from ...framing import FrameView
-from ...merge import Merger
-from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS
+from ...merge import Merger, ToolPath
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .native import export_chat, read_chat, snapshot
 from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
@@ -26,13 +25,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .fast import Chunk
 
-_FAST_SHAPES: Callable[[bytes], Any] | None
-try:
-    from .fast import decode_chunk
-
-    _FAST_SHAPES = decode_chunk
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_chunk")
 
 __all__ = ["OpenAIChat"]
 
@@ -86,8 +79,8 @@ class OpenAIChat(ToolCallFolding):
             found_id = merger.set_once(("id",), chunk.get("id"), frame)
             found_model = merger.set_once(("model",), chunk.get("model"), frame)
             merger.set_once(("created",), chunk.get("created") or None, frame)
-            merger.set_once(("system_fingerprint",), chunk.get("system_fingerprint"), frame)
-            merger.set_once(("service_tier",), chunk.get("service_tier"), frame)
+            merger.set_once(("dialect", "system_fingerprint"), chunk.get("system_fingerprint"), frame)
+            merger.set_once(("dialect", "service_tier"), chunk.get("service_tier"), frame)
             self._identified = found_id is not None and found_model is not None
             if self._identified:
                 # From here on, fold reads nothing from a chunk outside its choices, usage and error.
@@ -155,7 +148,7 @@ class OpenAIChat(ToolCallFolding):
                 key = keys[call.index]
                 buffer = state.arguments.get(key)
                 if buffer is None:
-                    path = (choice.index, "tool", key, "arguments")
+                    path: ToolPath = (choice.index, "tool", key, "arguments")
                     self.merger.append(path, call.function.arguments, frame)
                     if path in self.merger.texts:
                         state.arguments[key] = self.merger.texts[path]

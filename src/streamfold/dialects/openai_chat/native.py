@@ -30,7 +30,7 @@ def snapshot(merger: Merger) -> dict[str, Any]:
     """The native snapshot at the end of the stream (JSON values, as the chunks sent them)."""
     out: dict[str, Any] = {"created": merger.get(("created",))}
     for name in _OPTIONAL:
-        value = merger.get((name,))
+        value = merger.get(("dialect", name))
         if value is not None:
             out[name] = value
     return out

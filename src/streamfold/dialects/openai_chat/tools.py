@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...merge import TextBuffer
+from ...merge import TextBuffer, ToolCallPath
 from .._base import Dialect, dumps_arguments
 
 __all__ = ["ChoiceState", "ToolCallFolding"]
@@ -56,7 +56,7 @@ class ToolCallFolding(Dialect):
             if type(function) is not dict:
                 function = {}
             key = self._tool_key(index, state, call, function, frame)
-            path = (index, "tool", key)
+            path: ToolCallPath = (index, "tool", key)
             call_id = call.get("id")
             if call_id not in NO_ID:
                 merger.set_once((*path, "id"), call_id, frame)
@@ -146,7 +146,7 @@ class ToolCallFolding(Dialect):
     def _legacy_function_call(self, index: int, state: ChoiceState, call: dict[str, Any], frame: int) -> None:
         if state.legacy_call is None:
             state.legacy_call = state.new_tool(len(state.tool_keys))
-        path = (index, "tool", state.legacy_call)
+        path: ToolCallPath = (index, "tool", state.legacy_call)
         self.merger.set_once((*path, "name"), call.get("name"), frame)
         arguments = call.get("arguments")
         if type(arguments) is str:

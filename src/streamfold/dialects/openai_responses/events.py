@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...findings import Severity
+from ...merge import ToolCallPath, ToolField
 from .items import CHOICE, PART_KINDS, Item, ResponsesItems, Segment
 
 __all__ = ["ResponsesEvents"]
@@ -94,8 +95,9 @@ class ResponsesEvents(ResponsesItems):
             self._arguments(item)
 
     def _call_identity(self, item: Item, value: dict[str, Any], frame: int) -> None:
-        path = (CHOICE, "tool", item.index)
-        for field, label in (("call_id", "id"), ("name", "name")):
+        path: ToolCallPath = (CHOICE, "tool", item.index)
+        labels: tuple[tuple[str, ToolField], ...] = (("call_id", "id"), ("name", "name"))
+        for field, label in labels:
             new = value.get(field)
             held = self.merger.set_once((*path, label), new, frame)
             if held is not None and type(new) is str and new and new != held:
