@@ -512,22 +512,3 @@ def test_a_beta_mcp_tool_use_streams_its_input_like_a_server_tool() -> None:
 
 
 # -- a Result read back from JSON is the same Result, and exports the same object ---------------
-
-
-def _export_or_error(result: Result) -> Any:
-    """The export with its keys in order (as `streamfold export` prints it), or the error."""
-    try:
-        exported = result.export()
-    except NotImplementedError as exc:
-        return NotImplementedError, str(exc)
-    return exported, json.dumps(exported)
-
-
-@pytest.mark.parametrize("capture", sorted(p.name for p in CAPTURES.iterdir()
-                                           if p.suffix not in (".json", ".md")))
-def test_every_capture_round_trips_through_json_and_exports_the_same(capture: str) -> None:
-    result = fold((CAPTURES / capture).read_bytes())
-    assert result.dialect == "anthropic"
-    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
-    assert back == result
-    assert _export_or_error(back) == _export_or_error(result)

@@ -431,12 +431,3 @@ def test_wrong_shapes_never_raise(name: str) -> None:
 
 LOCAL_CAPTURES = sorted(p for name in ("llama-cpp", "tgi", "lmstudio", "cloudflare")
                         for p in (CAPTURES / name).glob("*.sse"))
-
-
-@pytest.mark.parametrize("path", LOCAL_CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_a_result_read_back_from_json_is_equal_and_exports_the_same(path: Path) -> None:
-    result = fold(path.read_bytes())
-    assert result.dialect == path.parent.name
-    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
-    assert back == result
-    assert json.dumps(back.export()) == json.dumps(result.export())  # key order too

@@ -302,12 +302,3 @@ def test_summaries() -> None:
 
 
 # -- the Result read back from JSON ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
-def test_a_result_read_back_from_json_is_equal_and_exports_the_same(path: Path) -> None:
-    result = fold(path.read_bytes())
-    assert result.dialect == "ollama"
-    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
-    assert back == result
-    assert json.dumps(back.export()) == json.dumps(result.export())  # key order too

@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from streamfold import Result, fold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,20 +124,6 @@ def test_wrong_shapes_are_diagnosed_not_raised() -> None:
     result = fold(sse(delta("a"), [1, 2], {"object": "chat.completion.chunk", "choices": {"0": 1}}, delta("b")))
     assert result.choices[0].content == "ab"
     assert codes(result).count("unexpected-payload") == 2
-
-
-@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_a_result_read_back_from_json_is_equal_and_exports_the_same(path: Path) -> None:
-    result = fold(path.read_bytes())
-    back = Result.from_dict(json.loads(json.dumps(result.to_dict())))
-    assert back == result
-    try:
-        exported = result.export()
-    except NotImplementedError:
-        with pytest.raises(NotImplementedError):
-            back.export()
-        return
-    assert back.export() == exported
 
 
 def test_the_native_snapshot_holds_the_envelope_fields_the_result_has_not() -> None:

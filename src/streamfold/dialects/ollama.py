@@ -16,24 +16,18 @@ nanoseconds). `done_reason` stays `stop` when tools were called (B3), and is
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json
+from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, fast_decoder
 
 if TYPE_CHECKING:
     from ..findings import Report
     from ..framing import FrameView
-    from ..merge import Merger, TextBuffer
+    from ..merge import Merger, TextBuffer, ToolCallPath
     from ..result import Result
     from .ollama_fast import OllamaLine
 
-try:
-    from .ollama_fast import decode_ollama_line
-
-    _FAST_SHAPES: Callable[[bytes], Any] | None = decode_ollama_line
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
+_FAST_SHAPES = fast_decoder(f"{__package__}.ollama_fast", "decode_ollama_line")
 
 __all__ = ["Ollama"]
 
@@ -183,7 +177,7 @@ class Ollama(Dialect):
                 continue
             key = len(self._tools)
             self._tools[key] = (call_id, position, name, text)
-            path = (0, "tool", key)
+            path: ToolCallPath = (0, "tool", key)
             self.merger.set_once((*path, "id"), call_id, frame)
             self.merger.set_once((*path, "name"), name, frame)
             self.merger.append((*path, "arguments"), text, frame)
@@ -205,7 +199,7 @@ class Ollama(Dialect):
 
     def _repeated_call(self, key: int, call_id: str | None, name: str | None, text: str, frame: int) -> None:
         held_id, held_position, held_name, held_text = self._tools[key]
-        path = (0, "tool", key)
+        path: ToolCallPath = (0, "tool", key)
         if held_text == text and (name is None or held_name in (None, name)):
             self.report.diagnostic(
                 "tool-call-repeated", frame,

@@ -28,7 +28,7 @@ from ..decoding import PayloadKind, decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
 
-__all__ = ["DEFER_CHUNK", "DEFER_COUNT", "RunFolding", "deferrable"]
+__all__ = ["DEFER_CHUNK", "DEFER_COUNT", "RunFolding"]
 
 #: feed() keeps chunks shorter than DEFER_CHUNK, up to DEFER_COUNT of them, before framing.
 DEFER_CHUNK = 256
@@ -36,11 +36,6 @@ DEFER_COUNT = 4096
 # A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
 _FoldFast = Callable[[Any, int, "bytes | None"], bool]
 _JSON = PayloadKind.JSON
-
-
-def deferrable(chunk: bytes) -> bool:
-    """Can this chunk wait? (No line end, LF or CR, in it; one byte above CR is neither.)"""
-    return chunk > b"\r" if len(chunk) == 1 else len(chunk) < DEFER_CHUNK and 10 not in chunk and 13 not in chunk
 
 
 class RunFolding:

@@ -128,7 +128,8 @@ class Folder(RunFolding):
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
-        # `_runs.deferrable(chunk)`, inline: it runs once per byte when bytes come one at a time.
+        # Deferral (folding/_runs.py): a chunk with no line end, LF or CR, can wait; one byte
+        # above CR is neither. Inline, as it runs once per byte when bytes come one at a time.
         if type(chunk) is bytes and self._deferrable and (
                 chunk > b"\r" if len(chunk) == 1 else len(chunk) < DEFER_CHUNK and 10 not in chunk and 13 not in chunk):
             deferred = self._deferred

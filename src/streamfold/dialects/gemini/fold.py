@@ -17,11 +17,10 @@ still folds). A prompt blocked before any candidate
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Severity
-from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, fast_decoder
 from .native import export as _export
 from .native import read_response as _read_response
 from .native import snapshot as _snapshot
@@ -36,12 +35,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .fast import GeminiChunk
 
-try:
-    from .fast import decode_gemini_chunk
-
-    _FAST_SHAPES: Callable[[bytes], Any] | None = decode_gemini_chunk
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_gemini_chunk")
 
 __all__ = ["Gemini"]
 

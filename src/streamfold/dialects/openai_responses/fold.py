@@ -26,13 +26,12 @@ after the end are listed, not folded.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type
+from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type, fast_decoder
 from .events import ResponsesEvents
 from .items import CHOICE, TERMINAL, Item, Segment
 from .native import export, read_response, snapshot
@@ -42,12 +41,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .fast import ResponsesDelta
 
-try:
-    from .fast import decode_responses_delta
-
-    _FAST_SHAPES: Callable[[bytes], Any] | None = decode_responses_delta
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_responses_delta")
 
 __all__ = ["OpenAIResponses"]
 
