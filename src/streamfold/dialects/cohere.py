@@ -76,6 +76,8 @@ class Cohere(Dialect):
         self._items: dict[int, list[Any]] = {}
         self.fast_decoder = _FAST_SHAPES
         self._tool_keys: list[int] = []
+        #: The same keys, for membership in O(1) (a stream may open any number of calls).
+        self._tool_key_set: set[int] = set()
         self._citations: dict[int, Any] = {}
         #: The tool plan's runs in the reasoning buffer, as [start, end] offsets.
         self._plan: list[list[int]] = []
@@ -200,8 +202,9 @@ class Cohere(Dialect):
                 "tool-call-missing-index", frame,
                 f"a Cohere tool-call event has no integer `index`; it was attributed to tool call {index}",
                 once=("cohere", index), choice=0, tool_call=index)
-        if index not in self._tool_keys:
+        if index not in self._tool_key_set:
             self._tool_keys.append(index)
+            self._tool_key_set.add(index)
         merger = self.merger
         path: ToolCallPath = (0, "tool", index)
         call_id = call.get("id")
@@ -226,7 +229,7 @@ class Cohere(Dialect):
 
     def _tool_call_end(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("index")
-        if type(index) is int and index in self._tool_keys:
+        if type(index) is int and index in self._tool_key_set:
             self.merger.parse((0, "tool", index, "arguments"), frame)
 
     def _citation(self, value: dict[str, Any], frame: int) -> None:

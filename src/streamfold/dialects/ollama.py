@@ -19,6 +19,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, fast_decoder
+from ._calls import CallIndex, content_key
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -54,6 +55,9 @@ class Ollama(Dialect):
         self._endpoint: str | None = None
         #: tool key -> (id, function.index, name, serialised arguments), for dedupe and export.
         self._tools: dict[int, tuple[str | None, int | None, str | None, str]] = {}
+        #: The same calls by content, and each id's first key: what a new call repeats, found in O(log n).
+        self._by_content = CallIndex()
+        self._by_id: dict[Any, int] = {}
         self._created_at: Any = None
         self._done_line: dict[str, Any] | None = None
         self._logprobs: list[Any] = []
@@ -176,7 +180,7 @@ class Ollama(Dialect):
                 self._repeated_call(known, call_id, name, text, frame)
                 continue
             key = len(self._tools)
-            self._tools[key] = (call_id, position, name, text)
+            self._set_tool(key, (call_id, position, name, text))
             path: ToolCallPath = (0, "tool", key)
             self.merger.set_once((*path, "id"), call_id, frame)
             self.merger.set_once((*path, "name"), name, frame)
@@ -189,13 +193,22 @@ class Ollama(Dialect):
         Some servers reuse index 0 for every call of a parallel batch, so an index
         alone never merges two calls that differ.
         """
-        for key, (held_id, held_position, held_name, held_text) in self._tools.items():
-            if call_id is not None and held_id is not None:
-                if call_id == held_id:
-                    return key
-            elif held_position == position and held_name == name and held_text == text:
-                return key
-        return None
+        by_id = None if call_id is None else self._by_id.get(content_key(call_id))
+        by_content = self._by_content.first(content_key(position, name, text), call_id is not None)
+        if by_id is None or by_content is None:
+            return by_content if by_id is None else by_id
+        return min(by_id, by_content)
+
+    def _set_tool(self, key: int, call: tuple[Any, Any, Any, str]) -> None:
+        """Keep call `key` as (id, index, name, arguments), and index it by id and by content."""
+        held = self._tools.get(key)
+        if held is not None:
+            self._by_content.remove(key, content_key(*held[1:]), held[0] is not None)
+        self._tools[key] = call
+        self._by_content.add(key, content_key(*call[1:]), call[0] is not None)
+        if call[0] is not None:
+            id_key = content_key(call[0])
+            self._by_id[id_key] = min(key, self._by_id.get(id_key, key))
 
     def _repeated_call(self, key: int, call_id: str | None, name: str | None, text: str, frame: int) -> None:
         held_id, held_position, held_name, held_text = self._tools[key]
@@ -208,7 +221,7 @@ class Ollama(Dialect):
                 "each copy runs the tool twice",
                 choice=0, tool_call=key, changed=False)
             return
-        self._tools[key] = (held_id or call_id, held_position, held_name or name, text)
+        self._set_tool(key, (held_id or call_id, held_position, held_name or name, text))
         self.merger.replace_text((*path, "arguments"), [(text, frame)])
         self.merger.parse((*path, "arguments"), frame)
         self.report.diagnostic(

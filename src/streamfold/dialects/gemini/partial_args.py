@@ -15,21 +15,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .state import StreamedCall
 
-__all__ = ["apply_fragment", "parse_json_path"]
+__all__ = ["MAX_INDEX_GAP", "apply_fragment", "parse_json_path"]
+
+#: How far past an array's end a fragment's index may point; the gap is filled with nulls.
+#: An index further out (`$.a[100000000]`) is not a position a real stream reaches by
+#: filling a gap: its value goes at the array's end instead (and a finding says so), so
+#: the nulls a fragment adds stay bounded by this, whatever the index says.
+MAX_INDEX_GAP = 16
 
 # JSONPath (RFC 9535) segments Vertex uses in partialArgs: .name, [0], ['name'], ["name"].
 _PATH_SEGMENT = re.compile(
     r"""\.([^.\[\]'"]+)|\[\s*(\d+)\s*\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]""")
 
 
-def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> bool:
-    """Fold one `partialArgs` fragment into the call's arguments. False (and nothing changed)
-    when its `jsonPath` is not a path into the arguments; a fragment without a value is skipped."""
+def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> list[tuple[int, int]] | None:
+    """Fold one `partialArgs` fragment into the call's arguments. None (and nothing changed)
+    when its `jsonPath` is not a path into the arguments; a fragment without a value is skipped.
+    Else the array indexes it asked for that were too far past the array's end, each with the
+    position its value took instead (`MAX_INDEX_GAP`), the first time each was seen."""
     json_path = fragment.get("jsonPath")
     keys = parse_json_path(json_path) if type(json_path) is str else None
     if not keys:
-        return False
+        return None
     assert type(json_path) is str
+    moved = _bound_indexes(call, keys)
     if "stringValue" in fragment:
         value: Any = fragment["stringValue"]
         if json_path in call.continuing:
@@ -43,13 +52,36 @@ def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> bool:
     elif "nullValue" in fragment:
         value = None
     else:
-        return True
+        return moved
     _set_path(call.args, keys, value)
     if fragment.get("willContinue") is True:
         call.continuing.add(json_path)
     else:
         call.continuing.discard(json_path)
-    return True
+    return moved
+
+
+def _bound_indexes(call: StreamedCall, keys: list[str | int]) -> list[tuple[int, int]]:
+    """Replace, in `keys`, each index more than `MAX_INDEX_GAP` past its array's end by the
+    position its first fragment took (the array's end then), so later fragments at the same
+    path land there too. Returns the indexes newly moved, with where they went."""
+    moved: list[tuple[int, int]] = []
+    node: Any = call.args
+    for position, key in enumerate(keys):
+        if type(key) is int:
+            length = len(node) if type(node) is list else 0
+            if key > length + MAX_INDEX_GAP:
+                where = (tuple(keys[:position]), key)
+                placed = call.moved.get(where)
+                if placed is None:
+                    placed = call.moved[where] = length
+                    moved.append((key, placed))
+                keys[position] = key = placed
+            found = type(node) is list and key < len(node)
+        else:
+            found = type(node) is dict and key in node
+        node = node[key] if found else None
+    return moved
 
 
 def parse_json_path(path: str) -> list[str | int] | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...merge import ToolCallPath, ToolPath
 from .._base import Dialect
+from .._calls import content_key
 from .partial_args import apply_fragment
 from .state import PART_EXTRAS, Candidate, Part, StreamedCall, dumps, snake
 
@@ -123,8 +124,9 @@ class Parts(Dialect):
             key = len(state.tools)
             part = self._open(index, state, "tool_call", frame)
             part.tool, part.signature = key, signature
+            state.tool_parts[key] = part
             streamed = state.streamed = StreamedCall(key, part)
-            state.tools[key] = (call_id, name, "")
+            state.set_tool(key, call_id, name, "")
             if call_id is not None:
                 state.tool_ids[call_id] = key
             path: ToolCallPath = (index, "tool", key)
@@ -146,11 +148,12 @@ class Parts(Dialect):
             self._repeated_call(index, state, known, call_id, name, arguments, signature, frame)
             return
         key = len(state.tools)
-        state.tools[key] = (call_id, name, arguments)
+        state.set_tool(key, call_id, name, arguments)
         if call_id is not None:
             state.tool_ids[call_id] = key
         part = self._open(index, state, "tool_call", frame)
         part.tool, part.signature = key, signature
+        state.tool_parts[key] = part
         path = (index, "tool", key)
         merger = self.merger
         merger.set_once((*path, "id"), call_id, frame)
@@ -164,15 +167,12 @@ class Parts(Dialect):
             key = state.tool_ids.get(call_id)
             if key is not None:
                 return key
-        for key, (held_id, held_name, held_arguments) in state.tools.items():
-            if held_name == name and held_arguments == arguments and (held_id is None or call_id is None):
-                return key
-        return None
+        return state.tools_by_content.first(content_key(name, arguments), call_id is not None)
 
     def _repeated_call(self, index: int, state: Candidate, key: int, call_id: str | None, name: str | None,
                        arguments: str, signature: str | None, frame: int) -> None:
         held_id, held_name, held_arguments = state.tools[key]
-        part = next(p for p in state.parts if p.tool == key)
+        part = state.tool_parts[key]
         if signature and not part.signature:
             part.signature = signature
         path: ToolCallPath = (index, "tool", key)
@@ -185,7 +185,7 @@ class Parts(Dialect):
                 choice=index, tool_call=key, changed=False)
             return
         # Same id, new content: keep the last version (G3).
-        state.tools[key] = (held_id or call_id, held_name or name, arguments)
+        state.set_tool(key, held_id or call_id, held_name or name, arguments)
         self.merger.replace_text((*path, "arguments"), [(arguments, frame)])
         self.merger.parse((*path, "arguments"), frame)
         if held_name is None:
@@ -223,18 +223,26 @@ class Parts(Dialect):
             self._close_streamed(index, state, frame)
 
     def _partial_arg(self, index: int, streamed: StreamedCall, fragment: dict[str, Any], frame: int) -> None:
-        if not apply_fragment(streamed, fragment):
+        moved = apply_fragment(streamed, fragment)
+        if moved is None:
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"candidate {index}: a partialArgs fragment with jsonPath {fragment.get('jsonPath')!r}, which is not "
                 "a path into the arguments; ignored", once=(index, streamed.key, "path"))
+        for asked, placed in moved or ():
+            self.report.diagnostic(
+                "unexpected-payload", frame,
+                f"candidate {index}: a partialArgs fragment with jsonPath {fragment.get('jsonPath')!r} points at "
+                f"array index {asked}, far past the array's end ({placed} items so far); its value was put at "
+                f"index {placed} instead of filling the gap with nulls. A client that fills the gap allocates "
+                f"{asked} items", choice=index, tool_call=streamed.key, index=asked, placed=placed)
 
     def _close_streamed(self, index: int, state: Candidate, frame: int, *, unfinished: bool = False) -> None:
         streamed = state.streamed
         assert streamed is not None
         state.streamed = None
         arguments = dumps(streamed.args)
-        state.tools[streamed.key] = (streamed.id, streamed.name, arguments)
+        state.set_tool(streamed.key, streamed.id, streamed.name, arguments)
         path: ToolPath = (index, "tool", streamed.key, "arguments")
         self.merger.append(path, arguments, frame)
         self.merger.parse(path, frame)

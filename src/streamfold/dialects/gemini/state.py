@@ -8,6 +8,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from .._calls import CallIndex, content_key
+
 if TYPE_CHECKING:
     from ...merge import TextBuffer
 
@@ -51,7 +53,7 @@ class Part:
 class StreamedCall:
     """A Vertex function call whose arguments stream as `partialArgs` fragments."""
 
-    __slots__ = ("args", "continuing", "id", "key", "name", "part")
+    __slots__ = ("args", "continuing", "id", "key", "moved", "name", "part")
 
     def __init__(self, key: int, part: Part) -> None:
         self.key = key
@@ -61,13 +63,17 @@ class StreamedCall:
         self.args: dict[str, Any] = {}
         #: jsonPaths whose last string fragment said willContinue.
         self.continuing: set[str] = set()
+        #: (the path's keys before an index, the index) -> the array position it was moved to
+        #: (an index too far past the array's end; see `partial_args.MAX_INDEX_GAP`).
+        self.moved: dict[tuple[tuple[str | int, ...], int], int] = {}
 
 
 class Candidate:
     """Per-candidate bookkeeping: its parts (for blocks and export) and call identity."""
 
     __slots__ = ("chosen", "citation_field", "citation_keys", "citations", "content", "ended", "extras",
-                 "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tools", "top")
+                 "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tool_parts", "tools",
+                 "tools_by_content", "top")
 
     def __init__(self, content: TextBuffer) -> None:
         self.content = content
@@ -77,7 +83,11 @@ class Candidate:
         self.run: Part | None = None
         #: tool key -> (id, name, serialised args) as first kept, for dedupe.
         self.tools: dict[int, tuple[str | None, str | None, str]] = {}
+        #: The same calls by (name, args): what a call without an id repeats, found in O(log n).
+        self.tools_by_content = CallIndex()
         self.tool_ids: dict[str, int] = {}
+        #: tool key -> its part.
+        self.tool_parts: dict[int, Part] = {}
         self.streamed: StreamedCall | None = None
         #: Frame of the first finishReason that ended it (CONTINUATION does not).
         self.finish_frame: int | None = None
@@ -93,6 +103,14 @@ class Candidate:
         self.extras: dict[str, Any] = {}
         self.chosen: list[Any] = []
         self.top: list[Any] = []
+
+    def set_tool(self, key: int, call_id: str | None, name: str | None, arguments: str) -> None:
+        """Keep tool call `key` as (id, name, serialised args), indexed by content."""
+        held = self.tools.get(key)
+        if held is not None:
+            self.tools_by_content.remove(key, content_key(held[1], held[2]), held[0] is not None)
+        self.tools[key] = (call_id, name, arguments)
+        self.tools_by_content.add(key, content_key(name, arguments), call_id is not None)
 
     def keep_fields(self, candidate: dict[str, Any]) -> None:
         """The candidate's fields beyond its content and finish reason, kept for export."""

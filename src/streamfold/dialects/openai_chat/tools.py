@@ -24,8 +24,8 @@ NO_ID = (None, "", "null")
 class ChoiceState:
     """Per-choice bookkeeping the merger does not need: tool-call identity."""
 
-    __slots__ = ("arguments", "content", "finish_frame", "last_tool", "legacy_call", "tool_by_id", "tool_by_index",
-                 "tool_keys")
+    __slots__ = ("_key_set", "_next_key", "arguments", "content", "finish_frame", "last_tool", "legacy_call",
+                 "tool_by_id", "tool_by_index", "tool_keys")
 
     def __init__(self, content: TextBuffer) -> None:
         #: The choice's content buffer and its tool calls' argument buffers (by key), held for the hot path.
@@ -33,14 +33,22 @@ class ChoiceState:
         self.arguments: dict[int, TextBuffer] = {}
         self.tool_by_index: dict[int, int] = {}
         self.tool_by_id: dict[str, int] = {}
+        #: The tool-call keys in the order the calls opened; `_key_set` holds the same keys and
+        #: `_next_key` is one past the largest, so a new call costs O(1) however many came before.
         self.tool_keys: list[int] = []
+        self._key_set: set[int] = set()
+        self._next_key = 0
         self.last_tool: int | None = None
         self.finish_frame: int | None = None
         self.legacy_call: int | None = None
 
     def new_tool(self, preferred: int) -> int:
-        key = preferred if preferred >= 0 and preferred not in self.tool_keys else max(self.tool_keys, default=-1) + 1
+        """The key of a new tool call: `preferred` (the vendor's index) unless taken, else one past the largest."""
+        key = preferred if preferred >= 0 and preferred not in self._key_set else self._next_key
         self.tool_keys.append(key)
+        self._key_set.add(key)
+        if key >= self._next_key:
+            self._next_key = key + 1
         return key
 
 
