@@ -10,13 +10,19 @@ words, and never cite internal trap ids.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ._codes import CODES, Code, Kind, Severity
 
-__all__ = ["Code", "Diagnostic", "Kind", "Report", "Severity", "StreamError"]
+__all__ = ["DEFAULT_MAX_FINDINGS_PER_CODE", "Code", "Diagnostic", "Kind", "Report", "Severity", "StreamError",
+           "frame_ranges"]
+
+#: Findings of one code kept in full; past it they are counted, their frames listed as ranges
+#: in one `findings-collapsed` diagnostic (a hostile stream can hold a finding per frame).
+DEFAULT_MAX_FINDINGS_PER_CODE: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +98,14 @@ class _Nowhere:
 class Report:
     """Collects findings; resolves a frame index to its offset and line."""
 
-    def __init__(self, frames: _Where | None = None, *, journal: list[tuple[str, Any, Any, Any]] | None = None) -> None:
+    def __init__(self, frames: _Where | None = None, *, journal: list[tuple[str, Any, Any, Any]] | None = None,
+                 max_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE) -> None:
         self._frames: _Where = _Nowhere() if frames is None else frames
+        #: Findings of one code kept in full (`collapse()` sums up the rest).
+        self.max_per_code = max_per_code
+        self._kept: dict[str, int] = {}
+        #: code -> the frame of each finding past the cap (-1: none), in order.
+        self._dropped: dict[str, array[int]] = {}
         #: Where each finding is also written as ("finding", (), finding, frame), in the order
         #: things happened (the merger's journal, so feed() events keep that order).
         self._journal = journal
@@ -115,6 +127,8 @@ class Report:
               offset: int | None = None, line: int | None = None) -> None:
         if code == "in-stream-error":
             self.server_failed = True
+        if self._over_cap(code, frame):
+            return
         offset, line = self._where(frame, offset, line)
         error = StreamError(code, message, frame, offset, line, raw)
         self.errors.append(error)
@@ -137,11 +151,43 @@ class Report:
                 if key in self._seen:
                     return
                 self._seen.add(key)
+        if self._over_cap(code, frame):
+            return
         offset, line = self._where(frame, offset, line)
         diagnostic = Diagnostic(code, severity or CODES[code].severity, message, frame, offset, line, details)
         self.diagnostics.append(diagnostic)
         if self._journal is not None:
             self._journal.append(("finding", (), diagnostic, frame))
+
+    def _over_cap(self, code: str, frame: int | None) -> bool:
+        """Count a finding of `code`; True (it is not kept, only its frame) past the cap."""
+        kept = self._kept.get(code, 0)
+        if kept < self.max_per_code:
+            self._kept[code] = kept + 1
+            return False
+        dropped = self._dropped.get(code)
+        if dropped is None:
+            dropped = self._dropped[code] = array("q")
+        dropped.append(-1 if frame is None else frame)
+        return True
+
+    def collapse(self) -> None:
+        """At the end of the stream: one `findings-collapsed` diagnostic per code that went past
+        the cap, with the exact count and the frames of the findings not kept, as ranges."""
+        for code, dropped in self._dropped.items():
+            first = next((frame for frame in dropped if frame >= 0), None)
+            total = self._kept[code] + len(dropped)
+            offset, line = self._where(first, None, None)
+            diagnostic = Diagnostic(
+                "findings-collapsed", CODES["findings-collapsed"].severity,
+                f"{total} findings {code!r}: the first {self._kept[code]} are listed, the other {len(dropped)} "
+                f"(from frame {first} on) only counted (max_findings_per_code={self.max_per_code})",
+                first, offset, line,
+                {"code": code, "count": total, "listed": self._kept[code], "frames": frame_ranges(dropped)})
+            self.diagnostics.append(diagnostic)
+            if self._journal is not None:
+                self._journal.append(("finding", (), diagnostic, first))
+        self._dropped.clear()
 
     def drain(self) -> tuple[list[StreamError], list[Diagnostic]]:
         """Findings added since the last drain (also in the journal, when there is one)."""
@@ -152,6 +198,20 @@ class Report:
     def __iter__(self) -> Iterator[StreamError | Diagnostic]:
         yield from self.errors
         yield from self.diagnostics
+
+
+def frame_ranges(frames: Iterable[int]) -> list[list[int]]:
+    """Ascending runs of frame indexes as [first, last] pairs: [3, 4, 5, 9] -> [[3, 5], [9, 9]]
+    (negative ones, "no frame", are left out)."""
+    ranges: list[list[int]] = []
+    for frame in frames:
+        if frame < 0:
+            continue
+        if ranges and frame in (ranges[-1][1], ranges[-1][1] + 1):
+            ranges[-1][1] = frame
+        else:
+            ranges.append([frame, frame])
+    return ranges
 
 
 def is_error_kind(code: str) -> bool:

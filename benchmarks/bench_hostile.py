@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Benchmark: the cost of folding hostile input (time and peak memory).
+
+Each case is a stream built to make a folder do much work per input byte:
+
+  gemini-index     one Vertex `partialArgs` fragment whose jsonPath is `$.a[N]`
+  tools-<dialect>  N distinct tool calls (openai-chat, anthropic, gemini, openai-responses, ollama, cohere)
+  unknown-field    N lines `Data: x` + blank line: an unknown SSE field, a finding per frame
+  new-choices      N frames each opening a new choice (`{"choices":[{"index":i,...}]}`)
+  invalid-json     N frames `data: {` (an error per frame)
+
+Every case runs `streamfold.fold(data)` in its own subprocess, so the peak
+resident memory (ru_maxrss) is that case's alone; the input is read from a
+file first and the peak is counted from there, so "peak/input" is what the
+fold itself added per input byte. Linear cost shows as a flat "µs/unit" and
+a flat "peak/input" down the sizes of a case.
+
+This is a benchmark, not a test: it prints a table and never fails. It runs
+against whatever `streamfold` is importable, so point PYTHONPATH at a tree:
+
+  PYTHONPATH=src .venv/bin/python benchmarks/bench_hostile.py
+  PYTHONPATH=/path/to/other/src .venv/bin/python benchmarks/bench_hostile.py --timeout 60
+
+Options: --cases a,b (prefixes), --scale small|default|large, --timeout SECONDS
+(per case; a case past it shows "timeout" and its larger sizes are skipped),
+--tracemalloc (also the Python-level peak, slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+Generator = Callable[[int], bytes]
+
+
+def _sse(payloads: list[str], events: list[str] | None = None) -> bytes:
+    if events is None:
+        return "".join(f"data: {p}\n\n" for p in payloads).encode()
+    return "".join(f"event: {e}\ndata: {p}\n\n" for e, p in zip(events, payloads)).encode()
+
+
+def gemini_index(n: int) -> bytes:
+    head = ('{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}],'
+            '"role":"model"}}]}')
+    frag = ('{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a[%d]",'
+            '"stringValue":"x"}],"willContinue":false}}],"role":"model"},"finishReason":"STOP"}]}') % n
+    return _sse([head, frag])
+
+
+def tools_openai_chat(n: int) -> bytes:
+    out = [f'{{"object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":{i},'
+           f'"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}}}]}}' for i in range(n)]
+    out.append('{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}')
+    return _sse(out) + b"data: [DONE]\n\n"
+
+
+def tools_anthropic(n: int) -> bytes:
+    events = ["message_start"]
+    payloads = ['{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c",'
+                '"content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}']
+    for i in range(n):
+        events += ["content_block_start", "content_block_delta", "content_block_stop"]
+        payloads += [
+            f'{{"type":"content_block_start","index":{i},"content_block":{{"type":"tool_use","id":"t{i}",'
+            f'"name":"f","input":{{}}}}}}',
+            f'{{"type":"content_block_delta","index":{i},"delta":{{"type":"input_json_delta",'
+            f'"partial_json":"{{}}"}}}}',
+            f'{{"type":"content_block_stop","index":{i}}}']
+    events += ["message_delta", "message_stop"]
+    payloads += ['{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1}}',
+                 '{"type":"message_stop"}']
+    return _sse(payloads, events)
+
+
+def tools_gemini(n: int) -> bytes:
+    # No ids: each call is checked against the calls before it (a repeated call is kept once).
+    out = [f'{{"candidates":[{{"content":{{"parts":[{{"functionCall":{{"name":"f","args":{{"i":{i}}}}}}}],'
+           f'"role":"model"}}}}]}}' for i in range(n)]
+    out.append('{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP"}]}')
+    return _sse(out)
+
+
+def tools_openai_responses(n: int) -> bytes:
+    events, payloads = ["response.created"], [
+        '{"type":"response.created","sequence_number":0,"response":{"id":"r","object":"response",'
+        '"status":"in_progress","model":"m","output":[]}}']
+    seq = 1
+    for i in range(n):
+        item = f'"id":"fc{i}","type":"function_call","call_id":"c{i}","name":"f"'
+        for event, body in (
+                ("response.output_item.added", f'"output_index":{i},"item":{{{item},"arguments":"",'
+                                               f'"status":"in_progress"}}'),
+                ("response.function_call_arguments.delta", f'"item_id":"fc{i}","output_index":{i},"delta":"{{}}"'),
+                ("response.function_call_arguments.done", f'"item_id":"fc{i}","output_index":{i},"arguments":"{{}}"'),
+                ("response.output_item.done", f'"output_index":{i},"item":{{{item},"arguments":"{{}}",'
+                                              f'"status":"completed"}}')):
+            events.append(event)
+            payloads.append(f'{{"type":"{event}","sequence_number":{seq},{body}}}')
+            seq += 1
+    events.append("response.completed")
+    payloads.append(f'{{"type":"response.completed","sequence_number":{seq},"response":{{"id":"r",'
+                    '"object":"response","status":"completed","model":"m","output":[]}}')
+    return _sse(payloads, events)
+
+
+def tools_ollama(n: int) -> bytes:
+    lines = [f'{{"model":"q","message":{{"role":"assistant","content":"","tool_calls":[{{"function":'
+             f'{{"name":"f","arguments":{{"i":{i}}}}}}}]}},"done":false}}' for i in range(n)]
+    lines.append('{"model":"q","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}')
+    return ("\n".join(lines) + "\n").encode()
+
+
+def tools_cohere(n: int) -> bytes:
+    events, payloads = ["message-start"], ['{"type":"message-start","id":"m","delta":{"message":{"role":"assistant"}}}']
+    for i in range(n):
+        events += ["tool-call-start", "tool-call-delta", "tool-call-end"]
+        payloads += [
+            f'{{"type":"tool-call-start","index":{i},"delta":{{"message":{{"tool_calls":{{"id":"t{i}",'
+            '"type":"function","function":{"name":"f","arguments":""}}}}}',
+            f'{{"type":"tool-call-delta","index":{i},"delta":{{"message":{{"tool_calls":{{"function":'
+            '{"arguments":"{}"}}}}}',
+            f'{{"type":"tool-call-end","index":{i}}}']
+    events.append("message-end")
+    payloads.append('{"type":"message-end","delta":{"finish_reason":"TOOL_CALL"}}')
+    return _sse(payloads, events)
+
+
+def unknown_field(n: int) -> bytes:
+    return b"Data: x\n\n" * n
+
+
+def new_choices(n: int) -> bytes:
+    return "".join(f'data: {{"choices":[{{"index":{i},"delta":{{"content":"a"}}}}]}}\n\n'
+                   for i in range(n)).encode()
+
+
+def invalid_json(n: int) -> bytes:
+    return b"data: {\n\n" * n
+
+
+#: name -> (generator, what a unit is, sizes per scale)
+CASES: dict[str, tuple[Generator, str, dict[str, list[int]]]] = {
+    "gemini-index": (gemini_index, "index", {
+        "small": [10**5, 10**6], "default": [10**6, 10**7, 10**8], "large": [10**7, 10**8, 10**9]}),
+    "tools-openai-chat": (tools_openai_chat, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "tools-anthropic": (tools_anthropic, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "tools-gemini": (tools_gemini, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "tools-openai-responses": (tools_openai_responses, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "tools-ollama": (tools_ollama, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "tools-cohere": (tools_cohere, "call", {
+        "small": [2_000, 4_000], "default": [10_000, 20_000, 40_000], "large": [40_000, 100_000, 200_000]}),
+    "unknown-field": (unknown_field, "frame", {
+        "small": [10**4, 10**5], "default": [10**5, 4 * 10**5, 10**6], "large": [10**6, 3_500_000]}),
+    "new-choices": (new_choices, "frame", {
+        "small": [10**4, 5 * 10**4], "default": [2 * 10**4, 10**5, 3 * 10**5], "large": [3 * 10**5, 10**6]}),
+    "invalid-json": (invalid_json, "frame", {
+        "small": [10**4, 10**5], "default": [10**5, 4 * 10**5, 10**6], "large": [10**6, 3 * 10**6]}),
+}
+
+# Run in the subprocess: read the input, note the peak so far, fold, report.
+_CHILD = r"""
+import json, resource, sys, time, tracemalloc
+path, use_tracemalloc = sys.argv[1], sys.argv[2] == "1"
+import streamfold
+with open(path, "rb") as handle:
+    data = handle.read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+if use_tracemalloc:
+    tracemalloc.start()
+start = time.perf_counter()
+result = streamfold.fold(data)
+elapsed = time.perf_counter() - start
+traced = tracemalloc.get_traced_memory()[1] if use_tracemalloc else None
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": elapsed, "peak": max(after - before, 0), "traced": traced,
+                  "diagnostics": len(result.diagnostics), "errors": len(result.errors),
+                  "choices": len(result.choices),
+                  "tool_calls": sum(len(choice.tool_calls) for choice in result.choices)}))
+"""
+
+
+def run_case(data: bytes, timeout: float, use_tracemalloc: bool) -> dict[str, object] | str:
+    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as handle:
+        handle.write(data)
+        path = handle.name
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, path, "1" if use_tracemalloc else "0"],
+                              capture_output=True, text=True, timeout=timeout, env=os.environ.copy())
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    finally:
+        os.unlink(path)
+    if done.returncode != 0:
+        return f"failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
+    report: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", default="", help="comma-separated case names or prefixes (default: all)")
+    parser.add_argument("--scale", choices=("small", "default", "large"), default="default")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case and size")
+    parser.add_argument("--tracemalloc", action="store_true", help="also measure the tracemalloc peak")
+    args = parser.parse_args()
+    wanted = [name for name in args.cases.split(",") if name]
+    try:
+        import streamfold
+        where = str(Path(streamfold.__file__).resolve().parent)
+    except ImportError:
+        where = "not importable"
+    print(f"streamfold from {where}; python {sys.version.split()[0]}; scale {args.scale}; "
+          f"timeout {args.timeout:.0f} s per run")
+    header = (f"| case | size | input | time | µs/unit | peak RSS added | peak/input |"
+              f"{' traced peak |' if args.tracemalloc else ''} kept: diagnostics / errors / choices / tool calls |")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for name, (generate, unit, scales) in CASES.items():
+        if wanted and not any(name.startswith(prefix) for prefix in wanted):
+            continue
+        for n in scales[args.scale]:
+            data = generate(n)
+            print(f"{name} {n}...", file=sys.stderr, flush=True)
+            report = run_case(data, args.timeout, args.tracemalloc)
+            if isinstance(report, str):
+                cells = [report, "", "", ""] + ([""] if args.tracemalloc else []) + [""]
+                print(f"| {name} | {n:,} | {_size(len(data))} | " + " | ".join(cells) + " |", flush=True)
+                if report == "timeout":
+                    break
+                continue
+            seconds, peak = float(report["seconds"]), float(report["peak"])  # type: ignore[arg-type]
+            traced = (f" {_size(float(report['traced']))} |" if args.tracemalloc else "")  # type: ignore[arg-type]
+            kept = f"{report['diagnostics']} / {report['errors']} / {report['choices']} / {report['tool_calls']}"
+            print(f"| {name} | {n:,} | {_size(len(data))} | {seconds:.2f} s | {seconds / n * 1e6:.2f} | "
+                  f"{_size(peak)} | {peak / len(data):.1f}x |{traced} {kept} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
