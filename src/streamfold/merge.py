@@ -30,12 +30,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable
-from typing import Any, Literal, TypeAlias
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Literal, TypeAlias
 
 from ._toolargs import ParsedArguments, parse_arguments
 
-__all__ = ["BlockPath", "ChoiceField", "ChoicePath", "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer",
+__all__ = ["DEFAULT_MAX_CHOICES", "DEFAULT_MAX_TOOL_CALLS", "BlockPath", "CapHit", "ChoiceField", "ChoicePath",
+           "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer",
            "ToolCallPath", "ToolField", "ToolKey", "ToolPath", "TopField", "TopPath"]
 
 # The canonical paths as types, so a misspelt field is a type error, not a
@@ -55,6 +56,12 @@ BlockPath: TypeAlias = tuple[int, Literal["block"], int]
 DialectPath: TypeAlias = tuple[Literal["dialect"], str]
 Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
 _EMPTY = (None, "", "null")
+
+#: How many choices a stream may open, and tool calls a choice: past them, what a further
+#: choice or call sends is dropped (one finding says so), so a stream that opens a new one
+#: in every frame cannot grow the result without bound.
+DEFAULT_MAX_CHOICES: Final = 1000
+DEFAULT_MAX_TOOL_CALLS: Final = 10_000
 
 
 class TextBuffer:
@@ -114,21 +121,80 @@ class TextBuffer:
         return [(joined[s:e], f) for s, e, f in zip(starts, self.ends, self.frames)]
 
 
-class Merger:
-    """Applies merge rules by path and records where every value came from."""
+class _Dropped(TextBuffer):
+    """Where the text of a choice or tool call past the caps goes: nowhere."""
 
-    def __init__(self, *, journal: bool = False) -> None:
+    __slots__ = ()
+
+    def add(self, text: str, frame: int) -> None:
+        return
+
+
+#: What a cap calls when it is first hit: (code, frame or None when the merger does not know it, message).
+CapHit = Callable[[Literal["choices-capped", "tool-calls-capped"], "int | None", str], None]
+
+
+class Merger:
+    """Applies merge rules by path and records where every value came from.
+
+    `max_choices` and `max_tool_calls` (per choice) bound what a stream can open: a path of
+    a further choice or call is not created (its writes are dropped) and `on_cap` is told,
+    once per cap and choice."""
+
+    def __init__(self, *, journal: bool = False, max_choices: int = DEFAULT_MAX_CHOICES,
+                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS, on_cap: CapHit | None = None) -> None:
         self.texts: dict[Path, TextBuffer] = {}
         #: path -> [value, first frame, last frame]
         self.values: dict[Path, list[Any]] = {}
         #: Changes since the last drain, for `Folder.feed()`'s return value.
         self.journal: list[tuple[str, Path, Any, int]] | None = [] if journal else None
+        self.max_choices = max_choices
+        self.max_tool_calls = max_tool_calls
+        self._on_cap = on_cap
+        #: choice -> the keys of its tool calls (the choices opened so far are its keys).
+        self._opened: dict[int, set[int]] = {}
+        #: The caps already reported: ("choices",) and ("tools", choice).
+        self._capped: set[tuple[Any, ...]] = set()
+        self._dropped = _Dropped(("dialect", "dropped"))
+
+    def _admits(self, path: Path, frame: int | None) -> bool:
+        """May `path` be created? Not when it opens a choice or a tool call past the caps."""
+        choice = path[0]
+        if type(choice) is not int:
+            return True
+        calls = self._opened.get(choice)
+        if calls is None:
+            if len(self._opened) >= self.max_choices:
+                self._cap(("choices",), "choices-capped", frame,
+                          f"the stream opened more than max_choices={self.max_choices} choices; choice {choice} "
+                          "and every further new choice were dropped")
+                return False
+            calls = self._opened[choice] = set()
+        if len(path) > 2 and path[1] == "tool":
+            key = path[2]
+            if key not in calls:
+                if len(calls) >= self.max_tool_calls:
+                    self._cap(("tools", choice), "tool-calls-capped", frame,
+                              f"choice {choice} opened more than max_tool_calls={self.max_tool_calls} tool calls; "
+                              f"tool call {key} and every further new call of that choice were dropped")
+                    return False
+                calls.add(key)
+        return True
+
+    def _cap(self, what: tuple[Any, ...], code: Literal["choices-capped", "tool-calls-capped"], frame: int | None,
+             message: str) -> None:
+        if what not in self._capped:
+            self._capped.add(what)
+            if self._on_cap is not None:
+                self._on_cap(code, frame, message)
 
     def append(self, path: Path, text: str | None, frame: int) -> None:
         if not text:
             return
         buffer = self.texts.get(path)
         if buffer is None:
+            if not self._admits(path, frame):
+                return
             buffer = self.texts[path] = TextBuffer(path, self.journal)
         buffer.add(text, frame)
 
@@ -141,6 +207,8 @@ class Merger:
         (a live consumer already received the streamed pieces and the result holds
         the final text); appends after it are.
         """
+        if path not in self.texts and not self._admits(path, None):
+            return self._dropped
         buffer = self.texts[path] = TextBuffer(path, None)
         for text, frame in pieces:
             buffer.add(text, frame)
@@ -151,6 +219,8 @@ class Merger:
         """The APPEND buffer at `path` (created empty), for a dialect's hot path."""
         buffer = self.texts.get(path)
         if buffer is None:
+            if not self._admits(path, None):
+                return self._dropped
             buffer = self.texts[path] = TextBuffer(path, self.journal)
         return buffer
 
@@ -159,7 +229,7 @@ class Merger:
         slot = self.values.get(path)
         if slot is not None:
             return slot[0]
-        if value in _EMPTY:
+        if value in _EMPTY or not self._admits(path, frame):
             return None
         self.values[path] = [value, frame, frame]
         if self.journal is not None:
@@ -171,6 +241,8 @@ class Merger:
             return
         slot = self.values.get(path)
         if slot is None:
+            if not self._admits(path, frame):
+                return
             self.values[path] = [value, frame, frame]
         else:
             slot[0] = value
@@ -199,6 +271,8 @@ class Merger:
     def parse(self, path: Path, frame: int) -> ParsedArguments:
         """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
         buffer = self.buffer(path)
+        if buffer is self._dropped:
+            return ParsedArguments({})  # a call past the cap: nothing to parse or report
         if buffer.parsed is None:
             buffer.parsed = parse_arguments(buffer.text(), buffer.fragments)
             if self.journal is not None:

@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
-from ..findings import Report, Severity
+from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, Severity
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
-from ..framing._runs import NDJSONRunParser, SSERunParser
-from ..merge import Merger
+from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
+from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ._build import build_result
 from ._issues import report_frame_issues
@@ -80,10 +80,20 @@ class Folder(RunFolding):
     'Hi'
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
+
+    Limits, so that a hostile stream costs time and memory in proportion to its size:
+    `max_frame_size` (bytes of one frame; the rest is dropped, `frame-too-large`),
+    `max_findings_per_code` (findings of one code kept in full; the rest are counted and
+    their frames listed in one `findings-collapsed` diagnostic), `max_choices` (choices a
+    stream may open) and `max_tool_calls` (tool calls per choice): past those two, what a
+    further choice or call sends is dropped, and `choices-capped` / `tool-calls-capped`
+    say so once, at the frame that went past.
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True) -> None:
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True,
+                 max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
+                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> None:
         if dialect is not None and dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
         if transport is not None and transport not in TRANSPORTS:
@@ -96,8 +106,13 @@ class Folder(RunFolding):
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
-        self._merger = Merger(journal=events)
-        self._report = Report(self._frames, journal=self._merger.journal)
+        for name, limit in (("max_findings_per_code", max_findings_per_code), ("max_choices", max_choices),
+                            ("max_tool_calls", max_tool_calls)):
+            if type(limit) is not int or limit < 0:
+                raise ValueError(f"{name} must be an int >= 0, got {limit!r}")
+        self._merger = Merger(journal=events, max_choices=max_choices, max_tool_calls=max_tool_calls,
+                              on_cap=self._cap_hit)
+        self._report = Report(self._frames, journal=self._merger.journal, max_per_code=max_findings_per_code)
         self._dialect: Dialect | None = None
         if dialect is not None:
             self._dialect = DIALECTS[dialect](self._merger, self._report, self._frames)
@@ -158,6 +173,7 @@ class Folder(RunFolding):
             dialect = self._adopt(Unknown)
         dialect.finish(max(len(self._frames) - 1, 0))
         self._stream_findings(dialect)
+        self._report.collapse()
         self.phase = Phase.CLOSED
         assert self.transport is not None
         self._result = build_result(self.transport, dialect, self._merger, self._frames, self._kinds,
@@ -214,6 +230,7 @@ class Folder(RunFolding):
         """Frame with this transport from now on, starting with the bytes that waited for it."""
         self.transport = transport
         self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
+        self._frames.rebuild = REBUILD.get(transport)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is not None:
             self._dialect.transport = transport
@@ -391,20 +408,29 @@ class Folder(RunFolding):
                 f"the stream ended without saying it was over ({dialect.terminal_hint} for {dialect.name}): "
                 "it was probably cut off, so the reply may be truncated")
 
+    def _cap_hit(self, code: Literal["choices-capped", "tool-calls-capped"], frame: int | None, message: str) -> None:
+        """A choice or a tool call past the limits was dropped: say so (the merger says it once)."""
+        self._report.diagnostic(code, max(len(self._frames) - 1, 0) if frame is None else frame, message)
+
     def _drain(self) -> list[Event]:
         self._report.drain()
         return events_of(self._merger.drain(), self._tool_names)
 
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
-         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None) -> Result:
+         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None,
+         max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
+         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> Result:
     """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
 
-    `progress(done, total)` is called after each slice (bytes), for a progress bar.
+    `progress(done, total)` is called after each slice (bytes), for a progress bar. The limits
+    are `Folder`'s: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
     """
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
-    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False)
+    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False,
+                    max_findings_per_code=max_findings_per_code, max_choices=max_choices,
+                    max_tool_calls=max_tool_calls)
     if isinstance(data, str):
         data = data.encode("utf-8")
     for start in range(0, len(data), _FOLD_SLICE):
