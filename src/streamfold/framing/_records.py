@@ -12,14 +12,14 @@ index, and is what dialects read frames through (the `FrameView` protocol).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from typing import Any, Final, Protocol, overload
 
 from .frame import Frame, FrameIssue
 
 __all__ = ["DATA_SPACE", "DATA_TIGHT", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore", "FrameView",
-           "FramerOutput", "SplitRun", "expand", "fold_fields", "make_frame", "new_record"]
+           "FramerOutput", "PackedRun", "Rebuild", "SplitRun", "expand", "fold_fields", "make_frame", "new_record"]
 
 
 #: A frame as the framers build it: the `Frame` fields, in order, in a plain
@@ -160,6 +160,55 @@ class SplitRun(FrameRun):
 #: What a framer hands the fold: one record, or a run of them.
 FramerOutput = FrameRecord | FrameRun
 
+#: A transport's framing of one frame again from its raw bytes, index, offset and line: the
+#: record its framer made, or None when the bytes alone do not make it (see `PackedRun`).
+Rebuild = Callable[[bytes, int, int, int], "FrameRecord | None"]
+
+
+class PackedRun(FrameRun):
+    """Consecutive frames the framer handed over as records (comments, stray lines, frames
+    with issues, invalid JSON), packed back into their bytes once folded: a record costs
+    some 300 bytes however small its frame, so a hostile stream of tiny frames would
+    cost 40x its size. Each record is made again by framing its bytes (`rebuild`) when
+    read; only records that come out equal are packed."""
+
+    __slots__ = ("_blob", "_dataless", "_ends", "_lines", "_offsets", "_rebuild")
+
+    def __init__(self, records: Sequence[FrameRecord], rebuild: Rebuild) -> None:
+        super().__init__(records[0][_INDEX], len(records))
+        raws = [record[_RAW] for record in records]
+        self._blob = b"".join(raw for raw in raws if type(raw) is bytes)
+        self._ends = array("q")
+        end = 0
+        for raw in raws:
+            end += len(raw) if type(raw) is bytes else 0
+            self._ends.append(end)
+        self._offsets = array("q", [record[_OFFSET] for record in records])
+        self._lines = array("q", [record[_LINE] for record in records])
+        #: Positions of the frames without data (`FrameStore.dataless`).
+        self._dataless = array("q", [position for position, record in enumerate(records) if record[_DATA] is None])
+        self._rebuild = rebuild
+
+    def raw(self, position: int) -> bytes:
+        return self._blob[self._ends[position - 1] if position else 0 : self._ends[position]]
+
+    def record(self, index: int) -> FrameRecord:
+        position = index - self.first
+        if not 0 <= position < self.count:
+            raise IndexError(f"frame {index} is not in this run")
+        record = self._rebuild(self.raw(position), index, self._offsets[position], self._lines[position])
+        assert record is not None  # it was packed because it came out equal
+        return record
+
+    def dataless(self) -> Iterator[tuple[int, bytes]]:
+        for position in self._dataless:
+            yield self.first + position, self.raw(position)
+
+
+#: Records in a row before the store packs them, and the fewest worth a `PackedRun`.
+_PACK_BATCH = 4096
+_MIN_PACK = 64
+
 
 def expand(output: Sequence[FramerOutput]) -> list[Frame]:
     """The `Frame`s of what a framer returned."""
@@ -189,16 +238,46 @@ class FrameStore(Sequence[FrameRecord]):
     are made when read; `Frame`s are made later still (see `FrameSequence`).
     """
 
-    __slots__ = ("_slots",)
+    __slots__ = ("_loose_from", "_slots", "rebuild")
 
     def __init__(self) -> None:
         self._slots: list[FramerOutput] = []
+        #: The transport's `Rebuild`, once known: with it, long stretches of records are packed.
+        self.rebuild: Rebuild | None = None
+        #: Where the records not yet considered for packing start.
+        self._loose_from = 0
 
     def append(self, record: FrameRecord) -> None:
         self._slots.append(record)
+        if self.rebuild is not None and len(self._slots) - self._loose_from >= _PACK_BATCH:
+            self._pack()
 
     def add_run(self, run: FrameRun) -> None:
+        if self.rebuild is not None and len(self._slots) - self._loose_from >= _MIN_PACK:
+            self._pack()
         self._slots.extend([run] * run.count)
+        self._loose_from = len(self._slots)
+
+    def _pack(self) -> None:
+        """Pack the loose records into `PackedRun`s: those whose bytes frame again to the same record."""
+        rebuild, slots = self.rebuild, self._slots
+        assert rebuild is not None
+        stretch: list[FrameRecord] = []
+        for index in range(self._loose_from, len(slots)):
+            record = slots[index]
+            if type(record) is tuple and type(record[_RAW]) is bytes and \
+                    rebuild(record[_RAW], index, record[_OFFSET], record[_LINE]) == record:
+                stretch.append(record)
+                continue
+            self._packed(stretch)
+            stretch = []
+        self._packed(stretch)
+        self._loose_from = len(slots)
+
+    def _packed(self, stretch: list[FrameRecord]) -> None:
+        if len(stretch) >= _MIN_PACK:
+            run = PackedRun(stretch, self.rebuild)  # type: ignore[arg-type]
+            self._slots[run.first : run.first + run.count] = [run] * run.count
 
     # -- the FrameView of dialects and the fold: read without making records of runs ------
 
@@ -221,10 +300,19 @@ class FrameStore(Sequence[FrameRecord]):
 
     def dataless(self) -> Iterator[tuple[int, bytes]]:
         """(index, raw bytes) of each frame without data (comments, keep-alives, stray lines).
-        Every frame a run holds has data, so only the records outside runs are read."""
-        for slot in self._slots:
-            if type(slot) is tuple and slot[_DATA] is None and type(slot[_RAW]) is bytes:
-                yield slot[_INDEX], slot[_RAW]
+        Every frame a framer's run holds has data, so only records and packed records are read."""
+        slots, position = self._slots, 0
+        while position < len(slots):
+            slot = slots[position]
+            if type(slot) is tuple:
+                if slot[_DATA] is None and type(slot[_RAW]) is bytes:
+                    yield slot[_INDEX], slot[_RAW]
+                position += 1
+            else:
+                assert isinstance(slot, FrameRun)
+                if isinstance(slot, PackedRun):
+                    yield from slot.dataless()
+                position += slot.count
 
     def where(self, index: int) -> tuple[int, int]:
         """The byte offset and line of frame `index`."""

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import repeat
 
-from ._records import DATA_SPACE, DATA_TIGHT, FrameRecord, FramerOutput, SplitRun, new_record
+from ._records import DATA_SPACE, DATA_TIGHT, FrameRecord, FramerOutput, Rebuild, SplitRun, new_record
 from .ndjson import NDJSONParser
 from .sse import SSEParser
 from .utf8 import decode
 
-__all__ = ["DataRun", "LineRun", "NDJSONRunParser", "SSERunParser"]
+__all__ = ["REBUILD", "DataRun", "LineRun", "NDJSONRunParser", "SSERunParser"]
 
 _CR = 0x0D
 _LF = 0x0A
@@ -262,3 +262,27 @@ def _line_record(line: bytes, index: int, offset: int, number: int) -> FrameReco
     """A complete line's record (no CR, not blank, not too large), as `_take_line` makes it."""
     text, issues = decode(line, offset, number)
     return new_record(index, offset, number, None, text, None, None, (), line + b"\n", True, issues, ())
+
+
+def _rebuild_sse(raw: bytes, index: int, offset: int, line: int) -> FrameRecord | None:
+    """An SSE block's record, framed again from its bytes (`PackedRun`)."""
+    parser = SSEParser(max_frame_size=len(raw) + 2)
+    parser._offset, parser._line, parser._index = offset, line, index
+    frames: list[FramerOutput] = []
+    parser._take_lines(raw.splitlines(keepends=True), frames)
+    return frames[0] if len(frames) == 1 and type(frames[0]) is tuple else None
+
+
+def _rebuild_ndjson(raw: bytes, index: int, offset: int, line: int) -> FrameRecord | None:
+    """An NDJSON line's record, framed again from its bytes (`PackedRun`)."""
+    if not raw.endswith(b"\n"):
+        return None
+    parser = NDJSONParser(max_frame_size=len(raw))
+    parser._offset, parser._line, parser._index = offset, line, index
+    frames: list[FramerOutput] = []
+    parser._take_line(raw[:-1], b"\n", frames)
+    return frames[0] if len(frames) == 1 and type(frames[0]) is tuple else None
+
+
+#: transport -> how its records are framed again from their bytes, for `FrameStore` packing.
+REBUILD: dict[str, Rebuild] = {"sse": _rebuild_sse, "ndjson": _rebuild_ndjson}
