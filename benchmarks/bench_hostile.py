@@ -10,10 +10,12 @@ Each case is a stream built to make a folder do much work per input byte:
   invalid-json     N frames `data: {` (an error per frame)
 
 Every case runs `streamfold.fold(data)` in its own subprocess, so the peak
-resident memory (ru_maxrss) is that case's alone; the input is read from a
-file first and the peak is counted from the resident size then (Linux
-/proc/self/statm), so "peak/input" is what the fold itself added per input
-byte (below a few MB it is noise: the allocator's free arenas absorb it). Linear cost shows as a flat "µs/unit" and
+resident memory is that case's alone; the input is read from a
+file first, and the peak resident size (Linux /proc/self/status VmHWM; not
+ru_maxrss, which a child inherits from the parent across exec) is counted
+from the resident size then, so "peak/input" is what the fold itself added
+per input byte (below a few MB it is noisy: the allocator's free arenas
+absorb some of it). Linear cost shows as a flat "µs/unit" and
 a flat "peak/input" down the sizes of a case.
 
 This is a benchmark, not a test: it prints a table and never fails. It runs
@@ -177,15 +179,20 @@ path, use_tracemalloc = sys.argv[1], sys.argv[2] == "1"
 import streamfold
 with open(path, "rb") as handle:
     data = handle.read()
-with open("/proc/self/statm") as statm:  # resident pages now (the peak so far may be the import's)
-    before = int(statm.read().split()[1]) * resource.getpagesize()
+def status(field):  # kB in /proc/self/status: VmRSS now, VmHWM the peak of this process image
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # not Linux: the peak so far
+before = status("VmRSS")
 if use_tracemalloc:
     tracemalloc.start()
 start = time.perf_counter()
 result = streamfold.fold(data)
 elapsed = time.perf_counter() - start
 traced = tracemalloc.get_traced_memory()[1] if use_tracemalloc else None
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+after = status("VmHWM")
 print(json.dumps({"seconds": elapsed, "peak": max(after - before, 0), "traced": traced,
                   "diagnostics": len(result.diagnostics), "errors": len(result.errors),
                   "choices": len(result.choices),

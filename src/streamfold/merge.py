@@ -122,16 +122,22 @@ class TextBuffer:
 
 
 class _Dropped(TextBuffer):
-    """Where the text of a choice or tool call past the caps goes: nowhere."""
+    """Where the text of a choice or tool call past the caps goes: nowhere. (Its first text
+    gives the frame of a cap hit where the merger did not know the frame: `Merger.buffer`.)"""
 
-    __slots__ = ()
+    __slots__ = ("_merger",)
+
+    def __init__(self, merger: Merger) -> None:
+        super().__init__(("dialect", "dropped"))
+        self._merger = merger
 
     def add(self, text: str, frame: int) -> None:
-        return
+        if self._merger._pending:
+            self._merger.flush_caps(frame)
 
 
-#: What a cap calls when it is first hit: (code, frame or None when the merger does not know it, message).
-CapHit = Callable[[Literal["choices-capped", "tool-calls-capped"], "int | None", str], None]
+#: What a cap calls when it is first hit: (code, frame, message).
+CapHit = Callable[[Literal["choices-capped", "tool-calls-capped"], int, str], None]
 
 
 class Merger:
@@ -153,12 +159,23 @@ class Merger:
         self._on_cap = on_cap
         #: choice -> the keys of its tool calls (the choices opened so far are its keys).
         self._opened: dict[int, set[int]] = {}
-        #: The caps already reported: ("choices",) and ("tools", choice).
+        #: The caps already hit: ("choices",) and ("tools", choice).
         self._capped: set[tuple[Any, ...]] = set()
-        self._dropped = _Dropped(("dialect", "dropped"))
+        #: Cap hits not reported yet, for want of a frame: the next write that has one reports them.
+        self._pending: list[tuple[Literal["choices-capped", "tool-calls-capped"], str]] = []
+        self._dropped = _Dropped(self)
+
+    def flush_caps(self, frame: int) -> None:
+        """Report the cap hits still waiting for a frame at `frame` (and at the end of the stream)."""
+        pending, self._pending = self._pending, []
+        for code, message in pending:
+            if self._on_cap is not None:
+                self._on_cap(code, frame, message)
 
     def _admits(self, path: Path, frame: int | None) -> bool:
         """May `path` be created? Not when it opens a choice or a tool call past the caps."""
+        if frame is not None and self._pending:
+            self.flush_caps(frame)
         choice = path[0]
         if type(choice) is not int:
             return True
@@ -185,7 +202,9 @@ class Merger:
              message: str) -> None:
         if what not in self._capped:
             self._capped.add(what)
-            if self._on_cap is not None:
+            if frame is None:
+                self._pending.append((code, message))
+            elif self._on_cap is not None:
                 self._on_cap(code, frame, message)
 
     def append(self, path: Path, text: str | None, frame: int) -> None:

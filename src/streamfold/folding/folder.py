@@ -48,6 +48,10 @@ _SNIFF_WINDOW = 64 * 1024
 # fold() feeds a whole capture in slices of this size: the intermediate lists stay small, so
 # the cost per frame stays flat however large the capture (one giant feed was 2.4x slower at 1M).
 _FOLD_SLICE = 1024 * 1024
+# ... unless its frames are tiny: a slice's frames are all made before they are stored, so a
+# slice holds about this many (a stream of 9-byte frames would hold 110k records per MiB).
+_SMALL_SLICE = 64 * 1024
+_FRAMES_PER_SLICE = 4096
 
 _JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
 
@@ -81,13 +85,9 @@ class Folder(RunFolding):
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
 
-    Limits, so that a hostile stream costs time and memory in proportion to its size:
-    `max_frame_size` (bytes of one frame; the rest is dropped, `frame-too-large`),
-    `max_findings_per_code` (findings of one code kept in full; the rest are counted and
-    their frames listed in one `findings-collapsed` diagnostic), `max_choices` (choices a
-    stream may open) and `max_tool_calls` (tool calls per choice): past those two, what a
-    further choice or call sends is dropped, and `choices-capped` / `tool-calls-capped`
-    say so once, at the frame that went past.
+    Limits (README "Limits"): `max_frame_size` (bytes of a frame: `frame-too-large`),
+    `max_findings_per_code` (the rest counted in one `findings-collapsed`), `max_choices` and
+    `max_tool_calls` (per choice; a further one is dropped: `choices-capped`, `tool-calls-capped`).
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
@@ -172,6 +172,7 @@ class Folder(RunFolding):
         if dialect is None:
             dialect = self._adopt(Unknown)
         dialect.finish(max(len(self._frames) - 1, 0))
+        self._merger.flush_caps(max(len(self._frames) - 1, 0))
         self._stream_findings(dialect)
         self._report.collapse()
         self.phase = Phase.CLOSED
@@ -408,9 +409,9 @@ class Folder(RunFolding):
                 f"the stream ended without saying it was over ({dialect.terminal_hint} for {dialect.name}): "
                 "it was probably cut off, so the reply may be truncated")
 
-    def _cap_hit(self, code: Literal["choices-capped", "tool-calls-capped"], frame: int | None, message: str) -> None:
+    def _cap_hit(self, code: Literal["choices-capped", "tool-calls-capped"], frame: int, message: str) -> None:
         """A choice or a tool call past the limits was dropped: say so (the merger says it once)."""
-        self._report.diagnostic(code, max(len(self._frames) - 1, 0) if frame is None else frame, message)
+        self._report.diagnostic(code, frame, message)
 
     def _drain(self) -> list[Event]:
         self._report.drain()
@@ -433,8 +434,13 @@ def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None
                     max_tool_calls=max_tool_calls)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    for start in range(0, len(data), _FOLD_SLICE):
-        folder._feed(data[start : start + _FOLD_SLICE])
+    start, size = 0, _SMALL_SLICE
+    while start < len(data):
+        frames = len(folder._frames)
+        folder._feed(data[start : start + size])
+        start += size
         if progress is not None:
-            progress(min(start + _FOLD_SLICE, len(data)), len(data))
+            progress(min(start, len(data)), len(data))
+        made = len(folder._frames) - frames
+        size = _FOLD_SLICE if made * _FOLD_SLICE < size * _FRAMES_PER_SLICE else _SMALL_SLICE
     return folder.close()

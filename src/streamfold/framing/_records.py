@@ -206,7 +206,7 @@ class PackedRun(FrameRun):
 
 
 #: Records in a row before the store packs them, and the fewest worth a `PackedRun`.
-_PACK_BATCH = 4096
+_PACK_BATCH = 1024
 _MIN_PACK = 64
 
 

@@ -72,8 +72,8 @@ class Candidate:
     """Per-candidate bookkeeping: its parts (for blocks and export) and call identity."""
 
     __slots__ = ("chosen", "citation_field", "citation_keys", "citations", "content", "ended", "extras",
-                 "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tool_parts", "tools",
-                 "tools_by_content", "top")
+                 "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tool_parts",
+                 "tools", "tools_by_content", "top")
 
     def __init__(self, content: TextBuffer) -> None:
         self.content = content
