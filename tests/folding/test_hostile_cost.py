@@ -15,7 +15,7 @@ import pytest
 from feeding import tr_fold
 from streamfold import Folder, Result, fold
 from streamfold.dialects.openai_chat.tools import ChoiceState
-from streamfold.framing import SSEParser
+from streamfold.framing import NDJSONParser, SSEParser
 from streamfold.framing._records import PackedRun, expand
 from streamfold.merge import TextBuffer
 
@@ -249,3 +249,15 @@ def test_stray_lines_are_packed_and_peak_memory_stays_bounded() -> None:
     # Before: 90x (a record, an issue and a Diagnostic per 9-byte frame); now ~22x at this size, most
     # of it the records not packed yet (up to 4096), ~9x for a long stream.
     assert peak < 40 * len(data), peak / len(data)
+
+
+def test_packed_ndjson_frames_are_the_framers_frames() -> None:
+    line = b'{"model":"q","message":{"role":"assistant","content":"a"},"done":false}\n'
+    data = (b"x\n\n {\"a\":1}\r\n" + line) * 3000 + b"\xff\xfe\n{"
+    folder = Folder(transport="ndjson")
+    folder.feed(data)
+    result = folder.close()
+    parser = NDJSONParser()
+    assert list(result.frames) == expand(parser.feed_records(data) + parser.close_records())
+    assert any(isinstance(slot, PackedRun) for slot in folder._frames._slots)
+    assert result.choices[0].content == "a" * 3000
