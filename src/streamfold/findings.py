@@ -176,14 +176,15 @@ class Report:
         the cap, with the exact count and the frames of the findings not kept, as ranges."""
         for code, dropped in self._dropped.items():
             first = next((frame for frame in dropped if frame >= 0), None)
-            total = self._kept[code] + len(dropped)
+            listed = self._kept.get(code, 0)
+            total = listed + len(dropped)
             offset, line = self._where(first, None, None)
             diagnostic = Diagnostic(
                 "findings-collapsed", CODES["findings-collapsed"].severity,
-                f"{total} findings {code!r}: the first {self._kept[code]} are listed, the other {len(dropped)} "
+                f"{total} findings {code!r}: the first {listed} are listed, the other {len(dropped)} "
                 f"(from frame {first} on) only counted (max_findings_per_code={self.max_per_code})",
                 first, offset, line,
-                {"code": code, "count": total, "listed": self._kept[code], "frames": frame_ranges(dropped)})
+                {"code": code, "count": total, "listed": listed, "frames": frame_ranges(dropped)})
             self.diagnostics.append(diagnostic)
             if self._journal is not None:
                 self._journal.append(("finding", (), diagnostic, first))

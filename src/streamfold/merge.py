@@ -122,18 +122,20 @@ class TextBuffer:
 
 
 class _Dropped(TextBuffer):
-    """Where the text of a choice or tool call past the caps goes: nowhere. (Its first text
-    gives the frame of a cap hit where the merger did not know the frame: `Merger.buffer`.)"""
+    """The buffer of a choice or tool call past the caps: a dialect may hold and read it like
+    any buffer, but it is not the merger's, so nothing of it reaches the result or the events.
+    (Its first text gives the frame of a cap hit the merger had no frame for: `Merger.buffer`.)"""
 
     __slots__ = ("_merger",)
 
-    def __init__(self, merger: Merger) -> None:
-        super().__init__(("dialect", "dropped"))
+    def __init__(self, merger: Merger, path: Path) -> None:
+        super().__init__(path)
         self._merger = merger
 
     def add(self, text: str, frame: int) -> None:
         if self._merger._pending:
             self._merger.flush_caps(frame)
+        super().add(text, frame)
 
 
 #: What a cap calls when it is first hit: (code, frame, message).
@@ -163,7 +165,6 @@ class Merger:
         self._capped: set[tuple[Any, ...]] = set()
         #: Cap hits not reported yet, for want of a frame: the next write that has one reports them.
         self._pending: list[tuple[Literal["choices-capped", "tool-calls-capped"], str]] = []
-        self._dropped = _Dropped(self)
 
     def flush_caps(self, frame: int) -> None:
         """Report the cap hits still waiting for a frame at `frame` (and at the end of the stream)."""
@@ -227,11 +228,13 @@ class Merger:
         the final text); appends after it are.
         """
         if path not in self.texts and not self._admits(path, None):
-            return self._dropped
-        buffer = self.texts[path] = TextBuffer(path, None)
+            buffer: TextBuffer = _Dropped(self, path)
+        else:
+            buffer = self.texts[path] = TextBuffer(path, None)
         for text, frame in pieces:
             buffer.add(text, frame)
-        buffer._journal = self.journal
+        if type(buffer) is not _Dropped:
+            buffer._journal = self.journal
         return buffer
 
     def buffer(self, path: Path) -> TextBuffer:
@@ -239,7 +242,7 @@ class Merger:
         buffer = self.texts.get(path)
         if buffer is None:
             if not self._admits(path, None):
-                return self._dropped
+                return _Dropped(self, path)
             buffer = self.texts[path] = TextBuffer(path, self.journal)
         return buffer
 
@@ -290,7 +293,7 @@ class Merger:
     def parse(self, path: Path, frame: int) -> ParsedArguments:
         """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
         buffer = self.buffer(path)
-        if buffer is self._dropped:
+        if type(buffer) is _Dropped:
             return ParsedArguments({})  # a call past the cap: nothing to parse or report
         if buffer.parsed is None:
             buffer.parsed = parse_arguments(buffer.text(), buffer.fragments)

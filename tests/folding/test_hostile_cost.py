@@ -8,6 +8,7 @@ import json
 import sys
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -261,3 +262,21 @@ def test_packed_ndjson_frames_are_the_framers_frames() -> None:
     assert list(result.frames) == expand(parser.feed_records(data) + parser.close_records())
     assert any(isinstance(slot, PackedRun) for slot in folder._frames._slots)
     assert result.choices[0].content == "a" * 3000
+
+
+_CAPTURES = sorted(p for p in (Path(__file__).parent.parent / "captures").rglob("*.*")
+                   if p.suffix not in (".json", ".md"))
+
+
+@pytest.mark.parametrize("caps", [{"max_choices": 0}, {"max_tool_calls": 1, "max_findings_per_code": 0}],
+                         ids=["no-choices", "one-call-no-findings"])
+def test_tiny_caps_never_raise_and_do_not_depend_on_chunking(caps: dict[str, int]) -> None:
+    assert _CAPTURES
+    for path in _CAPTURES:
+        data = path.read_bytes()
+        result = fold(data, **caps)
+        assert Result.from_dict(result.to_dict()) == result, path
+        folder = Folder(**caps)
+        for start in range(0, len(data), 7):
+            folder.feed(data[start : start + 7])
+        assert folder.close() == result, path
