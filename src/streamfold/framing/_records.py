@@ -238,7 +238,7 @@ class FrameStore(Sequence[FrameRecord]):
     are made when read; `Frame`s are made later still (see `FrameSequence`).
     """
 
-    __slots__ = ("_loose_from", "_slots", "rebuild")
+    __slots__ = ("_loose_from", "_slots", "rebuild", "records")
 
     def __init__(self) -> None:
         self._slots: list[FramerOutput] = []
@@ -246,9 +246,12 @@ class FrameStore(Sequence[FrameRecord]):
         self.rebuild: Rebuild | None = None
         #: Where the records not yet considered for packing start.
         self._loose_from = 0
+        #: How many records (frames not in a framer's run) were appended.
+        self.records = 0
 
     def append(self, record: FrameRecord) -> None:
         self._slots.append(record)
+        self.records += 1
         if self.rebuild is not None and len(self._slots) - self._loose_from >= _PACK_BATCH:
             self._pack()
 
