@@ -151,6 +151,14 @@ def test_nova_through_invoke_model_folds_as_bedrock(guardrail: bool) -> None:
         "The", " three", " primary colors."]
 
 
+def test_another_vendors_event_in_a_stream_of_nova_chunks_is_ignored_and_said() -> None:
+    stray = chunk({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}})
+    head = chunk({"messageStart": {"role": "assistant"}})
+    result = fold(head + stray + nova("The", " end.")[len(head):])
+    assert (result.dialect, result.choices[0].content) == ("bedrock", "The end.")
+    assert [d.code for d in result.diagnostics] == ["unexpected-payload"]
+
+
 # -- ConverseStream server tools (Nova's code interpreter) ---------------------------------------
 
 

@@ -89,6 +89,8 @@ class Bedrock(Dialect):
         self._server_input: dict[int, list[tuple[str, int]]] = {}
         #: The wrapped vendor's dialect, for InvokeModelWithResponseStream.
         self._inner: Dialect | None = None
+        #: InvokeModel chunks held ConverseStream events (Amazon Nova): they fold here.
+        self._converse_chunks = False
 
     @property
     def reported(self) -> Dialect:
@@ -263,8 +265,15 @@ class Bedrock(Dialect):
         if inner is None:
             converse = converse_event(inner_value)
             if converse is not None:  # Amazon Nova: ConverseStream events inside the chunks
+                self._converse_chunks = True
                 event, body = converse
                 getattr(self, "_" + event)(body, frame)
+                return
+            if self._converse_chunks:
+                self.report.diagnostic(
+                    "unexpected-payload", frame,
+                    "a Bedrock `chunk` that is not a ConverseStream event, in a stream of them; ignored",
+                    once=("chunk-shape",), keys=sorted(map(str, inner_value)) if type(inner_value) is dict else [])
                 return
             detect = Bedrock.detect_inner
             found = None if detect is None else detect(inner_value)
