@@ -24,7 +24,7 @@ NO_ID = (None, "", "null")
 
 
 def _whole(function: dict[str, Any]) -> bool:
-    """A named call whose arguments are one complete JSON object (a string or, B4, an object)."""
+    """A named call whose arguments are one complete JSON object: a string, or an object (B4)."""
     if function.get("name") in NO_ID:
         return False
     arguments = function.get("arguments")
