@@ -286,6 +286,16 @@ def test_a_clock_that_goes_back_is_held_and_located() -> None:
     assert code == 0 and "clock went backwards at line 2" in out
 
 
+def test_dated_and_undated_stamps_mixed_never_go_backwards() -> None:
+    data = (f"2026-12-01T23:59:58 data: {CHUNK % 'a'}\n00:00:01.000 data: {CHUNK % 'b'}\n"
+            f"00:00:02.000 data: {CHUNK % 'c'}\n").encode()
+    capture = read_capture(data)
+    assert capture.reads is not None
+    times = [seconds for _, seconds in capture.reads]
+    assert times == sorted(times)
+    assert "clock-backwards" in {note.code for note in capture.notes}
+
+
 def test_timing_of_reads_out_of_order_has_no_negative_gap() -> None:
     result = load(BODY).result
     timing = analyse(result, ((0, 10.0), (len(BODY) // 2, 4.0), (len(BODY) - 10, 12.0)), start=11.0)

@@ -271,14 +271,13 @@ class _Clock:
         dated = _dated(stamp)
         if not dated:
             seconds += self._days * _DAY
+        if self._last is not None and not dated and self._last - seconds > _DAY / 2:
+            self._days += 1
+            seconds += _DAY
+            self._midnights.append(line)
         if self._last is not None and seconds < self._last:
-            if not dated and self._last - seconds > _DAY / 2:
-                self._days += 1
-                seconds += _DAY
-                self._midnights.append(line)
-            else:
-                self._backwards.append((line, self._last_stamp, stamp))
-                seconds = self._last
+            self._backwards.append((line, self._last_stamp, stamp))
+            seconds = self._last
         self._last, self._last_stamp = seconds, stamp
         return seconds
 
