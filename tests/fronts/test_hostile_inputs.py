@@ -135,6 +135,20 @@ def test_a_body_that_is_not_text_is_an_input_error_naming_the_entry(text: Any) -
             load(data)
 
 
+def test_a_streamed_entry_without_a_usable_body_gives_way_to_the_one_before() -> None:
+    def change(har: dict[str, Any]) -> None:
+        broken = copy.deepcopy(streamed(har))
+        broken["response"]["content"].update(text=12345, encoding="base64")
+        har["log"]["entries"].append(broken)
+    loaded = load(har_with(change))
+    assert loaded.result.choices[0].content == REPLY
+    said = {note.code: note.message for note in loaded.notes}
+    assert "using entry 1 (the last with a body)" in said["har-entries"]
+    assert "HAR entry 2: response.content.text is a number, not text" in said["har-malformed"]
+    with pytest.raises(InputError, match=r"HAR entry 2: response\.content\.text is a number"):
+        load(har_with(change), entry="2")
+
+
 def test_a_har_nested_100000_levels_deep_is_an_input_error() -> None:
     deep = b'{"log": {"entries": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
     with pytest.raises(InputError, match="nested too deeply"):

@@ -170,12 +170,21 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     if not streamed:
         raise InputError(f"the HAR has {len(listed)} entries and none is a streamed response; "
                          f"pick one with --entry N: {_list_entries(entries)}")
+    failures: list[InputError] = []
+    for chosen_entry in reversed(streamed):
+        try:
+            body = chosen_entry.body()
+            break
+        except InputError as exc:  # the last entry with a body is used; the ones after it are said
+            failures.append(exc)
+    else:
+        raise failures[0]
     if len(streamed) > 1:
+        others = [item for item in streamed if item is not chosen_entry]
         notes.append(Note("har-entries", f"the HAR has {len(streamed)} streamed entries; using entry "
-                                         f"{streamed[-1].index} (the last). Others: {_list_entries(streamed[:-1])}. "
-                                         "Pick with --entry"))
-    chosen_entry = streamed[-1]
-    body = chosen_entry.body()
+                                         f"{chosen_entry.index} (the last{' with a body' if failures else ''}). "
+                                         f"Others: {_list_entries(others)}. Pick with --entry"))
+    notes.extend(Note("har-malformed", str(failure), Severity.WARNING) for failure in failures)
     status = chosen_entry.status()
     response_headers, request_headers = chosen_entry.headers("response"), chosen_entry.headers("request")
     repaired = chosen_entry.note()
