@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import io
 import json
 import os
 import re
@@ -24,9 +25,10 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from streamfold.cli import cli
-from streamfold.result import Result
+from streamfold.cli.render import render_result, render_timing
 from streamfold.services import load
 from streamfold.services.diff import UnreadableReplyError, read_response
 from streamfold.services.inputs import FORMATS, InputError, read_capture
@@ -321,6 +323,20 @@ def test_timing_of_reads_out_of_order_has_no_negative_gap() -> None:
 # -- the CLI: tail, diff, check ------------------------------------------------------------
 
 
+@pytest.mark.parametrize("value", ["5", "1.5", "true", "[1]", '{"a": 1}'])
+def test_show_renders_values_a_server_sent_with_the_wrong_type(value: str) -> None:
+    chat = (f'data: {{"id": {value}, "model": {value}, "choices": [{{"index": 0, "delta": {{"content": "hi"}}, '
+            '"finish_reason": "stop"}]}\n\ndata: [DONE]\n\n').encode()
+    anthropic = (b'event: message_start\ndata: {"type": "message_start", "message": {"id": %s, "model": %s}}\n\n'
+                 b'event: content_block_start\ndata: {"type": "content_block_start", "index": 0, "content_block": '
+                 b'{"type": "tool_use", "id": %s, "name": %s, "input": {}}}\n\nevent: message_delta\ndata: '
+                 b'{"type": "message_delta", "delta": {"stop_reason": %s}}\n\n') % ((value.encode(),) * 5)
+    for data in (chat, anthropic):
+        for options in ((), ("--quiet",)):
+            code, out, _ = run(*options, "show", "-", input=data)
+            assert code == 0 and out
+
+
 def test_tail_of_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     completed = subprocess.run([sys.executable, "-m", "streamfold", "tail", str(tmp_path)], capture_output=True,
                                text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
@@ -431,11 +447,18 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
     return name, data
 
 
-def _loads_or_input_error(data: bytes, **options: Any) -> Result | None:
+def _shows_or_input_error(data: bytes, **options: Any) -> None:
+    """`load` and what `show` prints; an `InputError` (unusable input, said in one line) is the documented way out."""
     try:
-        return load(data, **options).result
+        loaded = load(data, **options)
     except InputError:
-        return None  # unusable input, said in one line: the documented way out
+        return
+    loaded.result.to_dict()
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console.print(render_result(loaded.result))
+    if loaded.timing is not None:
+        console.print(render_timing(loaded.timing))
+        assert loaded.timing.duration >= 0 and all(arrival >= 0 for arrival in loaded.timing.arrivals)
 
 
 # A fixed few in CI (derandomized: the same inputs each run); STREAMFOLD_FUZZ_EXAMPLES=20000 runs it long, at random.
@@ -450,6 +473,4 @@ def test_mutated_inputs_never_raise(sample: tuple[str, bytes], input_format: str
     for options in ({}, {"input_format": input_format, "entry": entry}):
         with contextlib.suppress(InputError):
             read_capture(data, **options)
-        result = _loads_or_input_error(data, **options)
-        if result is not None:
-            result.to_dict()
+        _shows_or_input_error(data, **options)
