@@ -46,7 +46,7 @@ def render_reply_only(result: Result) -> RenderableType:
     parts: list[RenderableType] = []
     for choice in result.choices:
         if choice.content:
-            parts.append(Text(choice.content))
+            parts.append(Text(_shown(choice.content)))
         for call in choice.tool_calls:
             parts.append(_tool_call(call))
     return Group(*parts)
@@ -63,18 +63,25 @@ class _Header:
         result = self.result
         counts = result.frame_counts
         status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
+        # The model and id are the stream's own values: shown as text whatever type the server sent.
+        model, reply_id = (_shown(value) for value in (result.model, result.id))
         yield Text.assemble(
             (result.dialect, "bold"), " · ", result.transport, " · ", status,
-            *((" · ", (result.model, "bold")) if result.model else ()))
+            *((" · ", (model, "bold")) if model else ()))
         frames = Text(f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
                       f"{counts['invalid']} invalid", style="dim")
-        if result.id and len(frames) + 3 + len(result.id) <= options.max_width:
-            frames.append(f" · {result.id}", style="dim")
+        if reply_id and len(frames) + 3 + len(reply_id) <= options.max_width:
+            frames.append(f" · {reply_id}", style="dim")
             yield frames
         else:
             yield frames
-            if result.id:
-                yield Text(result.id, style="dim")
+            if reply_id:
+                yield Text(reply_id, style="dim")
+
+
+def _shown(value: object) -> str:
+    """A value from the stream as text: a server may send a number or a list where text belongs."""
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 def _header(result: Result) -> RenderableType:
@@ -98,14 +105,14 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
-        parts.append(Padding(Text(choice.reasoning, style="dim"), (0, 0, 1, 2)))
+        parts.append(Padding(Text(_shown(choice.reasoning), style="dim"), (0, 0, 1, 2)))
     if choice.content:
-        parts.append(content if content is not None else Text(choice.content))
+        parts.append(content if content is not None else Text(_shown(choice.content)))
     if choice.refusal:
-        parts.append(Text.assemble(("refusal: ", "bold red"), choice.refusal))
+        parts.append(Text.assemble(("refusal: ", "bold red"), _shown(choice.refusal)))
     for call in choice.tool_calls:
         parts.append(_tool_call(call))
-    finish = choice.finish_reason or "none"
+    finish = _shown(choice.finish_reason) or "none"
     line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
     if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
         line.append(f" (raw {choice.finish_reason_raw!r})", style="dim")
@@ -114,9 +121,10 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
 
 
 def _tool_call(call: ToolCall) -> RenderableType:
-    title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ", (call.name or "?", "bold magenta"))
+    title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ",
+                          (_shown(call.name) or "?", "bold magenta"))
     if call.id:
-        title.append(f"  {call.id}", style="dim")
+        title.append(f"  {_shown(call.id)}", style="dim")
     if call.error is None:
         body: RenderableType = JSON(json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
     else:
