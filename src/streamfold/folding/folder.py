@@ -153,6 +153,10 @@ class Folder(RunFolding):
         assert self._framer is not None
         self._deferrable = False
         self._fold(self._framer.close_records())
+        for issue in self._framer.stream_issues:
+            last = len(self._frames) - 1
+            frame = last if last >= 0 and not self._frames.terminated(last) else None  # the block it ended
+            self._report.diagnostic(issue.code, frame, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)

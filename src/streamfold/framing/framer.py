@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._records import FramerOutput, expand
-from .frame import DEFAULT_MAX_FRAME_SIZE, Frame
+from .frame import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
 
 __all__ = ["Framer"]
 
@@ -25,6 +25,10 @@ class Framer:
     _offset = 0
     _at_stream_start = True
     _bom_prefix = b""
+    #: A CR ended the last chunk: whether it is half of a CRLF is known only with the next byte.
+    _held_cr = False
+    #: What `close()` found that belongs to no frame (SSE: a final line without a line end, discarded).
+    stream_issues: tuple[FrameIssue, ...] = ()
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         if max_frame_size < 1:

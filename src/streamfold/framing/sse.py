@@ -18,7 +18,10 @@ simple blocks are kept as runs (tests hold both to the same frames).
 Where a debugger must differ from a browser, it reports instead of dropping:
 a block without `data` (comments, `event: ping`, id/retry only) is still a
 frame with `data=None`; a final block with no blank line after it is a frame
-with `terminated=False`; ignored fields become `FrameIssue`s.
+with `terminated=False` (made of its complete lines); ignored fields become
+`FrameIssue`s. A final line with no line end is discarded as the spec says
+(nothing of it is interpreted, it is in no frame) and reported in
+`stream_issues` ("unterminated-final-line").
 """
 
 from __future__ import annotations
@@ -139,8 +142,11 @@ class SSEParser(Framer):
         if self._held_cr:
             self._held_cr = False
             self._finish_partial(b"\r", frames)
-        elif self._partial or self._partial_size:
-            self._finish_partial(b"", frames)
+        elif self._partial_size:
+            if self._skipping is not None and self._skipping[3] > self.max_frame_size:
+                self._finish_partial(b"", frames)  # in a block already too large: its frame says what was dropped
+            else:
+                self._discard_partial(frames)
         if self._skipping is not None:
             frames.append(self._oversized_frame(terminated=False))
         elif self._block_lines:
@@ -171,6 +177,29 @@ class SSEParser(Framer):
         self._partial.clear()
         self._partial_size = 0
         self._take_lines([line], frames)
+
+    def _discard_partial(self, frames: list[FramerOutput]) -> None:
+        """At close, a line whose terminator never came: "Once the end of the file is reached,
+        any pending data must be discarded." It is not interpreted (no data, comment, id or
+        retry comes of it) and is in no frame; `stream_issues` says where it was and what it held."""
+        size = self._partial_size
+        line = b"".join(self._partial)
+        self._partial.clear()
+        self._partial_size = 0
+        if self._skipping is not None:
+            # Only this line made the block too large: its complete lines are the frame after all.
+            head, self._offset, self._line, block = self._skipping
+            self._skipping = None
+            self._take_lines(head[:block].splitlines(keepends=True), frames)
+            line = head[block:]
+        text, _ = decode(line, self._offset, self._line)
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        self.stream_issues = (FrameIssue(
+            "unterminated-final-line", self._offset, self._line,
+            f"the stream ended in the middle of line {self._line} (byte {self._offset}): its {size} bytes "
+            f"{shown!r} have no line end, so they were discarded, as the SSE spec says; no client sees them",
+            text),)
+        self._offset += size
 
     def _take_lines(self, lines: list[bytes], frames: list[FramerOutput]) -> None:
         """Interpret complete lines (each ends with its terminator, except at EOF)."""
