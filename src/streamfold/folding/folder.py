@@ -22,6 +22,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._codes import CODES
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
@@ -93,6 +94,8 @@ class Folder(RunFolding):
         self.transport = transport
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
+        # The index of a frame folded before its framer gave it (see `_fold_held`).
+        self._held: int | None = None
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
@@ -156,7 +159,7 @@ class Folder(RunFolding):
         for issue in self._framer.stream_issues:
             last = len(self._frames) - 1
             frame = last if last >= 0 and not self._frames.terminated(last) else None  # the block it ended
-            self._report.diagnostic(issue.code, frame, issue.message, offset=issue.offset, line=issue.line)
+            self._report.diagnostic(CODES[issue.code].code, frame, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)
@@ -190,11 +193,10 @@ class Folder(RunFolding):
         if self._deferred:
             chunk = b"".join(self._deferred) + chunk
             self._deferred.clear()
-        framer = self._framer
-        if framer is None:
+        if self._framer is None:
             self._sniff(chunk)
             return
-        self._fold(framer.feed_records(chunk))
+        self._frame(chunk)
 
     def _sniff(self, chunk: bytes | bytearray | memoryview) -> None:
         """Phase.SNIFF: bytes wait in _head until they say the transport (a big first chunk is not copied)."""
@@ -202,10 +204,10 @@ class Folder(RunFolding):
         if self._head:
             self._head += chunk
             head = self._head
-        if 10 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+        if 10 not in chunk and 13 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
             if head is chunk:
                 self._head += chunk
-            return  # nothing new to decide on
+            return  # no new line end (CR or LF): nothing new to decide on
         transport = sniff(bytes(head[:_SNIFF_WINDOW]), final=len(head) >= _SNIFF_WINDOW)
         if transport is None:
             if head is chunk:
@@ -228,11 +230,31 @@ class Folder(RunFolding):
             if owner is not None:
                 self._adopt(owner)
         if head:
-            self._fold(self._framer.feed_records(head))
+            self._frame(head)
 
     # -- frames to the dialect ------------------------------------------------------
 
+    def _frame(self, chunk: bytes) -> None:
+        """Frame a chunk; fold what it completed, and a frame the CR at its end completed (SSE: a
+        CR ends a blank line whatever comes next; only its raw waits, for whether an LF follows).
+        That frame is folded now; the framer's own record of it replaces it when it comes."""
+        framer = self._framer
+        assert framer is not None
+        self._fold(framer.feed_records(chunk))
+        if framer._held_cr and self._held is None:
+            held = framer.held_frame()
+            if held is not None:
+                self._fold([held])
+                self._held = held[0]
+
     def _fold(self, output: Sequence[FramerOutput]) -> None:
+        if self._held is not None and output:
+            # The framer's own record of the frame folded early: the same frame, its raw complete.
+            first = output[0]
+            assert type(first) is tuple and first[0] == self._held
+            self._frames.replace_last(first)
+            self._held = None
+            output = output[1:]
         for item in output:
             if type(item) is tuple:
                 self._frames.append(item)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._records import FramerOutput, expand
+from ._records import FrameRecord, FramerOutput, expand
 from .frame import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
 
 __all__ = ["Framer"]
@@ -47,6 +47,11 @@ class Framer:
 
     def feed_records(self, chunk: bytes) -> Sequence[FramerOutput]:
         raise NotImplementedError
+
+    def held_frame(self) -> FrameRecord | None:
+        """The frame the held CR (`_held_cr`) has already completed, if it has, as `feed` will
+        give it except for its raw; None otherwise. (SSE only: the other framings end a frame on LF.)"""
+        return None
 
     def close_records(self) -> Sequence[FramerOutput]:
         raise NotImplementedError

@@ -134,6 +134,19 @@ class SSEParser(Framer):
             else:
                 self._add_partial(tail)
 
+    def held_frame(self) -> FrameRecord | None:
+        """A CR ended the last chunk and the blank line it ends dispatches the block: "a single
+        CR" is a line end, so the frame is complete, whatever comes next. Only its raw is not:
+        an LF next would be the second half of a CRLF, and is part of it. This is its record as
+        the next byte (or close) will give it, with the CR alone; None when no frame waits so."""
+        if not self._held_cr or self._partial or self._skipping is not None or not self._block_lines:
+            return None
+        if self._block_size + 2 > self.max_frame_size:
+            return None  # "\r\n" would make it too large: that frame will not be this one
+        return new_record(self._index, self._block_offset, self._block_line, self._event,
+                          "\n".join(self._data) if self._data else None, self._id, self._retry,
+                          tuple(self._comments), b"".join(self._block_lines) + b"\r", True, tuple(self._issues), ())
+
     def close_records(self) -> list[FramerOutput]:
         """End the stream: flush a final line and block that never got their terminators."""
         self._end()
