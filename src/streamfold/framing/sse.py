@@ -8,8 +8,10 @@ unescaped). A line whose terminator has not arrived yet is kept as a list of
 fragments and joined once, so a huge `data:` line fed in small pieces stays
 linear. A CR that ends a read is held back until the next byte shows whether
 it is half of a CRLF; this keeps `raw` (and therefore every offset) the same
-however the bytes were chunked. Each complete line is decoded from UTF-8 on
-its own (see `utf8`), then interpreted.
+however the bytes were chunked. When that CR ends a blank line the frame is
+complete already ("a single CR" ends a line): `held_frame()` gives it, for the
+fold to use at once. Each complete line is decoded from UTF-8 on its own (see
+`utf8`), then interpreted.
 
 This module is the spec, read top to bottom. The fold uses
 `_runs.SSERunParser`, the same parser with one speed trick: long regions of
@@ -210,7 +212,8 @@ class SSEParser(Framer):
         self.stream_issues = (FrameIssue(
             "unterminated-final-line", self._offset, self._line,
             f"the stream ended in the middle of line {self._line} (byte {self._offset}): its {size} bytes "
-            f"{shown!r} have no line end, so they were discarded, as the SSE spec says; no client sees them",
+            f"{shown!r} have no line end, so they were discarded, as the SSE spec says (a spec-exact client, such "
+            "as a browser's EventSource, never sees them)",
             text),)
         self._offset += size
 
