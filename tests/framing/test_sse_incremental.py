@@ -156,3 +156,21 @@ def test_held_frame_is_the_frame_the_next_bytes_give(data: bytes, draw: st.DataO
                 assert first[8] in (held[8], held[8] + b"\n")
                 assert first[8] == held[8] + b"\n" or chunk is None or not chunk.startswith(b"\n")
             held = parser.held_frame() if chunk is not None else None
+
+
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([b"\n", b"\r\n", b"\r"]), min_size=4 * len(WORDS) + 2, max_size=4 * len(WORDS) + 2),
+       st.lists(st.integers(0, 2000), max_size=20))
+def test_mixed_line_ends_in_random_chunks_fold_as_whole(ends: list[bytes], cuts: list[int]) -> None:
+    # Each line end drawn on its own (a CR followed by an LF line end is one CRLF, as the spec says).
+    lines, _ = stream(b"\n")
+    pieces = lines.split(b"\n")[:-1]
+    data = b"".join(piece + end for piece, end in zip(pieces, ends, strict=True))
+    whole = fold(data)
+    folder, events = Folder(), []
+    for chunk in split_at(data, cuts):
+        events += folder.feed(chunk)
+    events += folder.finish()
+    result = folder.close()
+    assert result == whole and list(result.frames) == list(whole.frames)
+    assert "".join(event.text for event in events if isinstance(event, TextDelta)) == whole.choices[0].content
