@@ -16,6 +16,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
 from ..services.rows import frame_rows
 from ..services.timing import Timing, chart_top, sparkline
@@ -136,24 +137,22 @@ def _usage(result: Result) -> Text:
 
 def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
+    transport = result.transport
     for error in result.errors:
-        lines.append(_finding("error", error.code, error.frame, error.line, error.message))
+        lines.append(_finding("error", error.code, location(error.frame, error.offset, error.line, transport),
+                              error.message))
     # Most severe first; within a severity, stream order.
     for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
-        lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line,
-                              diagnostic.message))
+        where = location(diagnostic.frame, diagnostic.offset, diagnostic.line, transport)
+        lines.append(_finding(diagnostic.severity, diagnostic.code, where, diagnostic.message))
     return Group(*lines)
 
 
-def _finding(severity: str, code: str, frame: int | None, line: int | None, message: str) -> Text:
-    where = []
-    if frame is not None:
-        where.append(f"frame {frame}")
-    if line is not None:
-        where.append(f"line {line}")
+def _finding(severity: str, code: str, where: str, message: str) -> Text:
+    """One finding: "warning code (frame 3, line 12): message" (a binary stream's: message 3, byte 668)."""
     return Text.assemble(
         (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
-        (f" ({', '.join(where)})" if where else "", "dim"), ": ", message)
+        (f" ({where})" if where else "", "dim"), ": ", message)
 
 
 def render_frames(result: Result) -> Table:
@@ -163,9 +162,12 @@ def render_frames(result: Result) -> Table:
     def widest(key: str, header: str, cap: int = 24) -> int:
         return min(cap, max([len(header), *(len(str(row[key] or "")) for row in rows)]))
 
+    # A binary stream (AWS event-stream) has no lines: its messages are placed by byte alone.
+    lines = result.transport not in BINARY_TRANSPORTS
     table = Table(box=None, pad_edge=False, expand=True, header_style="bold dim")
     table.add_column("#", justify="right", no_wrap=True, min_width=widest("index", "#"))
-    table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
+    if lines:
+        table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
     table.add_column("offset", justify="right", style="dim", no_wrap=True, min_width=widest("offset", "offset"))
     table.add_column("event", no_wrap=True, overflow="ellipsis", min_width=widest("event", "event", 16))
     table.add_column("kind", no_wrap=True, min_width=widest("kind", "kind") + 6)
@@ -175,7 +177,8 @@ def render_frames(result: Result) -> Table:
         summary = Text(row["summary"])
         if row["issues"]:
             summary = Text.assemble((", ".join(row["issues"]) + " ", "yellow"), summary)
-        table.add_row(str(row["index"]), str(row["line"]), str(row["offset"]), Text(row["event"] or ""),
+        place = [str(row["line"]), str(row["offset"])] if lines else [str(row["offset"])]
+        table.add_row(str(row["index"]), *place, Text(row["event"] or ""),
                       Text(kind, style=kind_style.get(row["kind"], "")), summary)
     return table
 
