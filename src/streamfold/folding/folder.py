@@ -94,8 +94,7 @@ class Folder(RunFolding):
         self.transport = transport
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
-        # The index of a frame folded before its framer gave it (see `_fold_held`).
-        self._held: int | None = None
+        self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
@@ -156,10 +155,8 @@ class Folder(RunFolding):
         assert self._framer is not None
         self._deferrable = False
         self._fold(self._framer.close_records())
-        for issue in self._framer.stream_issues:
-            last = len(self._frames) - 1
-            frame = last if last >= 0 and not self._frames.terminated(last) else None  # the block it ended
-            self._report.diagnostic(CODES[issue.code].code, frame, issue.message, offset=issue.offset, line=issue.line)
+        for issue in self._framer.stream_issues:  # in no frame (SSE: a last line without line end, discarded)
+            self._report.diagnostic(CODES[issue.code].code, None, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)
@@ -196,7 +193,7 @@ class Folder(RunFolding):
         if self._framer is None:
             self._sniff(chunk)
             return
-        self._frame(chunk)
+        self._frame(self._framer, chunk)
 
     def _sniff(self, chunk: bytes | bytearray | memoryview) -> None:
         """Phase.SNIFF: bytes wait in _head until they say the transport (a big first chunk is not copied)."""
@@ -237,16 +234,13 @@ class Folder(RunFolding):
             if owner is not None:
                 self._adopt(owner)
         if head:
-            self._frame(head)
+            self._frame(self._framer, head)
 
     # -- frames to the dialect ------------------------------------------------------
 
-    def _frame(self, chunk: bytes) -> None:
-        """Frame a chunk; fold what it completed, and a frame the CR at its end completed (SSE: a
-        CR ends a blank line whatever comes next; only its raw waits, for whether an LF follows).
-        That frame is folded now; the framer's own record of it replaces it when it comes."""
-        framer = self._framer
-        assert framer is not None
+    def _frame(self, framer: Framer, chunk: bytes) -> None:
+        """Fold what a chunk completed, and a frame the CR at its end completed (SSE: a CR ends a blank line
+        whatever follows; only its raw waits for an LF). The framer's own record of it replaces it later."""
         self._fold(framer.feed_records(chunk))
         if framer._held_cr and self._held is None:
             held = framer.held_frame()
@@ -256,8 +250,7 @@ class Folder(RunFolding):
 
     def _fold(self, output: Sequence[FramerOutput]) -> None:
         if self._held is not None and output:
-            # The framer's own record of the frame folded early: the same frame, its raw complete.
-            first = output[0]
+            first = output[0]  # the framer's own record of the frame folded early: its raw complete
             assert type(first) is tuple and first[0] == self._held
             self._frames.replace_last(first)
             self._held = None
