@@ -45,7 +45,8 @@ Code = Literal[
     "invalid-json", "in-stream-error", "frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message",
     "bad-headers",
     # diagnostics of every dialect
-    "glued-frames", "unterminated-final-frame", "missing-terminal", "frame-after-terminal", "unknown-field",
+    "glued-frames", "unterminated-final-frame", "unterminated-final-line", "missing-terminal", "frame-after-terminal",
+    "unknown-field",
     "invalid-utf8", "invalid-retry", "invalid-id", "empty-data", "tool-args-invalid", "cumulative-resend",
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
@@ -93,6 +94,8 @@ _ALL = (
     CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded"),
     CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "
              "drop it; streamfold folds it)"),
+    CodeInfo("unterminated-final-line", _D, _WARN, "SSE: the stream ended in the middle of a line; as the spec "
+             "says, that line is discarded (nothing of it is folded) and its bytes are shown"),
     CodeInfo("missing-terminal", _D, _WARN, "the stream never said it was over: probably cut"),
     CodeInfo("frame-after-terminal", _D, _WARN, "data after the terminal frame: listed, not folded (clients stop "
              "there)"),

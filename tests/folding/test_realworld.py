@@ -35,6 +35,10 @@ REAL = {
     # The fixture files end without the blank line after the last frame.
     ("anthropic_sdk_max_tokens_partial_json", "unterminated-final-frame"): "no final blank line",
     ("anthropic_sdk_tool_use_fixture", "unterminated-final-frame"): "no final blank line",
+    # ...nor a line end after the last `data:` line (message_stop): the spec discards that line, as the SDK does.
+    **{(case, code): "no final line end" for case in ("anthropic_sdk_max_tokens_partial_json",
+                                                      "anthropic_sdk_tool_use_fixture")
+       for code in ("unterminated-final-line", "missing-terminal")},
     # Cut by max_tokens inside the tool input.
     ("anthropic_sdk_max_tokens_partial_json", "tool-args-invalid"): "cut by the token limit",
     # Cohere's legacy v1 /v1/chat NDJSON: no dialect of the contract covers it, and it says so.

@@ -22,6 +22,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._codes import CODES
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
@@ -93,6 +94,7 @@ class Folder(RunFolding):
         self.transport = transport
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
+        self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
@@ -153,6 +155,8 @@ class Folder(RunFolding):
         assert self._framer is not None
         self._deferrable = False
         self._fold(self._framer.close_records())
+        for issue in self._framer.stream_issues:  # in no frame (SSE: a last line without line end, discarded)
+            self._report.diagnostic(CODES[issue.code].code, None, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)
@@ -186,11 +190,10 @@ class Folder(RunFolding):
         if self._deferred:
             chunk = b"".join(self._deferred) + chunk
             self._deferred.clear()
-        framer = self._framer
-        if framer is None:
+        if self._framer is None:
             self._sniff(chunk)
             return
-        self._fold(framer.feed_records(chunk))
+        self._frame(self._framer, chunk)
 
     def _sniff(self, chunk: bytes | bytearray | memoryview) -> None:
         """Phase.SNIFF: bytes wait in _head until they say the transport (a big first chunk is not copied)."""
@@ -198,10 +201,10 @@ class Folder(RunFolding):
         if self._head:
             self._head += chunk
             head = self._head
-        if 10 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+        if 10 not in chunk and 13 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
             if head is chunk:
                 self._head += chunk
-            return  # nothing new to decide on
+            return  # no new line end (CR or LF): nothing new to decide on
         transport = sniff(bytes(head[:_SNIFF_WINDOW]), final=len(head) >= _SNIFF_WINDOW)
         if transport is None:
             if head is chunk:
@@ -231,11 +234,27 @@ class Folder(RunFolding):
             if owner is not None:
                 self._adopt(owner)
         if head:
-            self._fold(self._framer.feed_records(head))
+            self._frame(self._framer, head)
 
     # -- frames to the dialect ------------------------------------------------------
 
+    def _frame(self, framer: Framer, chunk: bytes) -> None:
+        """Fold what a chunk completed, and a frame the CR at its end completed (SSE: a CR ends a blank line
+        whatever follows; only its raw waits for an LF). The framer's own record of it replaces it later."""
+        self._fold(framer.feed_records(chunk))
+        if framer._held_cr and self._held is None:
+            held = framer.held_frame()
+            if held is not None:
+                self._fold([held])
+                self._held = held[0]
+
     def _fold(self, output: Sequence[FramerOutput]) -> None:
+        if self._held is not None and output:
+            first = output[0]  # the framer's own record of the frame folded early: its raw complete
+            assert type(first) is tuple and first[0] == self._held
+            self._frames.replace_last(first)
+            self._held = None
+            output = output[1:]
         for item in output:
             if type(item) is tuple:
                 self._frames.append(item)

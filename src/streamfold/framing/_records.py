@@ -200,6 +200,11 @@ class FrameStore(Sequence[FrameRecord]):
     def add_run(self, run: FrameRun) -> None:
         self._slots.extend([run] * run.count)
 
+    def replace_last(self, record: FrameRecord) -> None:
+        """The last frame again, now complete (SSE: its raw got the LF after a CR)."""
+        assert type(self._slots[-1]) is tuple and self._slots[-1][_INDEX] == record[_INDEX]
+        self._slots[-1] = record
+
     # -- the FrameView of dialects and the fold: read without making records of runs ------
 
     def event(self, index: int) -> str | None:
