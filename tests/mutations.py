@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from streamfold import Result
 from streamfold.services.rows import frame_rows
 
-__all__ = ["CAPTURES", "INPUTS", "FUZZ", "check_result", "guarded", "json_mutated", "mutated"]
+__all__ = ["CAPTURES", "FUZZ", "INPUTS", "check_result", "guarded", "json_mutated", "mutated"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES: dict[str, bytes] = {
