@@ -56,7 +56,8 @@ PIECES = [b"\r", b"\n", b"\r\n", b"\n\n", b"data: ", b"data:", b"event: ", b"id:
 @st.composite
 def _byte_mutation(draw: st.DrawFn, data: bytes) -> bytes:
     op = draw(st.sampled_from(["flip", "insert", "delete", "delete line", "duplicate line", "drop blank lines",
-                               "insert CR", "LF to CR", "truncate", "splice"]))
+                               "insert CR", "LF to CR", "truncate", "splice", "move frame", "swap frames",
+                               "rename event"]))
     at = draw(st.integers(0, len(data)))
     if op == "flip" and data:
         at = min(at, len(data) - 1)
@@ -69,6 +70,22 @@ def _byte_mutation(draw: st.DrawFn, data: bytes) -> bytes:
         return data[:at] + b"\r" + data[at:]
     if op == "LF to CR":
         return data.replace(b"\n", b"\r", draw(st.integers(1, 50)))
+    if op in ("move frame", "swap frames"):  # frames out of order: SSE blocks, NDJSON lines
+        sep = b"\n\n" if b"\n\n" in data else b"\n"
+        blocks = data.split(sep)
+        i, j = draw(st.integers(0, len(blocks) - 1)), draw(st.integers(0, len(blocks) - 1))
+        if op == "swap frames":
+            blocks[i], blocks[j] = blocks[j], blocks[i]
+        else:
+            blocks.insert(j, blocks.pop(i))
+        return sep.join(blocks)
+    if op == "rename event":  # an SSE `event:` line names another event
+        lines = data.splitlines(keepends=True)
+        events = [i for i, line in enumerate(lines) if line.startswith(b"event:")]
+        if events:
+            i = events[draw(st.integers(0, len(events) - 1))]
+            lines[i] = b"event: " + draw(st.sampled_from(NAMES)).encode() + b"\n"
+        return b"".join(lines)
     if op == "truncate":
         return data[:at]
     if op == "splice":
@@ -104,11 +121,49 @@ HOSTILE = ["null", "[]", "{}", "true", "false", "0", "-1", "-7", str(10**30), st
            '{"": {}}', '[{"index": null}]', '"\\u0000"', "1e-400", str(2**63), str(2**64 + 1)]
 
 
+
+
+def _names_in_captures() -> list[str]:
+    """Every event type, object and role the captures hold: swapped in, they make a frame another
+    kind of event (a block delta before its start, a known event with an unknown item)."""
+    names: set[str] = set()
+    for data in CAPTURES.values():
+        for line in data.splitlines():
+            line = line.removeprefix(b"data:").strip()
+            if line[:1] == b"{":
+                try:
+                    value = json.loads(line)
+                except ValueError:
+                    continue
+                for _, item in _items(value):
+                    if isinstance(item, dict):
+                        names.update(v for k, v in item.items() if k in ("type", "object", "role", "event") and
+                                     isinstance(v, str))
+    return sorted(names)
+
+
+def _items(value: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        yield path, item
+        if isinstance(item, dict):
+            stack.extend(((*path, k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(item))
+
+
+NAMES = _names_in_captures()
+
+
 @st.composite
 def _hostile_text(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["fixed", "fixed", "fixed", "fixed", "string", "number", "deep list", "deep object"]))
+    kind = draw(st.sampled_from(["fixed", "fixed", "fixed", "name", "name", "string", "number", "deep list",
+                                 "deep object"]))
     if kind == "fixed":
         return draw(st.sampled_from(HOSTILE))
+    if kind == "name":
+        return json.dumps(draw(st.sampled_from(NAMES)))
     if kind == "string":
         return json.dumps(draw(st.text(max_size=20)))
     if kind == "number":
