@@ -3,6 +3,7 @@ each now folds to a Result that keeps every invariant (tests/mutations.py `check
 
 from __future__ import annotations
 
+from eventstream_helpers import event
 from mutations import check_result
 from streamfold import fold
 from streamfold.services.rows import frame_rows
@@ -25,4 +26,17 @@ def test_responses_usage_details_that_are_not_objects_export_as_zeros() -> None:
     usage = result.export()["usage"]
     assert usage["input_tokens_details"] == {"cached_tokens": 0, "cache_write_tokens": 0}
     assert usage["output_tokens_details"] == {"reasoning_tokens": 0}
+    check_result(result)
+
+
+def test_a_bedrock_block_start_with_an_empty_start_folds_its_text() -> None:
+    # `start: {}` looked up the kind it had guessed ("unknown"): KeyError in bedrock.py.
+    data = (event("messageStart", {"role": "assistant"})
+            + event("contentBlockStart", {"contentBlockIndex": 0, "start": {}})
+            + event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "hi"}})
+            + event("contentBlockStop", {"contentBlockIndex": 0}) + event("messageStop", {"stopReason": "end_turn"}))
+    result = fold(data)
+    assert result.dialect == "bedrock"
+    assert result.choices[0].content == "hi"
+    assert result.export()["output"]["message"]["content"] == [{"text": "hi"}]
     check_result(result)
