@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mutations import CAPTURES, FUZZ, INPUTS, check_result, guarded, json_mutated, mutated
-from streamfold import DIALECTS, Folder, fold
+from streamfold import DEFAULT_MAX_FRAME_SIZE, DIALECTS, Folder, fold
 from streamfold.cli.common import read_input
 from streamfold.framing import TRANSPORTS
 from streamfold.services import FORMATS, InputError, load
@@ -52,10 +52,13 @@ def test_a_mutated_capture_folds_the_same_in_random_chunks(data: bytes, cuts: li
 
 @FUZZ
 @given(data=st.one_of(mutated(), json_mutated(), st.sampled_from(sorted(CAPTURES.values()))),
-       dialect=st.sampled_from([None, *sorted(DIALECTS)]), transport=st.sampled_from([None, *TRANSPORTS]))
-def test_every_forced_dialect_and_transport(data: bytes, dialect: str | None, transport: str | None) -> None:
-    guarded("forced", data, lambda: check_result(fold(data, dialect=dialect, transport=transport)),
-            dialect=dialect, transport=transport)
+       dialect=st.sampled_from([None, *sorted(DIALECTS)]), transport=st.sampled_from([None, *TRANSPORTS]),
+       max_frame_size=st.sampled_from([DEFAULT_MAX_FRAME_SIZE, 4096, 200, 16]))
+def test_every_forced_dialect_and_transport(data: bytes, dialect: str | None, transport: str | None,
+                                            max_frame_size: int) -> None:
+    guarded("forced", data,
+            lambda: check_result(fold(data, dialect=dialect, transport=transport, max_frame_size=max_frame_size)),
+            dialect=dialect, transport=transport, max_frame_size=max_frame_size)
 
 
 @FUZZ
