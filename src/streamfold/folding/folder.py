@@ -124,7 +124,7 @@ class Folder(RunFolding):
 
     @property
     def dialect(self) -> str | None:
-        return None if self._dialect is None else self._dialect.name
+        return None if self._dialect is None else self._dialect.reported.name
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
@@ -216,6 +216,13 @@ class Folder(RunFolding):
         self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is not None:
+            owner = for_transport(transport)
+            if owner is not None and type(self._dialect) is not owner:
+                # A vendor's dialect forced on a carrier's transport (`anthropic` on Bedrock bytes).
+                carrier = owner(self._merger, self._report, self._frames)
+                carrier.transport = transport
+                if carrier.carry(self._dialect):
+                    self._dialect = carrier
             self._dialect.transport = transport
             self.phase = Phase.FOLD
         else:
@@ -376,19 +383,20 @@ class Folder(RunFolding):
                 message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
                 severity = Severity.INFO
             report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
+        shown = dialect.reported
         if self._after_terminal:
             first = self._after_terminal[0]
             report.diagnostic(
                 "frame-after-terminal", first,
                 f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
-                f"({dialect.terminal_hint}), "
+                f"({shown.terminal_hint}), "
                 f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
                 "but not folded", frames=list(self._after_terminal))
         has_data = any(kind is not _COMMENT for kind in self._kinds)
         if not dialect.ended and has_data and dialect.expects_end and not dialect.failed:
             report.diagnostic(
                 "missing-terminal", len(frames) - 1 if frames else None,
-                f"the stream ended without saying it was over ({dialect.terminal_hint} for {dialect.name}): "
+                f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
                 "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
