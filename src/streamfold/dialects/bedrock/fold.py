@@ -149,9 +149,10 @@ class Bedrock(Dialect):
             self.merger.set_once((0, "tool", index, "name"), tool.get("name"), frame)
             self.merger.buffer((0, "tool", index, "arguments"))
         else:
-            kind = next(iter(start), "unknown")
-            self._open(index, kind, frame)
-            self._block_fields[index][kind] = start[kind]
+            kind = next(iter(start), None)
+            if kind is not None:  # an empty `start` says nothing: the block's deltas decide its kind
+                self._open(index, kind, frame)
+                self._block_fields[index][kind] = start[kind]
 
     def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
