@@ -180,7 +180,13 @@ def reference_sse(data: bytes) -> list[_Frame]:
             )
         )
 
-    for offset, content, end, _has_term in iter_lines(data, start):
+    last_end = start
+    for offset, content, end, has_term in iter_lines(data, start):
+        if not has_term:
+            # "Once the end of the file is reached, any pending data must be discarded":
+            # the final line without a line end is not interpreted and is in no frame.
+            break
+        last_end = end
         lineno += 1
         if not content:  # blank line (content can only be empty when a terminator follows)
             if block is not None:
@@ -214,7 +220,7 @@ def reference_sse(data: bytes) -> list[_Frame]:
         else:
             block["issues"].append(_Issue("unknown-field", offset, lineno))
     if block is not None:
-        finish(len(data), False)
+        finish(last_end, False)
     return frames
 
 

@@ -45,7 +45,8 @@ Code = Literal[
     "invalid-json", "in-stream-error", "frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message",
     "bad-headers",
     # diagnostics of every dialect
-    "glued-frames", "unterminated-final-frame", "missing-terminal", "frame-after-terminal", "unknown-field",
+    "glued-frames", "unterminated-final-frame", "unterminated-final-line", "missing-terminal", "frame-after-terminal",
+    "unknown-field",
     "invalid-utf8", "invalid-retry", "invalid-id", "empty-data", "tool-args-invalid", "cumulative-resend",
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
@@ -58,7 +59,8 @@ Code = Literal[
     "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
     # notes on the input and the transport
-    "input-har", "har-entries", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy", "input-log",
+    "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
+    "trace-malformed", "input-log", "clock-rollover", "clock-backwards",
     "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering",
 ]
@@ -93,6 +95,8 @@ _ALL = (
     CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded"),
     CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "
              "drop it; streamfold folds it)"),
+    CodeInfo("unterminated-final-line", _D, _WARN, "SSE: the stream ended in the middle of a line; as the spec "
+             "says, that line is discarded (nothing of it is folded) and its bytes are shown"),
     CodeInfo("missing-terminal", _D, _WARN, "the stream never said it was over: probably cut"),
     CodeInfo("frame-after-terminal", _D, _WARN, "data after the terminal frame: listed, not folded (clients stop "
              "there)"),
@@ -170,11 +174,18 @@ _ALL = (
              "tokens", "llama-cpp"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
     CodeInfo("har-entries", _N, _INFO, "the HAR has several streamed entries; which one was used"),
+    CodeInfo("har-malformed", _N, _WARN, "HAR entries or fields of the wrong type, read when they can be and left "
+             "out when not"),
     CodeInfo("input-curl", _N, _INFO, "the body was read from `curl -v` or `-i` output"),
     CodeInfo("input-curl-trace", _N, _INFO, "the body was read from a `curl --trace` dump"),
     CodeInfo("trace-ascii", _N, _INFO, "a `--trace-ascii` dump: control bytes were printed as '.'"),
     CodeInfo("trace-ascii-lossy", _N, _WARN, "a `--trace-ascii` dump lost bytes the stream needs"),
+    CodeInfo("trace-malformed", _N, _WARN, "rows or block headers of a `curl --trace` dump that could not be read "
+             "were left out"),
     CodeInfo("input-log", _N, _INFO, "a timestamped log: the timestamps are kept as arrival times"),
+    CodeInfo("clock-rollover", _N, _INFO, "the timestamps passed midnight: the later ones are the next day's"),
+    CodeInfo("clock-backwards", _N, _WARN, "a timestamp earlier than the one before it: held at the earlier time, "
+             "so no gap is negative"),
     CodeInfo("gzip-body", _N, _WARN, "the body was gzip-compressed"),
     CodeInfo("chunked-transfer-encoding", _N, _WARN, "the body was still in chunked transfer-encoding"),
     CodeInfo("http-status", _N, _ERR, "the response status was not 200"),

@@ -17,12 +17,33 @@ from typing import Any, Final, Protocol
 
 from ._codes import CODES, Code, Kind, Severity
 
-__all__ = ["DEFAULT_MAX_FINDINGS_PER_CODE", "Code", "Diagnostic", "Kind", "Report", "Severity", "StreamError",
-           "frame_ranges"]
+__all__ = ["BINARY_TRANSPORTS", "DEFAULT_MAX_FINDINGS_PER_CODE", "Code", "Diagnostic", "Kind", "Report", "Severity",
+           "StreamError", "frame_ranges", "location"]
 
 #: Findings of one code kept in full; past it they are counted, their frames listed as ranges
 #: in one `findings-collapsed` diagnostic (a hostile stream can hold a finding per frame).
 DEFAULT_MAX_FINDINGS_PER_CODE: Final = 100
+
+#: Transports without lines: AWS event-stream is binary, its frames are length-prefixed messages
+#: (their `line` is 0), so a place in it is a message and a byte.
+BINARY_TRANSPORTS = frozenset({"aws-eventstream"})
+
+
+def location(frame: int | None, offset: int | None, line: int | None, transport: str | None) -> str:
+    """Where a finding (or a frame) is, as a person reads it: "frame 3, line 12"; on a binary
+    transport "message 3, byte 668"; "" when it points nowhere."""
+    where = []
+    if transport in BINARY_TRANSPORTS:
+        if frame is not None:
+            where.append(f"message {frame}")
+        if offset is not None:
+            where.append(f"byte {offset}")
+    else:
+        if frame is not None:
+            where.append(f"frame {frame}")
+        if line is not None:
+            where.append(f"line {line}")
+    return ", ".join(where)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import streamfold
+from feeding import tr_fold
 from streamfold import Folder, TextDelta, ToolCallDelta, ToolCallDone, fold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,11 +146,23 @@ class TestFindings:
         assert "did you mean `data:`" in finding.message and finding.line == 1
 
     def test_missing_terminal_and_unterminated_final_frame(self) -> None:
-        cut = CHAT[: CHAT.index(b"data: [DONE]")] + b'data: {"choices":[{"index":0,"delta":{"content":"!"}}]}'
+        cut = CHAT[: CHAT.index(b"data: [DONE]")] + b'data: {"choices":[{"index":0,"delta":{"content":"!"}}]}\n'
         result = fold(cut)
         codes = {d.code for d in result.diagnostics}
         assert {"missing-terminal", "unterminated-final-frame"} <= codes
         assert result.choices[0].content == "Hello!" and not result.complete
+
+    def test_a_final_line_without_line_end_is_discarded_and_reported(self) -> None:
+        # The spec: "Once the end of the file is reached, any pending data must be discarded."
+        start = CHAT.index(b"data: [DONE]")
+        cut = CHAT[:start] + b'data: {"choices":[{"index":0,"delta":{"content":"!"}}]}'
+        result = tr_fold(cut)
+        (finding,) = [d for d in result.diagnostics if d.code == "unterminated-final-line"]
+        assert (finding.frame, finding.offset) == (None, start)
+        assert "discarded" in finding.message and '{"choices"' in finding.message
+        assert "missing-terminal" in {d.code for d in result.diagnostics}
+        assert result.choices[0].content == "Hello" and not result.complete
+        assert len(result.frames) == CHAT[:start].count(b"\n\n")
 
     def test_unknown_dialect_lists_the_keys_it_saw(self) -> None:
         result = fold(b'data: {"foo": 1}\n\ndata: {"foo": 2, "bar": 3}\n\n')

@@ -481,15 +481,49 @@ def test_done_with_single_newline_at_eof():
 @pytest.mark.parametrize(
     "data, payload",
     [
-        (b"data: [DONE]", "[DONE]"),  # no line terminator at all
         (b"data: [DONE]\r", "[DONE]"),  # trailing CR is a complete line ending at EOF
         (b"data: [DONE]\r\n", "[DONE]"),
-        (b"data: a\ndata: b", "a\nb"),
+        (b"data: a\ndata: b\n", "a\nb"),
     ],
 )
 def test_unterminated_final_block_variants(data, payload):
     f = only(data)
     assert (f.data, f.raw, f.terminated) == (payload, data, False)
+
+
+def close_with_issues(data: bytes, **kwargs) -> tuple[list[Frame], tuple[FrameIssue, ...]]:
+    p = SSEParser(**kwargs)
+    frames = p.feed(data) + p.close()
+    return frames, p.stream_issues
+
+
+@pytest.mark.parametrize("line", [b"data: [DONE]", b"data", b"retry: 5", b": keep-alive", b"id: 7", b"event: x",
+                                  b"Data: x", BOM[:2]])
+def test_final_line_without_line_end_is_discarded_and_reported(line):
+    # "Once the end of the file is reached, any pending data must be discarded."
+    # Nothing of the line is interpreted: no frame, comment, retry or id; close() says where it was.
+    p = SSEParser()
+    frames = p.feed(b"id: 1\ndata: a\n\n" + line) + p.close()
+    assert [(f.data, f.terminated) for f in frames] == [("a", True)]
+    assert p.last_event_id == "1"
+    (issue,) = p.stream_issues
+    assert (issue.code, issue.offset, issue.line) == ("unterminated-final-line", 15, 4)
+    assert f"its {len(line)} bytes" in issue.message
+
+
+def test_final_line_without_line_end_is_not_part_of_the_open_block():
+    frames, issues = close_with_issues(b"data: a\nretry: 5\n:c\ndata: b")
+    (f,) = frames
+    assert (f.data, f.retry, f.comments, f.raw, f.terminated) == ("a", 5, ("c",), b"data: a\nretry: 5\n:c\n", False)
+    (issue,) = issues
+    assert (issue.code, issue.offset, issue.line, issue.text) == ("unterminated-final-line", 20, 4, "data: b")
+    frames, issues = close_with_issues(b"data: a\nretry: 9")
+    assert [(f.data, f.retry) for f in frames] == [("a", None)] and len(issues) == 1
+
+
+def test_nothing_is_discarded_when_the_stream_ends_with_a_line_end():
+    for data in (b"data: a\n", b"data: a\r", b"data: a\r\n", b"data: a\n\n", b""):
+        assert close_with_issues(data)[1] == ()
 
 
 def test_blank_line_ending_in_cr_at_eof_does_dispatch():
@@ -557,8 +591,9 @@ def test_whatwg_example_empty_data_and_single_newline():
     # would the last block if it was followed by a blank line. The middle block
     # fires an event with the data set to a single newline character. The last
     # block is discarded because it is not followed by a blank line."
+    # (Its one line has no line end either, so streamfold too makes no frame of it.)
     frames = parse(b"data\n\ndata\ndata\n\ndata:")
-    assert [(f.data, f.terminated) for f in frames] == [("", True), ("\n", True), ("", False)]
+    assert [(f.data, f.terminated) for f in frames] == [("", True), ("\n", True)]
 
 
 def test_whatwg_example_space_after_colon_is_optional():
@@ -638,20 +673,25 @@ NO_STRAY_BLANKS = [
 
 @pytest.mark.parametrize("data", NO_STRAY_BLANKS)
 def test_raws_reassemble_the_input_minus_bom(data):
-    frames = parse(data)
+    frames, issues = close_with_issues(data)
     body = data[3:] if data.startswith(BOM) else data
-    assert b"".join(f.raw for f in frames) == body
+    # ...and minus a final line without a line end, which close() reports instead.
+    discarded = b"" if not issues else data[issues[0].offset :]
+    assert b"".join(f.raw for f in frames) + discarded == body
     assert_raw_is_slice_of_input(data, frames)
 
 
 @pytest.mark.parametrize("data", NO_STRAY_BLANKS)
 def test_offsets_and_lines(data):
-    frames = parse(data)
+    frames, issues = close_with_issues(data)
     offset = 3 if data.startswith(BOM) else 0
     for f in frames:
         assert f.offset == offset
         assert f.line == line_number_at(data, offset)
         offset += len(f.raw)
+    for issue in issues:
+        assert (issue.offset, issue.line) == (offset, line_number_at(data, offset))
+        offset = len(data)
     assert offset == len(data)
 
 
@@ -704,10 +744,23 @@ def test_oversized_block_same_frames_whatever_the_chunking():
 
 
 def test_oversized_unterminated_block_at_close():
-    frames = parse(b"data: ok\n\ndata: " + b"q" * 200, max_frame_size=64)
+    frames, issues = close_with_issues(b"data: ok\n\ndata: " + b"q" * 200 + b"\ndata: z", max_frame_size=64)
     assert [f.data for f in frames] == ["ok", None]
     assert "frame-too-large" in codes(frames[1])
     assert len(frames[1].raw) <= 64
+    assert issues == ()  # the oversized frame says what was dropped
+
+
+def test_a_final_line_without_line_end_that_alone_is_too_large_is_discarded():
+    # Only the discarded line made the block too large: the block's complete lines are its frame.
+    frames, issues = close_with_issues(b"data: ok\n\nid: 3\ndata: " + b"q" * 200, max_frame_size=64)
+    assert [(f.data, f.id, f.terminated, f.raw) for f in frames] == [("ok", None, True, b"data: ok\n\n"),
+                                                                     (None, "3", False, b"id: 3\n")]
+    (issue,) = issues
+    assert (issue.code, issue.offset, issue.line) == ("unterminated-final-line", 16, 4)
+    assert "its 206 bytes" in issue.message
+    frames, issues = close_with_issues(b"data: " + b"q" * 200, max_frame_size=64)
+    assert frames == [] and issues[0].offset == 0
 
 
 def test_bom_before_an_oversized_first_block_whatever_the_chunking():

@@ -10,22 +10,28 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "openai-plain-text.sse"
 
 WRITER = r"""
 import sys, time
 frames = open(sys.argv[1], "rb").read().split(b"\n\n")
+end = sys.argv[4].encode() if len(sys.argv) > 4 else b"\n"  # the line end to write
 time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 0)  # let the reader start first
 for i, frame in enumerate(frames):
     if frame:
-        sys.stdout.buffer.write(frame + b"\n\n")
+        sys.stdout.buffer.write(frame.replace(b"\n", end) + end + end)
         sys.stdout.buffer.flush()
     time.sleep(float(sys.argv[2]) if i == 3 else 0.01)
 """
 
 
-def test_output_appears_before_the_writer_ends() -> None:
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(EXAMPLE), "3.0"], stdout=subprocess.PIPE)
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_output_appears_before_the_writer_ends(end: str) -> None:
+    # Whatever the line ends: a CR-only stream once showed nothing until 64 KiB had come, and the
+    # frame a CR ends must not wait for the next byte (the writer pauses right after it).
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(EXAMPLE), "3.0", "0", end], stdout=subprocess.PIPE)
     tail = subprocess.Popen([sys.executable, "-m", "streamfold", "tail"], stdin=writer.stdout,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert writer.stdout is not None and tail.stdout is not None

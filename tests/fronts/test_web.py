@@ -225,12 +225,18 @@ def test_diff_reads_a_har_or_curl_output_as_the_stream_it_holds(client: TestClie
     assert response.status_code == 400 and "HAR" in response.json()["error"]
 
 
+def test_a_content_length_int_cannot_read_is_ignored(client: TestClient) -> None:
+    response = client.post("/api/fold", content=chunk({"content": "hi"}, "stop"),
+                           headers={"content-length": "1" * 5000})
+    assert response.status_code == 200 and response.json()["result"]["choices"][0]["content"] == "hi"
+
+
 def test_diff_marks_utf16_prefixes_and_rejects_a_bad_split(client: TestClient) -> None:
     left = chunk({"content": "🙂 a"}, "stop")
     right = chunk({"content": "🙂 b"}, "stop")
     content = next(f for f in diff(client, left, right)["fields"] if f["label"] == "content")
     assert content["prefix"] == 3 and content["suffix"] == 0
-    for bad in ("", "-1", "x", str(len(left + right) + 1)):
+    for bad in ("", "-1", "x", str(len(left + right) + 1), "²", "٣", "1" * 5000):
         response = client.post("/api/diff", content=left + right, params={"left_size": bad})
         assert response.status_code == 400 and "left_size" in response.json()["error"]
 

@@ -551,3 +551,27 @@ def test_a_100k_frame_capture_is_usable(page: Page, server: RunningServer, tmp_p
     assert page.locator("#raw-list .raw-row.selected").count() >= 1
     print(f"search and select the last frame: {time.perf_counter() - clicked:.2f} s")
     assert len(highlighted(page)) == 1
+
+
+def test_a_binary_stream_is_placed_by_message_and_byte(page: Page, server: RunningServer, tmp_path: Path) -> None:
+    # AWS event-stream has no lines: the findings, the event rows and the frame facts say message and byte.
+    from eventstream_helpers import event
+
+    bad = bytearray(event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": " there"}}))
+    bad[-1] ^= 0xFF
+    data = (event("messageStart", {"role": "assistant"})
+            + event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Hi"}}) + bytes(bad)
+            + event("messageStop", {"stopReason": "end_turn"}))
+    capture = tmp_path / "damaged.bin"
+    capture.write_bytes(data)
+    (error,) = streamfold.fold(data).errors
+    open_page(page, server)
+    page.set_input_files("#file-input", str(capture))
+    wait_ready(page)
+    link = page.locator('.findings .frame-link[data-frame="2"]')
+    assert link.text_content() == f"message 2 · byte {error.offset}"
+    assert page.get_attribute('#event-list .vl-row[data-frame="2"]', "title") == f"message 2 · byte {error.offset}"
+    link.click()
+    facts = page.locator("#json-view .facts dt").all_text_contents()
+    assert "line" not in facts and "byte" in facts
+    assert "line 0" not in page.text_content("#json-view")

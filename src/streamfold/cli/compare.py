@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..result import Result
 from ..services.check import check_reply
-from ..services.diff import Summary, diff_frames, diff_results, summary_of_response
+from ..services.diff import Summary, UnreadableReplyError, diff_frames, diff_results, summary_of_response
 from ..services.rows import frame_summary
 from .common import (
     EXIT_MISMATCH,
@@ -52,12 +52,15 @@ def check(capture: str, input_format: str, entry: str | None, expected: str, cho
     """
     result = load_capture(capture, input_format, entry, dialect, transport).result
     raw = read_input(expected).decode("utf-8", "replace")
-    try:
-        value: Any = json.loads(raw) if raw.lstrip().startswith("{") else raw
-        divergences = check_reply(result, value, choice=choice)
-    except ValueError:
-        divergences = check_reply(result, raw, choice=choice)
     shown = console()
+    try:
+        value: Any = _json(raw) if raw.lstrip().startswith("{") else raw
+        divergences = check_reply(result, value, choice=choice)
+    except ValueError as exc:
+        if raw.lstrip().startswith("{"):
+            click.echo(f"streamfold: note: {expected} is JSON but not a reply streamfold can read: {exc}; "
+                       "compared as text", err=True)
+        divergences = check_reply(result, raw, choice=choice)
     if not divergences:
         shown.print(Text("the client's output matches the reference", style="green"))
         return
@@ -84,7 +87,10 @@ def diff(first: str, second: str, dialect: str | None) -> None:
     shown = console()
     a = load_capture(first, dialect=dialect).result
     second_bytes = read_input(second)
-    response = _response(second_bytes)
+    response, unread = _response(second_bytes)
+    if unread is not None:
+        shown.print(Text(f"B is JSON but not a reply streamfold can read: {unread}; read as a capture",
+                         style="dim"))
     frames_differ = False
     if response is not None:
         differences = diff_results(a, response)
@@ -111,18 +117,29 @@ def diff(first: str, second: str, dialect: str | None) -> None:
     sys.exit(EXIT_MISMATCH)
 
 
-def _response(data: bytes) -> Summary | None:
-    """The facts of B when it is a non-streaming response body a dialect reads, else None."""
+def _response(data: bytes) -> tuple[Summary | None, str | None]:
+    """The facts of B when it is a non-streaming response body a dialect reads, else None; and why
+    a JSON object that looks like a reply could not be read as one."""
     try:
-        value = json.loads(data)
+        value = _json(data)
     except ValueError:
-        return None
+        return None, None
     if not isinstance(value, dict) or data.lstrip().startswith(b"data:"):
-        return None
+        return None, None
     try:
-        return summary_of_response(value)
+        return summary_of_response(value), None
+    except UnreadableReplyError as exc:
+        return None, str(exc)
     except ValueError:
-        return None  # JSON, but no reply: maybe a HAR, read as a capture
+        return None, None  # JSON, but no reply: maybe a HAR, or an error body, read as a capture
+
+
+def _json(data: str | bytes) -> Any:
+    """One JSON document; ValueError when it is not one or is nested too deeply to read."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
 
 
 def _short(result: Result, index: int) -> str:

@@ -16,6 +16,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
 from ..services.rows import frame_rows
 from ..services.timing import Timing, chart_top, sparkline
@@ -45,7 +46,7 @@ def render_reply_only(result: Result) -> RenderableType:
     parts: list[RenderableType] = []
     for choice in result.choices:
         if choice.content:
-            parts.append(Text(choice.content))
+            parts.append(Text(_shown(choice.content)))
         for call in choice.tool_calls:
             parts.append(_tool_call(call))
     return Group(*parts)
@@ -62,18 +63,25 @@ class _Header:
         result = self.result
         counts = result.frame_counts
         status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
+        # The model and id are the stream's own values: shown as text whatever type the server sent.
+        model, reply_id = (_shown(value) for value in (result.model, result.id))
         yield Text.assemble(
             (result.dialect, "bold"), " · ", result.transport, " · ", status,
-            *((" · ", (result.model, "bold")) if result.model else ()))
+            *((" · ", (model, "bold")) if model else ()))
         frames = Text(f"{counts['total']} frames: {counts['data']} data, {counts['comments']} comments, "
                       f"{counts['invalid']} invalid", style="dim")
-        if result.id and len(frames) + 3 + len(result.id) <= options.max_width:
-            frames.append(f" · {result.id}", style="dim")
+        if reply_id and len(frames) + 3 + len(reply_id) <= options.max_width:
+            frames.append(f" · {reply_id}", style="dim")
             yield frames
         else:
             yield frames
-            if result.id:
-                yield Text(result.id, style="dim")
+            if reply_id:
+                yield Text(reply_id, style="dim")
+
+
+def _shown(value: object) -> str:
+    """A value from the stream as text: a server may send a number or a list where text belongs."""
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 def _header(result: Result) -> RenderableType:
@@ -97,14 +105,14 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
-        parts.append(Padding(Text(choice.reasoning, style="dim"), (0, 0, 1, 2)))
+        parts.append(Padding(Text(_shown(choice.reasoning), style="dim"), (0, 0, 1, 2)))
     if choice.content:
-        parts.append(content if content is not None else Text(choice.content))
+        parts.append(content if content is not None else Text(_shown(choice.content)))
     if choice.refusal:
-        parts.append(Text.assemble(("refusal: ", "bold red"), choice.refusal))
+        parts.append(Text.assemble(("refusal: ", "bold red"), _shown(choice.refusal)))
     for call in choice.tool_calls:
         parts.append(_tool_call(call))
-    finish = choice.finish_reason or "none"
+    finish = _shown(choice.finish_reason) or "none"
     line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
     if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
         line.append(f" (raw {choice.finish_reason_raw!r})", style="dim")
@@ -113,9 +121,10 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
 
 
 def _tool_call(call: ToolCall) -> RenderableType:
-    title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ", (call.name or "?", "bold magenta"))
+    title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ",
+                          (_shown(call.name) or "?", "bold magenta"))
     if call.id:
-        title.append(f"  {call.id}", style="dim")
+        title.append(f"  {_shown(call.id)}", style="dim")
     if call.error is None:
         body: RenderableType = JSON(json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
     else:
@@ -136,24 +145,22 @@ def _usage(result: Result) -> Text:
 
 def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
+    transport = result.transport
     for error in result.errors:
-        lines.append(_finding("error", error.code, error.frame, error.line, error.message))
+        lines.append(_finding("error", error.code, location(error.frame, error.offset, error.line, transport),
+                              error.message))
     # Most severe first; within a severity, stream order.
     for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
-        lines.append(_finding(diagnostic.severity, diagnostic.code, diagnostic.frame, diagnostic.line,
-                              diagnostic.message))
+        where = location(diagnostic.frame, diagnostic.offset, diagnostic.line, transport)
+        lines.append(_finding(diagnostic.severity, diagnostic.code, where, diagnostic.message))
     return Group(*lines)
 
 
-def _finding(severity: str, code: str, frame: int | None, line: int | None, message: str) -> Text:
-    where = []
-    if frame is not None:
-        where.append(f"frame {frame}")
-    if line is not None:
-        where.append(f"line {line}")
+def _finding(severity: str, code: str, where: str, message: str) -> Text:
+    """One finding: "warning code (frame 3, line 12): message" (a binary stream's: message 3, byte 668)."""
     return Text.assemble(
         (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
-        (f" ({', '.join(where)})" if where else "", "dim"), ": ", message)
+        (f" ({where})" if where else "", "dim"), ": ", message)
 
 
 def render_frames(result: Result) -> Table:
@@ -163,9 +170,12 @@ def render_frames(result: Result) -> Table:
     def widest(key: str, header: str, cap: int = 24) -> int:
         return min(cap, max([len(header), *(len(str(row[key] or "")) for row in rows)]))
 
+    # A binary stream (AWS event-stream) has no lines: its messages are placed by byte alone.
+    lines = result.transport not in BINARY_TRANSPORTS
     table = Table(box=None, pad_edge=False, expand=True, header_style="bold dim")
     table.add_column("#", justify="right", no_wrap=True, min_width=widest("index", "#"))
-    table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
+    if lines:
+        table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
     table.add_column("offset", justify="right", style="dim", no_wrap=True, min_width=widest("offset", "offset"))
     table.add_column("event", no_wrap=True, overflow="ellipsis", min_width=widest("event", "event", 16))
     table.add_column("kind", no_wrap=True, min_width=widest("kind", "kind") + 6)
@@ -175,7 +185,8 @@ def render_frames(result: Result) -> Table:
         summary = Text(row["summary"])
         if row["issues"]:
             summary = Text.assemble((", ".join(row["issues"]) + " ", "yellow"), summary)
-        table.add_row(str(row["index"]), str(row["line"]), str(row["offset"]), Text(row["event"] or ""),
+        place = [str(row["line"]), str(row["offset"])] if lines else [str(row["offset"])]
+        table.add_row(str(row["index"]), *place, Text(row["event"] or ""),
                       Text(kind, style=kind_style.get(row["kind"], "")), summary)
     return table
 

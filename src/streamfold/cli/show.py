@@ -10,6 +10,7 @@ import sys
 import click
 from rich.text import Text
 
+from ..findings import BINARY_TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL
 from ..services.rows import frame_rows
@@ -143,14 +144,20 @@ def blame(capture: str, input_format: str, entry: str | None, offset: int, choic
         sys.exit(EXIT_USAGE)
     text = _field_text(result, choice, field_name)
     shown = console()
+    source: tuple[tuple[str, str], str]
+    if result.transport in BINARY_TRANSPORTS:  # a binary stream has no lines
+        source = ((f"message {frame.index}", "bold"), f", byte offset {frame.offset}")
+    else:
+        source = ((f"frame {frame.index}", "bold"), f", line {frame.line}, byte offset {frame.offset}")
     shown.print(Text.assemble(
         (f"character {offset} ", "bold"), (repr(text[offset]), "bold magenta"), " of choice ", str(choice), " ",
-        field_name, " came from ", (f"frame {frame.index}", "bold"),
-        f", line {frame.line}, byte offset {frame.offset}"))
+        field_name, " came from ", *source))
     context = Text.assemble("…", text[max(0, offset - 30) : offset], (text[offset], "reverse"),
                             text[offset + 1 : offset + 30], "…")
     shown.print(context)
-    shown.print(Text(frame.raw.decode("utf-8", "replace").rstrip("\r\n"), style="dim"), soft_wrap=True)
+    # A binary message's raw bytes are its prelude, headers and CRCs: its payload is what to read.
+    raw = (frame.data or "") if result.transport in BINARY_TRANSPORTS else frame.raw.decode("utf-8", "replace")
+    shown.print(Text(raw.rstrip("\r\n"), style="dim"), soft_wrap=True)
 
 
 def _field_text(result: Result, choice: int, field_name: str) -> str:

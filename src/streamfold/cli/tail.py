@@ -9,8 +9,10 @@ flushed per chunk, and reasoning to stderr. Either way the full summary, finding
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import sys
 import time
 from typing import IO
@@ -53,11 +55,17 @@ def tail(capture: str, stall: float, dialect: str | None, transport: str | None)
     """
     try:
         source = sys.stdin.fileno() if capture == "-" else os.open(capture, os.O_RDONLY)
+        if stat.S_ISDIR(os.fstat(source).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
     except OSError as exc:
         click.echo(f"streamfold: cannot read {capture!r}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
     shown = console()
-    result, timing = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall)
+    try:
+        result, timing = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall)
+    except OSError as exc:  # the stream broke off (EIO on a terminal that went away, ...)
+        click.echo(f"streamfold: reading {capture!r} failed: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
     if not settings().quiet:
         shown.print(render_summary(result, timing))
     end(result)

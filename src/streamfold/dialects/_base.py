@@ -93,6 +93,9 @@ class Dialect:
         #: from UTF-8 bytes (raising ValueError for any other payload), whose values go to
         #: `fold_fast`; else None (and always without msgspec).
         self.fast_decoder: Callable[[bytes], Any] | None = None
+        #: The dialect whose envelopes carry this one's payloads (Bedrock's InvokeModel chunks), or
+        #: None: a frame's event name is then the carrier's, not this dialect's.
+        self.carrier: Dialect | None = None
 
     # -- the end state ----------------------------------------------------------------
 
@@ -117,11 +120,23 @@ class Dialect:
         return self.report.server_failed
 
     def event_name(self, frame: int) -> str | None:
-        """The SSE `event:` name of a frame (None when it had none)."""
+        """The SSE `event:` name of a frame (None when it had none, or when it names a carrier's envelope)."""
         frames = self.frames
-        if not 0 <= frame < len(frames):
+        if not 0 <= frame < len(frames) or self.carrier is not None:
             return None
         return frames.event(frame)
+
+    @property
+    def reported(self) -> Dialect:
+        """The dialect the Result names: this one, or the vendor's dialect this one found inside its
+        envelopes (Claude through Bedrock's InvokeModelWithResponseStream is `anthropic`), which
+        also normalises the finish reasons and usage and takes the `native` snapshot."""
+        return self
+
+    def carry(self, inner: Dialect) -> bool:
+        """Fold the payloads inside this dialect's envelopes with `inner` (a dialect forced on a
+        transport this one owns); False when this dialect carries no other."""
+        return False
 
     # -- what a dialect implements ----------------------------------------------------
 

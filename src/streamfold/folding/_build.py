@@ -18,7 +18,8 @@ _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal
 def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore, kinds: list[PayloadKind],
                  errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
     """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
-    normalised, its `native` snapshot taken."""
+    normalised, its `native` snapshot taken (by the vendor's dialect a carrier found)."""
+    carrier, dialect = dialect, dialect.reported
     choice_indexes: set[int] = set()
     tool_keys: dict[int, set[int]] = {}
     block_keys: dict[int, set[int]] = {}
@@ -78,7 +79,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
     return Result(
         transport=transport,
         dialect=dialect.name,
-        complete=dialect.ended and not dialect.failed,
+        complete=carrier.ended and not carrier.failed,
         model=merger.get(("model",)),
         id=merger.get(("id",)),
         frame_counts=_counts(kinds),

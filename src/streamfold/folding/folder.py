@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
+from .._codes import CODES
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
@@ -35,6 +36,7 @@ from ..result import Result
 from ._build import build_result
 from ._issues import report_frame_issues
 from ._journal import events_of
+from ._limits import check_limits, slices
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
 __all__ = ["Folder", "Phase", "fold"]
@@ -45,14 +47,6 @@ _FRAMERS: dict[str, type[Framer]] = {
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
-# fold() feeds a whole capture in slices of this size: the intermediate lists stay small, so
-# the cost per frame stays flat however large the capture (one giant feed was 2.4x slower at 1M).
-_FOLD_SLICE = 1024 * 1024
-# ... unless it is made of small frames that are records (not runs): a slice's records are all
-# made before they are stored (~600 bytes each), so a slice holds about this many at most
-# (110k for a MiB of 9-byte stray lines).
-_SMALL_SLICE = 64 * 1024
-_RECORDS_PER_SLICE = 4096
 
 _JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
 
@@ -85,10 +79,7 @@ class Folder(RunFolding):
     'Hi'
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
-
-    Limits (README "Limits"): `max_frame_size` (bytes of a frame: `frame-too-large`),
-    `max_findings_per_code` (the rest counted in one `findings-collapsed`), `max_choices` and
-    `max_tool_calls` (per choice; a further one is dropped: `choices-capped`, `tool-calls-capped`).
+    Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
@@ -104,15 +95,14 @@ class Folder(RunFolding):
         self.transport = transport
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
+        self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
-        for name, limit in (("max_findings_per_code", max_findings_per_code), ("max_choices", max_choices),
-                            ("max_tool_calls", max_tool_calls)):
-            if type(limit) is not int or limit < 0:
-                raise ValueError(f"{name} must be an int >= 0, got {limit!r}")
+        check_limits(max_findings_per_code=max_findings_per_code, max_choices=max_choices,
+                     max_tool_calls=max_tool_calls)
         self._merger = Merger(journal=events, max_choices=max_choices, max_tool_calls=max_tool_calls,
-                              on_cap=self._cap_hit)
+                              on_cap=lambda code, frame, message: self._report.diagnostic(code, frame, message))
         self._report = Report(self._frames, journal=self._merger.journal, max_per_code=max_findings_per_code)
         self._dialect: Dialect | None = None
         if dialect is not None:
@@ -140,7 +130,7 @@ class Folder(RunFolding):
 
     @property
     def dialect(self) -> str | None:
-        return None if self._dialect is None else self._dialect.name
+        return None if self._dialect is None else self._dialect.reported.name
 
     def feed(self, chunk: bytes | str) -> list[Event]:
         """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
@@ -169,6 +159,8 @@ class Folder(RunFolding):
         assert self._framer is not None
         self._deferrable = False
         self._fold(self._framer.close_records())
+        for issue in self._framer.stream_issues:  # in no frame (SSE: a last line without line end, discarded)
+            self._report.diagnostic(CODES[issue.code].code, None, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
         if dialect is None:
             dialect = self._adopt(Unknown)
@@ -204,11 +196,10 @@ class Folder(RunFolding):
         if self._deferred:
             chunk = b"".join(self._deferred) + chunk
             self._deferred.clear()
-        framer = self._framer
-        if framer is None:
+        if self._framer is None:
             self._sniff(chunk)
             return
-        self._fold(framer.feed_records(chunk))
+        self._frame(self._framer, chunk)
 
     def _sniff(self, chunk: bytes | bytearray | memoryview) -> None:
         """Phase.SNIFF: bytes wait in _head until they say the transport (a big first chunk is not copied)."""
@@ -216,10 +207,10 @@ class Folder(RunFolding):
         if self._head:
             self._head += chunk
             head = self._head
-        if 10 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
+        if 10 not in chunk and 13 not in chunk and len(head) > 16 and len(head) < _SNIFF_WINDOW:
             if head is chunk:
                 self._head += chunk
-            return  # nothing new to decide on
+            return  # no new line end (CR or LF): nothing new to decide on
         transport = sniff(bytes(head[:_SNIFF_WINDOW]), final=len(head) >= _SNIFF_WINDOW)
         if transport is None:
             if head is chunk:
@@ -235,6 +226,13 @@ class Folder(RunFolding):
         self._frames.rebuild = REBUILD.get(transport)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is not None:
+            owner = for_transport(transport)
+            if owner is not None and type(self._dialect) is not owner:
+                # A vendor's dialect forced on a carrier's transport (`anthropic` on Bedrock bytes).
+                carrier = owner(self._merger, self._report, self._frames)
+                carrier.transport = transport
+                if carrier.carry(self._dialect):
+                    self._dialect = carrier
             self._dialect.transport = transport
             self.phase = Phase.FOLD
         else:
@@ -243,11 +241,27 @@ class Folder(RunFolding):
             if owner is not None:
                 self._adopt(owner)
         if head:
-            self._fold(self._framer.feed_records(head))
+            self._frame(self._framer, head)
 
     # -- frames to the dialect ------------------------------------------------------
 
+    def _frame(self, framer: Framer, chunk: bytes) -> None:
+        """Fold what a chunk completed, and a frame the CR at its end completed (SSE: a CR ends a blank line
+        whatever follows; only its raw waits for an LF). The framer's own record of it replaces it later."""
+        self._fold(framer.feed_records(chunk))
+        if framer._held_cr and self._held is None:
+            held = framer.held_frame()
+            if held is not None:
+                self._fold([held])
+                self._held = held[0]
+
     def _fold(self, output: Sequence[FramerOutput]) -> None:
+        if self._held is not None and output:
+            first = output[0]  # the framer's own record of the frame folded early: its raw complete
+            assert type(first) is tuple and first[0] == self._held
+            self._frames.replace_last(first)
+            self._held = None
+            output = output[1:]
         for item in output:
             if type(item) is tuple:
                 self._frames.append(item)
@@ -395,24 +409,21 @@ class Folder(RunFolding):
                 message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
                 severity = Severity.INFO
             report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
+        shown = dialect.reported
         if self._after_terminal:
             first = self._after_terminal[0]
             report.diagnostic(
                 "frame-after-terminal", first,
                 f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
-                f"({dialect.terminal_hint}), "
+                f"({shown.terminal_hint}), "
                 f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
                 "but not folded", frames=list(self._after_terminal))
         has_data = any(kind is not _COMMENT for kind in self._kinds)
         if not dialect.ended and has_data and dialect.expects_end and not dialect.failed:
             report.diagnostic(
                 "missing-terminal", len(frames) - 1 if frames else None,
-                f"the stream ended without saying it was over ({dialect.terminal_hint} for {dialect.name}): "
+                f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
                 "it was probably cut off, so the reply may be truncated")
-
-    def _cap_hit(self, code: Literal["choices-capped", "tool-calls-capped"], frame: int, message: str) -> None:
-        """A choice or a tool call past the limits was dropped: say so (the merger says it once)."""
-        self._report.diagnostic(code, frame, message)
 
     def _drain(self) -> list[Event]:
         self._report.drain()
@@ -421,27 +432,18 @@ class Folder(RunFolding):
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
          max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None,
-         max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
-         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> Result:
+         **limits: int) -> Result:
     """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
 
-    `progress(done, total)` is called after each slice (bytes), for a progress bar. The limits
-    are `Folder`'s: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
+    `progress(done, total)` is called after each slice (bytes), for a progress bar; `limits` are `Folder`'s.
     """
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
-    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False,
-                    max_findings_per_code=max_findings_per_code, max_choices=max_choices,
-                    max_tool_calls=max_tool_calls)
+    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, **limits)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    start, size = 0, _SMALL_SLICE
-    while start < len(data):
-        records = folder._frames.records
-        folder._feed(data[start : start + size])
-        start += size
+    for done, piece in slices(data, lambda: folder._frames.records):
+        folder._feed(piece)
         if progress is not None:
-            progress(min(start, len(data)), len(data))
-        made = folder._frames.records - records
-        size = _FOLD_SLICE if made * _FOLD_SLICE < size * _RECORDS_PER_SLICE else _SMALL_SLICE
+            progress(done, len(data))
     return folder.close()

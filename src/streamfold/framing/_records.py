@@ -282,6 +282,11 @@ class FrameStore(Sequence[FrameRecord]):
             run = PackedRun(stretch, self.rebuild)  # type: ignore[arg-type]
             self._slots[run.first : run.first + run.count] = [run] * run.count
 
+    def replace_last(self, record: FrameRecord) -> None:
+        """The last frame again, now complete (SSE: its raw got the LF after a CR)."""
+        assert type(self._slots[-1]) is tuple and self._slots[-1][_INDEX] == record[_INDEX]
+        self._slots[-1] = record
+
     # -- the FrameView of dialects and the fold: read without making records of runs ------
 
     def event(self, index: int) -> str | None:

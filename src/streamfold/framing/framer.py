@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._records import FramerOutput, expand
-from .frame import DEFAULT_MAX_FRAME_SIZE, Frame
+from ._records import FrameRecord, FramerOutput, expand
+from .frame import DEFAULT_MAX_FRAME_SIZE, Frame, FrameIssue
 
 __all__ = ["Framer"]
 
@@ -25,6 +25,10 @@ class Framer:
     _offset = 0
     _at_stream_start = True
     _bom_prefix = b""
+    #: A CR ended the last chunk: whether it is half of a CRLF is known only with the next byte.
+    _held_cr = False
+    #: What `close()` found that belongs to no frame (SSE: a final line without a line end, discarded).
+    stream_issues: tuple[FrameIssue, ...] = ()
 
     def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         if max_frame_size < 1:
@@ -43,6 +47,11 @@ class Framer:
 
     def feed_records(self, chunk: bytes) -> Sequence[FramerOutput]:
         raise NotImplementedError
+
+    def held_frame(self) -> FrameRecord | None:
+        """The frame the held CR (`_held_cr`) has already completed, if it has, as `feed` will
+        give it except for its raw; None otherwise. (SSE only: the other framings end a frame on LF.)"""
+        return None
 
     def close_records(self) -> Sequence[FramerOutput]:
         raise NotImplementedError

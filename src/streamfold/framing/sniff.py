@@ -35,7 +35,7 @@ def sniff(head: bytes, final: bool = False) -> str | None:
     if first == b"[":
         return "json-array"
     if first == b"{":
-        newline = text.find(b"\n")
+        newline = min((at for at in (text.find(b"\n"), text.find(b"\r")) if at >= 0), default=-1)
         if newline < 0 and not final and len(head) < _SNIFF_LIMIT:
             return None
         line = text if newline < 0 else text[:newline]

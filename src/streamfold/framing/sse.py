@@ -8,8 +8,10 @@ unescaped). A line whose terminator has not arrived yet is kept as a list of
 fragments and joined once, so a huge `data:` line fed in small pieces stays
 linear. A CR that ends a read is held back until the next byte shows whether
 it is half of a CRLF; this keeps `raw` (and therefore every offset) the same
-however the bytes were chunked. Each complete line is decoded from UTF-8 on
-its own (see `utf8`), then interpreted.
+however the bytes were chunked. When that CR ends a blank line the frame is
+complete already ("a single CR" ends a line): `held_frame()` gives it, for the
+fold to use at once. Each complete line is decoded from UTF-8 on its own (see
+`utf8`), then interpreted.
 
 This module is the spec, read top to bottom. The fold uses
 `_runs.SSERunParser`, the same parser with one speed trick: long regions of
@@ -18,7 +20,10 @@ simple blocks are kept as runs (tests hold both to the same frames).
 Where a debugger must differ from a browser, it reports instead of dropping:
 a block without `data` (comments, `event: ping`, id/retry only) is still a
 frame with `data=None`; a final block with no blank line after it is a frame
-with `terminated=False`; ignored fields become `FrameIssue`s.
+with `terminated=False` (made of its complete lines); ignored fields become
+`FrameIssue`s. A final line with no line end is discarded as the spec says
+(nothing of it is interpreted, it is in no frame) and reported in
+`stream_issues` ("unterminated-final-line").
 """
 
 from __future__ import annotations
@@ -131,6 +136,19 @@ class SSEParser(Framer):
             else:
                 self._add_partial(tail)
 
+    def held_frame(self) -> FrameRecord | None:
+        """A CR ended the last chunk and the blank line it ends dispatches the block: "a single
+        CR" is a line end, so the frame is complete, whatever comes next. Only its raw is not:
+        an LF next would be the second half of a CRLF, and is part of it. This is its record as
+        the next byte (or close) will give it, with the CR alone; None when no frame waits so."""
+        if not self._held_cr or self._partial or self._skipping is not None or not self._block_lines:
+            return None
+        if self._block_size + 2 > self.max_frame_size:
+            return None  # "\r\n" would make it too large: that frame will not be this one
+        return new_record(self._index, self._block_offset, self._block_line, self._event,
+                          "\n".join(self._data) if self._data else None, self._id, self._retry,
+                          tuple(self._comments), b"".join(self._block_lines) + b"\r", True, tuple(self._issues), ())
+
     def close_records(self) -> list[FramerOutput]:
         """End the stream: flush a final line and block that never got their terminators."""
         self._end()
@@ -139,8 +157,11 @@ class SSEParser(Framer):
         if self._held_cr:
             self._held_cr = False
             self._finish_partial(b"\r", frames)
-        elif self._partial or self._partial_size:
-            self._finish_partial(b"", frames)
+        elif self._partial_size:
+            if self._skipping is not None and self._skipping[3] > self.max_frame_size:
+                self._finish_partial(b"", frames)  # in a block already too large: its frame says what was dropped
+            else:
+                self._discard_partial(frames)
         if self._skipping is not None:
             frames.append(self._oversized_frame(terminated=False))
         elif self._block_lines:
@@ -171,6 +192,30 @@ class SSEParser(Framer):
         self._partial.clear()
         self._partial_size = 0
         self._take_lines([line], frames)
+
+    def _discard_partial(self, frames: list[FramerOutput]) -> None:
+        """At close, a line whose terminator never came: "Once the end of the file is reached,
+        any pending data must be discarded." It is not interpreted (no data, comment, id or
+        retry comes of it) and is in no frame; `stream_issues` says where it was and what it held."""
+        size = self._partial_size
+        line = b"".join(self._partial)
+        self._partial.clear()
+        self._partial_size = 0
+        if self._skipping is not None:
+            # Only this line made the block too large: its complete lines are the frame after all.
+            head, self._offset, self._line, block = self._skipping
+            self._skipping = None
+            self._take_lines(head[:block].splitlines(keepends=True), frames)
+            line = head[block:]
+        text, _ = decode(line, self._offset, self._line)
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        self.stream_issues = (FrameIssue(
+            "unterminated-final-line", self._offset, self._line,
+            f"the stream ended in the middle of line {self._line} (byte {self._offset}): its {size} bytes "
+            f"{shown!r} have no line end, so they were discarded, as the SSE spec says (a spec-exact client, such "
+            "as a browser's EventSource, never sees them)",
+            text),)
+        self._offset += size
 
     def _take_lines(self, lines: list[bytes], frames: list[FramerOutput]) -> None:
         """Interpret complete lines (each ends with its terminator, except at EOF)."""

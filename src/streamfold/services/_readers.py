@@ -1,17 +1,17 @@
-"""The input formats other than a raw body: detecting them, and reading a HAR,
+"""The input formats other than a raw body: detecting them, and reading
 `curl -v`/`-i` output, a `curl --trace`/`--trace-ascii` dump and a
-timestamped log into a `Capture` (see `inputs.read_capture`)."""
+timestamped log into a `Capture` (see `inputs.read_capture`; a HAR is
+`_har.py`'s). A part that cannot be read is left out and reported with its
+line; timestamps are kept from going backwards (`_Clock`)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
 from datetime import datetime
-from typing import Any
 
-from .capture import Capture, InputError, Note
+from ..findings import Code, Severity
+from ._har import from_har
+from .capture import Capture, Note
 
 __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_log"]
 
@@ -38,74 +38,6 @@ def detect(data: bytes) -> str:
     if len(lines) >= 2 and all(_TIMESTAMP.match(line) for line in lines[: min(len(lines), 4)]):
         return "log"
     return "raw"
-
-
-# -- HAR ---------------------------------------------------------------------------
-
-_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
-
-
-def from_har(data: bytes, entry: str | None) -> Capture:
-    try:
-        har = json.loads(data)
-        entries = har["log"]["entries"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"this looks like a HAR file but is not one: {exc}") from None
-    streamed = [(i, e) for i, e in enumerate(entries) if _is_streamed(e)]
-    if entry is not None:
-        if entry.isdigit():
-            chosen = [(i, e) for i, e in enumerate(entries) if i == int(entry)]
-        else:
-            chosen = [(i, e) for i, e in enumerate(entries) if entry in str(e.get("request", {}).get("url", ""))]
-        if not chosen:
-            listed = _list_entries(streamed or list(enumerate(entries)))
-            raise InputError(f"no HAR entry matches {entry!r}; streamed entries: {listed}")
-        streamed = chosen
-    if not streamed:
-        raise InputError(f"the HAR has {len(entries)} entries and none is a streamed response; "
-                         f"pick one with --entry N: {_list_entries(list(enumerate(entries)))}")
-    notes = []
-    if len(streamed) > 1:
-        notes.append(Note("har-entries", f"the HAR has {len(streamed)} streamed entries; using entry {streamed[-1][0]} "
-                                         f"(the last). Others: {_list_entries(streamed[:-1])}. Pick with --entry"))
-    index, chosen_entry = streamed[-1]
-    response = chosen_entry.get("response", {})
-    content = response.get("content", {})
-    text = content.get("text")
-    if text is None:
-        raise InputError(f"HAR entry {index} has no response body (browsers leave streamed bodies out of some "
-                         "HARs; export with content, or capture with curl -N)")
-    if content.get("encoding") == "base64":
-        try:
-            body = base64.b64decode(text)
-        except (binascii.Error, ValueError) as exc:
-            raise InputError(f"HAR entry {index}: the base64 body does not decode: {exc}") from None
-    else:
-        body = str(text).encode("utf-8")
-    request = chosen_entry.get("request", {})
-    return Capture(
-        body, "har",
-        status=response.get("status"),
-        response_headers=tuple((h.get("name", ""), h.get("value", "")) for h in response.get("headers", [])),
-        request_headers=tuple((h.get("name", ""), h.get("value", "")) for h in request.get("headers", [])),
-        url=request.get("url"),
-        notes=(Note("input-har", f"read HAR entry {index}: {request.get('method', '')} {request.get('url', '')}"),
-               *notes),
-    )
-
-
-def _is_streamed(entry: dict[str, Any]) -> bool:
-    content = entry.get("response", {}).get("content", {})
-    mime = str(content.get("mimeType", "")).lower()
-    if any(kind in mime for kind in _STREAM_TYPES):
-        return True
-    text = str(content.get("text", ""))[:2000]
-    return text.startswith(("data:", "event:", ":")) or "\ndata:" in text
-
-
-def _list_entries(entries: list[tuple[int, dict[str, Any]]]) -> str:
-    return "; ".join(f"[{i}] {e.get('request', {}).get('method', '')} {e.get('request', {}).get('url', '')}"[:120]
-                     for i, e in entries[:10])
 
 
 # -- curl -v / -i -------------------------------------------------------------------
@@ -167,16 +99,16 @@ def from_curl_trace(data: bytes) -> Capture:
     `--trace` rows hold the exact bytes in hex. `--trace-ascii` rows hold the
     bytes as text, break at CRLF (consumed; the row offsets show where) and
     print every other control byte, LF included, as '.': those dots are
-    guessed back from the SSE structure and the guess is reported.
+    guessed back from the SSE structure and the guess is reported. A row or
+    block header that cannot be read is left out and reported with its line.
     """
     hex_mode = bool(re.search(rb"^[0-9a-f]{4}: (?:[0-9a-f]{2} ){16}", data, re.MULTILINE | re.IGNORECASE))
     body = bytearray()
     head = bytearray()
     reads: list[tuple[int, float]] = []
-    blocks = _trace_blocks(data)
-    sent = re.search(rb"^(\d\d:\d\d:\d\d\.\d+) => Send header", data, re.MULTILINE)
-    for what, size, stamp, rows in blocks:
-        content = _trace_bytes(rows, size, hex_mode)
+    trace = _Trace(data)
+    for what, size, stamp, rows in trace.blocks:
+        content = _trace_bytes(rows, size, hex_mode, trace.problems)
         if what == "header":
             head += content
             continue
@@ -185,47 +117,86 @@ def from_curl_trace(data: bytes) -> Capture:
         body += content
     status, headers = _parse_response_head(bytes(head))
     notes = [Note("input-curl-trace", f"curl {'--trace' if hex_mode else '--trace-ascii'} dump: the received body "
-                  f"was rebuilt from {sum(1 for b in blocks if b[0] == 'data')} read(s)"
+                  f"was rebuilt from {sum(1 for b in trace.blocks if b[0] == 'data')} read(s)"
                   + (", with their times" if reads else ""))]
     if not hex_mode:
         # Dots are repaired once the body is unwrapped (chunk sizes count them as bytes).
         notes.append(Note("trace-ascii", "the dump is --trace-ascii: control bytes were printed as '.'"))
+    if trace.problems:
+        notes.append(_listed_note("trace-malformed", "parts of the curl trace could not be read and were left out",
+                                  trace.problems))
+    notes.extend(trace.clock.notes())
     return Capture(bytes(body), "curl-trace", reads=tuple(reads) or None, status=status,
                    response_headers=headers, notes=tuple(notes),
-                   started=_seconds(sent.group(1).decode()) if sent and reads else None)
+                   started=trace.sent if reads else None)
 
 
-def _trace_blocks(data: bytes) -> list[tuple[str, int, float | None, list[tuple[int, bytes]]]]:
-    """The received blocks: (header|data, declared size, time or None, rows as (offset, text))."""
-    blocks: list[tuple[str, int, float | None, list[tuple[int, bytes]]]] = []
-    rows: list[tuple[int, bytes]] | None = None
-    for line in data.splitlines():
-        match = _TRACE_HEADER.match(line)
-        if match:
-            rows = None
-            if match.group("dir") == b"<=" and match.group("what") in (b"header", b"data"):
-                rows = []
+_Block = tuple[str, int | None, float | None, list[tuple[int, int, bytes]]]
+# A declared block size longer than this many digits is not read (it would be no real read's size).
+_MAX_SIZE_DIGITS = 15
+
+
+class _Trace:
+    """The received blocks of a trace: (header|data, declared size or None, time or None, rows as
+    (line, offset, text)); when the request was sent; what could not be read, by line."""
+
+    def __init__(self, data: bytes) -> None:
+        self.blocks: list[_Block] = []
+        self.problems: list[str] = []
+        self.clock = _Clock()
+        self.sent: float | None = None
+        rows: list[tuple[int, int, bytes]] | None = None
+        for number, line in enumerate(data.splitlines(), 1):
+            match = _TRACE_HEADER.match(line)
+            if match:
+                rows = None
                 stamp = match.group("time")
-                blocks.append((match.group("what").decode(), int(match.group("size")),
-                               _seconds(stamp.decode()) if stamp else None, rows))
-            continue
-        row = _TRACE_ROW.match(line)
-        if rows is not None and row:
-            rows.append((int(row.group("offset"), 16), row.group("rest")))
-    return blocks
+                seconds = self.clock.read(stamp.decode(), number) if stamp else None
+                if match.group("dir") == b"=>" and match.group("what") == b"header" and self.sent is None:
+                    self.sent = seconds  # the first stamped request header: when the request was sent
+                if match.group("dir") == b"<=" and match.group("what") in (b"header", b"data"):
+                    rows = []
+                    self.blocks.append((match.group("what").decode(), self._size(match.group("size"), number),
+                                        seconds, rows))
+                continue
+            row = _TRACE_ROW.match(line)
+            if rows is not None and row:
+                rows.append((number, int(row.group("offset"), 16), row.group("rest")))
+
+    def _size(self, digits: bytes, line: int) -> int | None:
+        if len(digits) > _MAX_SIZE_DIGITS:
+            self.problems.append(f"line {line}: a block size of {len(digits)} digits (ignored)")
+            return None
+        return int(digits)
 
 
-def _trace_bytes(rows: list[tuple[int, bytes]], size: int, hex_mode: bool) -> bytes:
+def _trace_bytes(rows: list[tuple[int, int, bytes]], size: int | None, hex_mode: bool,
+                 problems: list[str]) -> bytes:
     out = bytearray()
-    for position, (offset, text) in enumerate(rows):
+    for position, (line, offset, text) in enumerate(rows):
         if hex_mode:
-            out += bytes.fromhex(text[:_HEX_ROW_WIDTH].decode("ascii", "replace").replace(" ", ""))
+            row = _hex_row(text)
+            if row is None:
+                problems.append(f"line {line}: a row that is not hex ({text[:24].decode('ascii', 'replace')!r}…)")
+            else:
+                out += row
             continue
-        following = rows[position + 1][0] if position + 1 < len(rows) else size
+        following = rows[position + 1][1] if position + 1 < len(rows) else size
         out += text
-        if following - offset == len(text) + 2:
+        if following is not None and following - offset == len(text) + 2:
             out += b"\r\n"  # curl broke the row at a CRLF and consumed it
     return bytes(out)
+
+
+def _hex_row(text: bytes) -> bytes | None:
+    """The bytes of a --trace row ("%02x " each, then the ASCII column), or None when it is not one."""
+    tokens = text[:_HEX_ROW_WIDTH].split()
+    if not all(len(token) == 2 for token in tokens):
+        return None
+    try:
+        return bytes.fromhex(b"".join(tokens).decode("ascii"))
+    except ValueError:
+        return None
 
 
 def _parse_response_head(head: bytes) -> tuple[int | None, tuple[tuple[str, str], ...]]:
@@ -249,13 +220,14 @@ def from_log(data: bytes) -> Capture:
     body = bytearray()
     reads: list[tuple[int, float]] = []
     objects = 0
-    for raw_line in data.decode("utf-8", "replace").splitlines():
+    clock = _Clock()
+    for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         match = _TIMESTAMP.match(raw_line)
         if not match:
             body += raw_line.encode() + b"\n"
             continue
         rest = raw_line[match.end():]
-        seconds = _seconds(match.group("stamp"))
+        seconds = clock.read(match.group("stamp"), number)
         if seconds is not None:
             reads.append((len(body), seconds))
         if rest.startswith("{"):
@@ -267,16 +239,78 @@ def from_log(data: bytes) -> Capture:
         else:
             body += rest.encode() + b"\n"
     notes = [Note("input-log", f"timestamped log: {len(reads)} timestamps kept as arrival times"
-                               + (f"; {objects} logged JSON chunks turned into SSE data frames" if objects else ""))]
+                               + (f"; {objects} logged JSON chunks turned into SSE data frames" if objects else "")),
+             *clock.notes()]
     return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(notes))
+
+
+_DAY = 86400.0
+
+
+class _Clock:
+    """Timestamps read in the order of their lines, kept from going backwards.
+
+    A time of day that falls back by more than half a day has passed midnight:
+    it and the later ones count as the next day. A clock that goes back
+    otherwise (another clock, a dated stamp earlier than the one before) is
+    wrong: the line is taken to arrive with the line before it, so no gap or
+    duration comes out negative, and the first such line is reported.
+    """
+
+    def __init__(self) -> None:
+        self._last: float | None = None
+        self._days = 0
+        self._midnights: list[int] = []
+        self._backwards: list[tuple[int, str, str]] = []
+        self._last_stamp = ""
+
+    def read(self, stamp: str, line: int) -> float | None:
+        seconds = _seconds(stamp)
+        if seconds is None:
+            return None
+        dated = _dated(stamp)
+        if not dated:
+            seconds += self._days * _DAY
+        if self._last is not None and not dated and self._last - seconds > _DAY / 2:
+            self._days += 1
+            seconds += _DAY
+            self._midnights.append(line)
+        if self._last is not None and seconds < self._last:
+            self._backwards.append((line, self._last_stamp, stamp))
+            seconds = self._last
+        self._last, self._last_stamp = seconds, stamp
+        return seconds
+
+    def notes(self) -> list[Note]:
+        notes = []
+        if self._midnights:
+            lines = ", ".join(str(line) for line in self._midnights[:5])
+            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
+                                                "on are taken as the next day's"))
+        if self._backwards:
+            line, before, after = self._backwards[0]
+            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
+            notes.append(Note("clock-backwards", f"the clock went backwards at line {line} ({before} → {after}){more}: "
+                                                 "such a line is taken to arrive with the line before it, so the "
+                                                 "gaps there are 0", Severity.WARNING))
+        return notes
+
+
+def _listed_note(code: Code, summary: str, problems: list[str]) -> Note:
+    listed = "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
+    return Note(code, f"{summary}: {listed}", Severity.WARNING)
+
+
+def _dated(stamp: str) -> bool:
+    return "T" in stamp or "-" in stamp[:5]
 
 
 def _seconds(stamp: str) -> float | None:
     stamp = stamp.replace(",", ".")
     try:
-        if "T" in stamp or "-" in stamp[:5]:
+        if _dated(stamp):
             return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
         hours, minutes, seconds = stamp.split(":")
         return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None

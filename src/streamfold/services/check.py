@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..findings import location
 from ..result import Result, ToolCall
 from .diff import Summary, compare, read_response, summary_of_response
 
@@ -33,9 +34,12 @@ class Divergence:
     frame: int | None
     line: int | None
     cause: str
+    #: The frame's byte offset and the transport, for a binary stream's location (message, byte).
+    byte: int | None = None
+    transport: str | None = None
 
     def message(self) -> str:
-        where = f" (frame {self.frame}, line {self.line})" if self.frame is not None else ""
+        where = f" ({location(self.frame, self.byte, self.line, self.transport)})" if self.frame is not None else ""
         return (f"{self.field} differs at character {self.offset}{where}: the reference has {self.expected!r}, "
                 f"the client has {self.got!r}. Probable cause: {self.cause}")
 
@@ -75,7 +79,8 @@ def _text_divergence(result: Result, choice: int, reference: str, client: str) -
     frame = result.frame_producing_char(at, choice=choice, field="content") if at < len(reference) else None
     return Divergence("content", at, reference[at : at + 20], client[at : at + 20],
                       frame.index if frame else None, frame.line if frame else None,
-                      _text_cause(result, choice, reference, client))
+                      _text_cause(result, choice, reference, client), frame.offset if frame else None,
+                      result.transport)
 
 
 def _text_cause(result: Result, choice: int, reference: str, client: str) -> str:
@@ -146,4 +151,5 @@ def _tool_divergence(result: Result, choice: int, position: int, field: str, our
     elif arguments.startswith(client_arguments):
         cause = "the client's arguments stop early: fragments after this point were lost"
     return Divergence(f"tool:{position} arguments", at, arguments[at : at + 20], client_arguments[at : at + 20],
-                      frame.index if frame else None, frame.line if frame else None, cause)
+                      frame.index if frame else None, frame.line if frame else None, cause,
+                      frame.offset if frame else None, result.transport)

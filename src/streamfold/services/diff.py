@@ -25,8 +25,8 @@ from ..findings import Diagnostic, StreamError
 from ..result import Choice, Result, ToolCall, Usage
 
 __all__ = ["CHOICE_FIELDS", "RESULT_FIELDS", "STREAM_FIELDS", "TOOL_FIELDS", "Field", "FieldDiff", "FrameDiff",
-           "Summary", "compare", "diff_frames", "diff_results", "frame_opcodes", "read_response",
-           "summary_of_response", "summary_of_result"]
+           "Summary", "UnreadableReplyError", "compare", "diff_frames", "diff_results", "frame_opcodes",
+           "read_response", "summary_of_response", "summary_of_result"]
 
 
 # -- the fields -------------------------------------------------------------------
@@ -176,18 +176,50 @@ def read_response(value: Any) -> dict[str, Any]:
     reason and usage normalised by that dialect as a fold's are (usage as `Usage` fields)."""
     if isinstance(value, str):
         return {"content": value, "tool_calls": None}
+    failed: UnreadableReplyError | None = None
     for name, dialect_class in DIALECTS.items():
-        found = dialect_class.read_response(value)
-        if found is not None:
+        try:
+            found = dialect_class.read_response(value)
+            if found is None:
+                continue
             dialect = dialect_class()
             raw_finish = found.get("finish_reason")
             found["finish_reason"] = (None if raw_finish is None else
                                       dialect.normalise_finish(str(raw_finish), bool(found.get("tool_calls"))))
             found["usage"] = dialect.normalise_usage(found.get("usage")) if found.get("usage") is not None else None
             found["dialect"] = name
-            return found
+            return _checked(found)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+            # A body of this dialect's shape with a value of the wrong type: another dialect may still read it.
+            failed = failed or UnreadableReplyError(f"it is shaped like a reply of the {name} dialect, but a value "
+                                                    f"in it has the wrong type: {exc}")
+    if failed is not None:
+        raise failed
     raise ValueError(f"no dialect reads this as a reply: {type(value).__name__} with keys "
-                     f"{sorted(value)[:10] if isinstance(value, dict) else '-'}")
+                     f"{sorted(map(str, value))[:10] if isinstance(value, dict) else '-'}")
+
+
+class UnreadableReplyError(ValueError):
+    """A body of a dialect's shape (a ChatCompletion, a Message, ...) with a value of the wrong type."""
+
+
+def _checked(found: dict[str, Any]) -> dict[str, Any]:
+    """The facts a dialect read, their types held: text is text, tool calls are (name, arguments text),
+    usage is an object; raises ValueError naming the fact that is not."""
+    for key in ("content", "reasoning"):
+        if found.get(key) is not None and not isinstance(found[key], str):
+            raise ValueError(f"its {key} is {type(found[key]).__name__}, not text")
+    calls = found.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, (list, tuple)) or not all(isinstance(call, (list, tuple)) and len(call) == 2
+                                                           for call in calls):
+            raise ValueError("its tool calls are not a list of calls")
+        found["tool_calls"] = [(name if name is None or isinstance(name, str) else json.dumps(name),
+                                arguments if isinstance(arguments, str) else json.dumps(arguments))
+                               for name, arguments in calls]
+    if found.get("usage") is not None and not isinstance(found["usage"], dict):
+        raise ValueError(f"its usage is {type(found['usage']).__name__}, not an object")
+    return found
 
 
 # -- comparing ----------------------------------------------------------------------

@@ -49,8 +49,9 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
 
 # -- body encodings --------------------------------------------------------------------
 
-# A '.' that stands for a line feed: before an SSE field or comment, or at the end of a read.
-_FIELD_AFTER_DOT = re.compile(rb"\.(?=\.*(?:data:|event:|id:|retry:|: )|\.*\Z)")
+# A run of '.' that stands for line feeds: before an SSE field or comment, or at the end of a read.
+# Matched from a run's first dot only, so a long run of dots costs its length, not its square.
+_DOTS_BEFORE_FIELD = re.compile(rb"(?<!\.)\.+(?=data:|event:|id:|retry:|: |\Z)")
 _CHUNK_SIZE_LINE = re.compile(rb"([0-9a-fA-F]{1,8})(;[^\r\n]*)?\r\n")  # used with match(): anchored
 
 
@@ -79,15 +80,16 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
                               "the body still carried HTTP chunked transfer-encoding (chunk sizes in hex); it was "
                               "unwrapped" + ("" if complete else ", and the last chunk was cut off"),
                               Severity.INFO if expected else Severity.WARNING))
-    if body is capture.body and len(notes) == len(capture.notes):
-        return capture
     if capture.source == "curl-trace" and any(note.code == "trace-ascii" for note in notes):
-        body, guessed = _FIELD_AFTER_DOT.subn(b"\n", body)
+        runs = [len(match.group()) for match in _DOTS_BEFORE_FIELD.finditer(body)]
+        body, guessed = _DOTS_BEFORE_FIELD.sub(lambda match: b"\n" * len(match.group()), body), sum(runs)
         if guessed:
             notes.append(Note("trace-ascii-lossy",
                               f"--trace-ascii prints line feeds and other control bytes as '.', so {guessed} of them "
                               "were guessed back from the SSE structure; use --trace (hex) or curl -N for exact bytes",
                               Severity.WARNING))
+    if body is capture.body and len(notes) == len(capture.notes):
+        return capture
     return Capture(body, capture.source, reads, capture.status, capture.response_headers,
                    capture.request_headers, capture.url, tuple(notes), capture.started)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from statistics import median
 
 from ..findings import Diagnostic, Severity
@@ -62,7 +62,9 @@ def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: floa
         raise ValueError("analyse() needs at least one read with its time")
     offsets = [offset for offset, _ in reads]
     origin = reads[0][1] if start is None else start
-    arrivals = tuple(reads[max(0, bisect_right(offsets, max(frame.end - 1, frame.offset)) - 1)][1] - origin
+    # No read comes before the start or before the read ahead of it: a clock that went back is held.
+    times = list(accumulate((max(0.0, seconds - origin) for _, seconds in reads), max))
+    arrivals = tuple(times[max(0, bisect_right(offsets, max(frame.end - 1, frame.offset)) - 1)]
                      for frame in result.frames)
     first_text = _first_text_frame(result)
     ttft = arrivals[first_text] if first_text is not None and first_text < len(arrivals) else None
@@ -109,7 +111,7 @@ def sparkline(timing: Timing, width: int = 60) -> str:
     buckets = [max(gaps[i * len(gaps) // width : max(i * len(gaps) // width + 1, (i + 1) * len(gaps) // width)])
                for i in range(width)]
     top = chart_top(timing)
-    return "".join(_BARS[min(len(_BARS) - 1, int(gap / top * (len(_BARS) - 1) + 0.5))] for gap in buckets)
+    return "".join(_BARS[min(len(_BARS) - 1, int(max(0.0, gap) / top * (len(_BARS) - 1) + 0.5))] for gap in buckets)
 
 
 def chart_top(timing: Timing) -> float:

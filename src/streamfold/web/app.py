@@ -118,7 +118,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             return prepared
         options, body = prepared
         left_size = request.query_params.get("left_size", "")
-        if not left_size.isdigit() or int(left_size) > len(body):
+        # isdigit() alone takes '²' and other digits int() refuses; the length bounds int()'s digit limit.
+        if not (left_size.isascii() and left_size.isdigit() and len(left_size) <= 20) or int(left_size) > len(body):
             return _error(400, f"left_size must be the byte length of the left capture (0 to {len(body)}), "
                                f"got {left_size!r}")
         split = int(left_size)
@@ -227,7 +228,7 @@ async def _read_body(request: Request, max_size: int) -> bytes | Response:
     closes reports a network error instead of our message.
     """
     declared = request.headers.get("content-length", "")
-    size = int(declared) if declared.isdigit() else None
+    size = int(declared) if declared.isascii() and declared.isdigit() and len(declared) <= 20 else None
     body = bytearray()
     received = 0
     async for chunk in request.stream():

@@ -25,7 +25,8 @@ def summarize(value: Any) -> str:
             for name in ("role", "content", "reasoning_content", "reasoning", "refusal"):
                 if delta.get(name):
                     parts.append(f"{prefix}{name} {compact_json(delta[name], 80)}")
-            for call in delta.get("tool_calls") or ():
+            calls = delta.get("tool_calls")
+            for call in calls if type(calls) is list else ():
                 if type(call) is dict:
                     function = call.get("function")
                     if type(function) is not dict:

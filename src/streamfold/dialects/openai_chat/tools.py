@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._json import loads
+from ...findings import Severity
 from ...merge import TextBuffer, ToolCallPath
 from .._base import Dialect, dumps_arguments
 
@@ -19,6 +21,21 @@ __all__ = ["ChoiceState", "ToolCallFolding"]
 
 #: What an id or a name is when there is none (Mistral sends the string "null").
 NO_ID = (None, "", "null")
+
+
+def _whole(function: dict[str, Any]) -> bool:
+    """A named call whose arguments are one complete JSON object: a string, or an object (B4)."""
+    if function.get("name") in NO_ID:
+        return False
+    arguments = function.get("arguments")
+    if type(arguments) is dict:
+        return True
+    if type(arguments) is not str or not arguments.strip():
+        return False
+    try:
+        return type(loads(arguments)) is dict
+    except ValueError:
+        return False
 
 
 class ChoiceState:
@@ -101,12 +118,21 @@ class ToolCallFolding(Dialect):
                     key = self._identity_changed(index, state, key, position, held, call_id, frame)
         else:
             key = self._infer_tool_key(index, state, call_id, function)
-            self.report.diagnostic(
-                "tool-call-missing-index", frame,
-                f"a tool-call fragment of choice {index} has no `index`; it was attributed to tool call {key} "
-                "(by its id, else as the continuation of the open call). Clients that default the index to 0 "
-                "merge separate calls; the openai SDK raises here",
-                once=(index, key), choice=index, tool_call=key)
+            if call_id is not None and _whole(function):
+                # Mistral's (and Gemini's OpenAI layer's) normal shape: keyed by its id, nothing is ambiguous.
+                self.report.diagnostic(
+                    "tool-call-missing-index", frame,
+                    f"tool call {key} of choice {index} came whole in one delta with its id and no `index` (the "
+                    "normal shape of Mistral and of Gemini's OpenAI layer); it is keyed by its id. The openai "
+                    "SDK's accumulator raises on a missing index",
+                    severity=Severity.INFO, once=(index, "whole"), choice=index, tool_call=key)
+            else:
+                self.report.diagnostic(
+                    "tool-call-missing-index", frame,
+                    f"a tool-call fragment of choice {index} has no `index`; it was attributed to tool call {key} "
+                    "(by its id, else as the continuation of the open call). Clients that default the index to 0 "
+                    "merge separate calls; the openai SDK raises here",
+                    once=(index, key), choice=index, tool_call=key)
         if call_id is not None:
             state.tool_by_id.setdefault(call_id, key)
         state.last_tool = key

@@ -28,27 +28,40 @@ class ResponsesEvents(ResponsesItems):
             if self._items and kind != "response.failed":
                 self._empty_output(kind, output == [], frame)
             return
+        # A final item's place in `response.output` is its output_index. When the stream skipped an
+        # index (an empty `.added` event) and the lists are as long, the n-th item is the n-th streamed.
+        indexes = sorted(self._items)
+        by_rank = len(output) == len(indexes) and indexes != list(range(len(indexes)))
+        matched: set[int] = set()
         for position, final in enumerate(output):
             if type(final) is not dict:
                 continue
-            item = self._match(final, position)
+            item = self._match(final, indexes[position] if by_rank else position, matched)
             if item is None:
                 index = position if position not in self._items else max(self._items) + 1
                 item = self._new_item(index, final.get("type"), final.get("id"), frame)
+            matched.add(item.index)
             self._reconcile(item, final, frame, kind)
 
-    def _match(self, final: dict[str, Any], position: int) -> Item | None:
+    def _match(self, final: dict[str, Any], index: int, matched: set[int]) -> Item | None:
+        """The streamed item a final item of the terminal `response.output` is: the one at its
+        output_index when the types agree (as the openai SDK's ResponseStreamState matches them),
+        whatever its id (gateways rotate item ids: OpenRouter gives the reasoning item a new one in
+        `response.completed`, GitHub Copilot a new one on every event); else the one with its id or
+        `call_id`."""
+        kind = final.get("type")
+        same = self._items.get(index)
+        if same is not None and index not in matched and (same.type is None or same.type == kind):
+            return same
         item_id = final.get("id")
-        if type(item_id) is str and item_id in self._by_id:
+        if type(item_id) is str and item_id in self._by_id and self._by_id[item_id].index not in matched:
             return self._by_id[item_id]
         call_id = final.get("call_id")
         if call_id:
             for item in self._items.values():
-                if item.type == final.get("type") and self.merger.get((CHOICE, "tool", item.index, "id")) == call_id:
+                if item.index not in matched and item.type == kind \
+                        and self.merger.get((CHOICE, "tool", item.index, "id")) == call_id:
                     return item
-        same = self._items.get(position)
-        if same is not None and same.type == final.get("type") and (same.id is None or item_id is None):
-            return same
         return None
 
     def _empty_output(self, kind: str, empty_list: bool, frame: int) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...findings import Report
+from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger, TextBuffer
 from .._base import Dialect, compact_json
@@ -201,13 +201,23 @@ class ResponsesItems(Dialect):
                 f"it is taken from the terminal `{source}` event's `response.output`. A client that builds "
                 "the reply from the stream events shows nothing there",
                 once=(id(segment),), source=source)
+        elif segment.kind == "arguments":
+            # Whole arguments in the call's own final event are the normal shape of servers that parse
+            # tool calls after generating (LM Studio) and of some models: the stream is complete and
+            # the openai SDK reads them. Only a client that builds from deltas alone misses them.
+            self.report.diagnostic(
+                "done-without-deltas", frame,
+                f"the {segment.label} came whole in {source}, with no delta before it (LM Studio and some models "
+                "send tool arguments only whole); streamfold used it. A client that builds the arguments from "
+                "deltas alone gets an empty value and runs the tool with `{}` (lidge-jun/opencodex#4652, "
+                "BerriAI/litellm#27144)",
+                severity=Severity.INFO, once=(id(segment),), source=source)
         else:
             self.report.diagnostic(
                 "done-without-deltas", frame,
                 f"the {segment.label} came only in {source}, with no delta before it (gateways and some models "
                 "send only the final value, lidge-jun/opencodex#4652, BerriAI/litellm#27144); streamfold used it. "
-                "A client that builds from deltas gets an empty value"
-                + (" and runs the tool with `{}`" if segment.kind == "arguments" else ""),
+                "A client that builds from deltas gets an empty value",
                 once=(id(segment),), source=source)
 
     # -- items and parts --------------------------------------------------------

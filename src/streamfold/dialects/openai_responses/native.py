@@ -200,13 +200,13 @@ def _full_usage(usage: dict[str, Any]) -> dict[str, Any]:
             out[key] = 0
     if type(out.get("total_tokens")) is not int:
         out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
-    input_details = dict(out.get("input_tokens_details") or {})
-    input_details.setdefault("cached_tokens", 0)
-    input_details.setdefault("cache_write_tokens", 0)
-    out["input_tokens_details"] = input_details
-    output_details = dict(out.get("output_tokens_details") or {})
-    output_details.setdefault("reasoning_tokens", 0)
-    out["output_tokens_details"] = output_details
+    for key, fields in (("input_tokens_details", ("cached_tokens", "cache_write_tokens")),
+                        ("output_tokens_details", ("reasoning_tokens",))):
+        details = out.get(key)
+        details = dict(details) if type(details) is dict else {}  # a server's list or string is left out
+        for name in fields:
+            details.setdefault(name, 0)
+        out[key] = details
     return out
 
 

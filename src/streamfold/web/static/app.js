@@ -110,6 +110,18 @@ const numberFormat = new Intl.NumberFormat('en');
 const formatCount = (n) => numberFormat.format(n);
 const plural = (n, word) => `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
 
+// A binary transport (AWS event-stream) has no lines: its frames are messages placed by byte.
+const BINARY_TRANSPORTS = new Set(['aws-eventstream']);
+const isBinary = (transport) => BINARY_TRANSPORTS.has(transport);
+
+// Where a finding or a frame is, as the CLI says it: "frame 3 · line 12", or "message 3 · byte 668".
+function place(frame, offset, line, transport) {
+  if (isBinary(transport)) {
+    return offset === null || offset === undefined ? `message ${frame}` : `message ${frame} · byte ${formatCount(offset)}`;
+  }
+  return line ? `frame ${frame} · line ${line}` : `frame ${frame}`;
+}
+
 function debounce(fn, ms) {
   let timer = 0;
   return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
@@ -302,7 +314,7 @@ class RawView {
     this.cache.clear();
     this.sse = state.result.transport === 'sse';
     // A binary framing has no lines: its bytes are shown as text, without line numbers.
-    this.binary = state.result.transport === 'aws-eventstream';
+    this.binary = isBinary(state.result.transport);
     this.scroller.classList.toggle('sse', this.sse);
     $('raw-sub').textContent = this.binary ? 'binary, shown as UTF-8 text' : 'as they arrived';
     const frames = state.frames;
@@ -658,7 +670,8 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
-    el.title = `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
+    el.title = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
+      : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
     const label = kindLabel(frame);
     setChildren(el,
       h('span', { class: 'ev-index', text: index }),
@@ -768,7 +781,7 @@ function renderJsonView() {
   const facts = [
     ['line', formatCount(frame.line)], ['byte', formatCount(frame.offset)],
     ['size', formatBytes(frame.size)],
-  ].filter(([name]) => name !== 'line' || state.result.transport !== 'aws-eventstream');
+  ].filter(([name]) => name !== 'line' || !isBinary(state.result.transport));
   if (frame.event !== null) facts.push(['event', frame.event]);
   if (frame.id !== undefined) facts.push(['id', frame.id]);
   if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
@@ -786,7 +799,8 @@ function renderJsonView() {
   }
   for (const issue of frame.issue_details || []) {
     parts.push(h('div', { class: 'finding sev-warning' },
-      h('span', { class: 'finding-code', text: issue.code }), ` line ${issue.line}: `, issue.message));
+      h('span', { class: 'finding-code', text: issue.code }),
+      isBinary(state.result.transport) ? ` byte ${formatCount(issue.offset)}: ` : ` line ${issue.line}: `, issue.message));
   }
   parts.push(payloadSection(frame));
   const produced = producedBy(index);
@@ -1040,8 +1054,8 @@ function renderUsage(usage) {
 
 function renderFindings(result) {
   const findings = [
-    ...result.errors.map((e) => ({ severity: 'error', code: e.code, frame: e.frame, line: e.line, message: e.message })),
-    ...result.diagnostics.map((d) => ({ severity: d.severity, code: d.code, frame: d.frame, line: d.line, message: d.message })),
+    ...result.errors.map((e) => ({ severity: 'error', code: e.code, frame: e.frame, offset: e.offset, line: e.line, message: e.message })),
+    ...result.diagnostics.map((d) => ({ severity: d.severity, code: d.code, frame: d.frame, offset: d.offset, line: d.line, message: d.message })),
   ];
   const section = h('section', { class: 'findings' },
     h('h3', { class: 'section-title', text: findings.length ? `Findings (${findings.length})` : 'Findings' }));
@@ -1053,7 +1067,7 @@ function renderFindings(result) {
   for (const finding of findings) {
     const where = finding.frame !== null && finding.frame !== undefined
       ? h('button', { type: 'button', class: 'frame-link', dataset: { frame: String(finding.frame) },
-        text: `frame ${finding.frame}${finding.line ? ` · line ${finding.line}` : ''}`,
+        text: place(finding.frame, finding.offset, finding.line, result.transport),
         onclick: () => select(finding.frame, 'finding') })
       : null;
     list.append(h('li', { class: `finding sev-${finding.severity}` },
@@ -1089,7 +1103,7 @@ function setupResultPointer() {
     setHighlight('sf-hover', range ? [range] : []);
     setHovered(frame);
     const info = state.frames[frame];
-    label.textContent = `frame ${frame} · line ${info ? info.line : '?'}`;
+    label.textContent = info ? place(frame, info.offset, info.line, state.result.transport) : `frame ${frame}`;
     label.hidden = false;
     label.style.left = `${Math.min(event.clientX + 14, window.innerWidth - label.offsetWidth - 8)}px`;
     label.style.top = `${event.clientY + 16}px`;
@@ -1768,16 +1782,18 @@ function renderDiff(diff, left, right) {
   const opLabel = { replace: 'changed', delete: 'only on the left', insert: 'only on the right' };
   for (const hunk of frames.hunks) {
     const range = ([a, b]) => (b - a === 0 ? 'none' : b - a === 1 ? `frame ${a}` : `frames ${a}–${b - 1}`);
-    const column = (list, [a, b]) => h('div', { class: 'hunk-side' },
+    const column = (list, [a, b], transport) => h('div', { class: 'hunk-side' },
       list.map((frame) => h('div', { class: 'hunk-frame' },
         h('div', { class: 'hunk-frame-head' }, h('span', { class: 'ev-index', text: frame.index }),
-          h('span', { class: `badge kind-${frame.kind}`, text: frame.kind }), h('span', { class: 'muted', text: `line ${frame.line}` })),
+          h('span', { class: `badge kind-${frame.kind}`, text: frame.kind }),
+          h('span', { class: 'muted', text: isBinary(transport) ? `byte ${formatCount(frame.offset)}` : `line ${frame.line}` })),
         h('pre', { class: 'code', text: frame.raw + (frame.raw_truncated ? '…' : '') }))),
       b - a > list.length ? h('p', { class: 'muted', text: `and ${plural(b - a - list.length, 'more frame')}` }) : null);
     parts.push(h('div', { class: `hunk op-${hunk.op}` },
       h('div', { class: 'hunk-head' }, h('span', { class: 'badge warn', text: opLabel[hunk.op] || hunk.op }),
         h('span', { text: `left: ${range(hunk.left)}` }), h('span', { class: 'muted', text: '↔' }), h('span', { text: `right: ${range(hunk.right)}` })),
-      h('div', { class: 'hunk-sides' }, column(hunk.left_frames, hunk.left), column(hunk.right_frames, hunk.right))));
+      h('div', { class: 'hunk-sides' }, column(hunk.left_frames, hunk.left, diff.left.result.transport),
+        column(hunk.right_frames, hunk.right, diff.right.result.transport))));
   }
   if (frames.hunks_total > frames.hunks.length) {
     parts.push(h('p', { class: 'muted', text: `… and ${plural(frames.hunks_total - frames.hunks.length, 'more run')} not listed.` }));

@@ -5,36 +5,58 @@ message and the payload is the event body without a wrapper; SDK logs show
 the same events wrapped (`{"contentBlockDelta": {...}}`), and both fold here.
 Text and reasoning blocks usually have no `contentBlockStart` (B1), so blocks
 are created on their first delta. `messageStop` ends the reply but is not the
-last frame: `metadata` with the usage follows it.
+last frame: `metadata` with the usage follows it. A `toolUse` of type
+`server_tool_use` (Nova's code interpreter) is run by Bedrock, not by the
+client: like Anthropic's server tools it is a block with its input (in
+`blocks` and the export), not a tool call.
 
-`InvokeModelWithResponseStream` wraps the model vendor's own events as base64
-in `chunk` events; they are decoded and folded by that vendor's dialect
-(Anthropic for Claude), into the same merger.
+`InvokeModelWithResponseStream` wraps the model's own events as base64 JSON in
+`chunk` events. Amazon Nova's are ConverseStream events (`{"messageStart":
+...}`, with `amazon-bedrock-*` keys beside them) and fold here. Another
+vendor's (Anthropic's for Claude) are folded by that vendor's dialect, into
+the same merger, and the Result names that dialect: Bedrock is then the
+carrier (the transport says `aws-eventstream`), as Gemini stays `gemini` over
+two transports. The `:event-type chunk` header is the carrier's envelope, not
+an event name of the wrapped vendor's.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._json import loads
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import Merger
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ..._json import loads
+from ..._toolargs import parse_arguments
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import Merger
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from .native import export_converse, snapshot
 
 if TYPE_CHECKING:
-    from ..merge import ChoiceField
-    from ..result import Choice, Result
+    from ...merge import ChoiceField
+    from ...result import Result
 
 __all__ = ["Bedrock"]
 
 _CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
                               "messageStop", "metadata"})
+#: Keys Bedrock's InvokeModel adds beside the model's own event in a chunk.
+_ENVELOPE_PREFIX = "amazon-bedrock-"
+SERVER_TOOL = "server_tool_use"
+
+
+def converse_event(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """(event, body) of a wrapped ConverseStream event, `amazon-bedrock-*` keys aside; else None."""
+    if type(value) is not dict:
+        return None
+    keys = [key for key in value if not (type(key) is str and key.startswith(_ENVELOPE_PREFIX))]
+    if len(keys) != 1 or keys[0] not in _CONVERSE_EVENTS or type(value[keys[0]]) is not dict:
+        return None
+    return keys[0], value[keys[0]]
 
 
 class Bedrock(Dialect):
@@ -54,8 +76,7 @@ class Bedrock(Dialect):
     }
 
     #: The registry's `detect`, which tells the vendor an InvokeModel chunk wraps. The registry
-    #: (`streamfold.dialects`) imports this module, so it is the one to set it; while it does not,
-    #: `_invoke_chunk` imports it (an import circle).
+    #: (`streamfold.dialects`) imports this module, so it is the one to set it (an import circle otherwise).
     detect_inner: ClassVar[Callable[[Any], type[Dialect] | None] | None] = None
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
@@ -64,8 +85,22 @@ class Bedrock(Dialect):
         #: Open content blocks: index -> kind ("text", "reasoning", "tool_call", ...).
         self._blocks: dict[int, str] = {}
         self._block_fields: dict[int, dict[str, Any]] = {}
+        #: A server tool's input fragments with their frames, by block (PARSE-AT-END).
+        self._server_input: dict[int, list[tuple[str, int]]] = {}
         #: The wrapped vendor's dialect, for InvokeModelWithResponseStream.
         self._inner: Dialect | None = None
+        #: InvokeModel chunks held ConverseStream events (Amazon Nova): they fold here.
+        self._converse_chunks = False
+
+    @property
+    def reported(self) -> Dialect:
+        return self if self._inner is None else self._inner
+
+    def carry(self, inner: Dialect) -> bool:
+        inner.carrier = self
+        inner.transport = self.transport
+        self._inner = inner
+        return True
 
     @classmethod
     def claims(cls, value: Any) -> bool:
@@ -103,15 +138,21 @@ class Bedrock(Dialect):
         if type(index) is not int or type(start) is not dict:
             return
         tool = start.get("toolUse")
-        if type(tool) is dict:
+        if type(tool) is dict and tool.get("type") == SERVER_TOOL:
+            self._open(index, SERVER_TOOL, frame)
+            self._block_fields[index].update(
+                {key: tool[key] for key in ("toolUseId", "name", "type") if key in tool})
+            self._server_input.setdefault(index, [])
+        elif type(tool) is dict:
             self._open(index, "tool_call", frame)
             self.merger.set_once((0, "tool", index, "id"), tool.get("toolUseId"), frame)
             self.merger.set_once((0, "tool", index, "name"), tool.get("name"), frame)
             self.merger.buffer((0, "tool", index, "arguments"))
         else:
-            kind = next(iter(start), "unknown")
-            self._open(index, kind, frame)
-            self._block_fields[index][kind] = start[kind]
+            kind = next(iter(start), None)
+            if kind is not None:  # an empty `start` says nothing: the block's deltas decide its kind
+                self._open(index, kind, frame)
+                self._block_fields[index][kind] = start[kind]
 
     def _contentBlockDelta(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
@@ -125,7 +166,17 @@ class Bedrock(Dialect):
         tool = delta.get("toolUse")
         if type(tool) is dict:
             self._open(index, "tool_call", frame)
-            self.merger.append((0, "tool", index, "arguments"), tool.get("input"), frame)
+            server = self._server_input.get(index)
+            if server is not None:
+                piece = tool.get("input")
+                if type(piece) is str and piece:
+                    server.append((piece, frame))
+            else:
+                self.merger.append((0, "tool", index, "arguments"), tool.get("input"), frame)
+        result = delta.get("toolResult")
+        if type(result) is list:
+            self._open(index, "toolResult", frame)
+            self._tool_result(self._block_fields[index], result)
         reasoning = delta.get("reasoningContent")
         if type(reasoning) is dict:
             self._open(index, "reasoning", frame)
@@ -139,6 +190,19 @@ class Bedrock(Dialect):
         if citation is not None:
             self._open(index, "text", frame)
             self._block_fields[index].setdefault("citations", []).append(citation)
+
+    @staticmethod
+    def _tool_result(fields: dict[str, Any], pieces: list[Any]) -> None:
+        """A server tool's result streamed as `{"text": ...}` / `{"json": ...}` items: text APPENDs."""
+        content: list[Any] = fields.setdefault("content", [])
+        for piece in pieces:
+            if type(piece) is not dict:
+                continue
+            text = piece.get("text")
+            if type(text) is str and content and type(content[-1].get("text")) is str:
+                content[-1] = {"text": content[-1]["text"] + text}
+            else:
+                content.append(dict(piece))
 
     def _contentBlockStop(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("contentBlockIndex")
@@ -166,9 +230,23 @@ class Bedrock(Dialect):
 
     def _close(self, index: int, frame: int) -> None:
         kind = self._blocks.pop(index)
-        self.merger.replace((0, "block", index), {"type": kind, "index": index, **self._block_fields[index]}, frame)
+        fields = self._block_fields[index]
         if kind == "tool_call":
             self.merger.parse((0, "tool", index, "arguments"), frame)
+        elif kind == SERVER_TOOL:
+            self._server_close(index, fields, frame)
+        self.merger.replace((0, "block", index), {"type": kind, "index": index, **fields}, frame)
+
+    def _server_close(self, index: int, fields: dict[str, Any], frame: int) -> None:
+        """PARSE-AT-END of a server tool's input, reported as a tool call's would be."""
+        fragments = self._server_input.get(index, [])
+        joined = "".join(piece for piece, _ in fragments)
+        parsed = parse_arguments(joined, fragments)
+        fields["input"] = parsed.value if parsed.error is None else joined
+        if not parsed.clean:
+            name = fields.get("name")
+            self.report_arguments(f"server tool call in content block {index}" + (f" ({name})" if name else ""),
+                                  parsed, fragments, frame, choice=0, tool_call=index)
 
     # -- InvokeModelWithResponseStream ------------------------------------------
 
@@ -184,7 +262,20 @@ class Bedrock(Dialect):
             self.report.error("invalid-json", frame, f"a Bedrock `chunk` whose `bytes` are not base64 JSON: {exc}",
                               raw=compact_json(value))
             return
-        if self._inner is None:
+        inner = self._inner
+        if inner is None:
+            converse = converse_event(inner_value)
+            if converse is not None:  # Amazon Nova: ConverseStream events inside the chunks
+                self._converse_chunks = True
+                event, body = converse
+                getattr(self, "_" + event)(body, frame)
+                return
+            if self._converse_chunks:
+                self.report.diagnostic(
+                    "unexpected-payload", frame,
+                    "a Bedrock `chunk` that is not a ConverseStream event, in a stream of them; ignored",
+                    once=("chunk-shape",), keys=sorted(map(str, inner_value)) if type(inner_value) is dict else [])
+                return
             detect = Bedrock.detect_inner
             found = None if detect is None else detect(inner_value)
             if found is None or found is Bedrock:
@@ -192,8 +283,10 @@ class Bedrock(Dialect):
                                        "a Bedrock `chunk` wraps a payload no dialect recognises; ignored",
                                        once=True, keys=sorted(inner_value) if isinstance(inner_value, dict) else [])
                 return
-            self._inner = found(self.merger, self.report, self.frames)
-        self._inner.fold(inner_value, frame)
+            inner = found(self.merger, self.report, self.frames)
+            self.carry(inner)
+        inner.fold(inner_value, frame)
+        self.end, self.terminal = inner.end, inner.terminal
 
     # -- end of stream -------------------------------------------------------------
 
@@ -211,109 +304,41 @@ class Bedrock(Dialect):
                 severity=Severity.INFO, block=index)
             self._close(index, last_frame)
 
-    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
-        if self._inner is not None:
-            return self._inner.normalise_finish(raw, has_tool_calls)
-        return super().normalise_finish(raw, has_tool_calls)
-
     def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
-        if self._inner is not None:
-            return self._inner.normalise_usage(raw)
         if type(raw) is not dict:
             return None
         return {
             "input_tokens": raw.get("inputTokens"),
             "output_tokens": raw.get("outputTokens"),
             "reasoning_tokens": None,
-            "cache_read_tokens": raw.get("cacheReadInputTokens"),
+            # InvokeModel's Nova chunks name it `cacheReadInputTokenCount`.
+            "cache_read_tokens": raw.get("cacheReadInputTokens", raw.get("cacheReadInputTokenCount")),
             "total_tokens": raw.get("totalTokens"),
         }
 
     def native(self) -> dict[str, Any] | None:
-        """InvokeModel: the wrapped vendor's dialect and its own snapshot. ConverseStream: the
-        `metadata` metrics, and per content block (by index) where its text starts in the choice's
-        content or reasoning (`start`) with its signature, redacted content and citations."""
-        inner = self._inner
-        if inner is not None:
-            return {"inner": inner.name, "native": inner.native()}
-        out: dict[str, Any] = {}
-        metrics = self.merger.get(("dialect", "metrics"))
-        if metrics is not None:
-            out["metrics"] = metrics
-        blocks: dict[str, Any] = {}
-        for path, (fields, _, _) in self.merger.values.items():
-            if len(path) == 3 and type(path[0]) is int and path[0] == 0 and path[1] == "block" \
-                    and type(fields) is dict:
-                exported = _EXPORTED_FIELDS.get(str(fields.get("type")), ())
-                kept = {name: fields[name] for name in exported if name in fields}
-                if "_start" in kept:
-                    kept["start"] = kept.pop("_start")
-                if kept:
-                    blocks[str(path[2])] = kept
-        if blocks:
-            out["blocks"] = blocks
-        return out or None
+        """The `metadata` metrics, and per content block (by index) what the export needs beyond the
+        Result: where its text starts in the choice's content or reasoning (`start`) with its
+        signature, redacted content and citations; a server tool's id, name, type and input; a
+        tool result's start and content."""
+        return snapshot(self.merger)
 
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:
-        """The `ConverseResponse` (or, for InvokeModel, the wrapped vendor's own object)."""
-        native = result.native if type(result.native) is dict else {}
-        inner = native.get("inner")
-        if inner is not None:
-            # The wrapped vendor's own export, found as `Result.export()` finds every dialect's.
-            return dataclasses.replace(result, dialect=inner, native=native.get("native")).export()
-        choice = result.choice(0)
-        out: dict[str, Any] = {"output": {"message": {"role": "assistant", "content": []}}, "stopReason": None}
-        if choice is not None:
-            out["output"]["message"] = {"role": choice.role or "assistant",
-                                        "content": _exported_content(choice, native.get("blocks", {}))}
-            out["stopReason"] = choice.finish_reason_raw
-        if result.usage is not None:
-            out["usage"] = result.usage.raw
-        metrics = native.get("metrics")
-        if metrics is not None:
-            out["metrics"] = metrics
-        return out
+        """The `ConverseResponse` a non-streaming `Converse` would have returned."""
+        return export_converse(result)
 
     @classmethod
     def summarize(cls, value: Any) -> str:
         if isinstance(value, dict) and "bytes" in value:
             try:
-                return "chunk " + compact_json(json.loads(base64.b64decode(value["bytes"])), 150)
+                inner = json.loads(base64.b64decode(value["bytes"]))
             except (TypeError, ValueError, binascii.Error):
                 pass
-        return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)
-
-
-#: What the export reads of a content block's fields, by block type.
-_EXPORTED_FIELDS = {"text": ("_start", "citations"), "reasoning": ("_start", "signature", "redactedContent")}
-
-
-def _exported_content(choice: Choice, fields_by_index: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = {call.key: call for call in choice.tool_calls}
-    blocks = [(block, fields_by_index.get(str(block.index), {})) for block in choice.blocks]
-    texts = {"text": choice.content, "reasoning": choice.reasoning or ""}
-    content: list[dict[str, Any]] = []
-    for position, (block, fields) in enumerate(blocks):
-        if block.type in texts:
-            # A block's text runs from its start to the next block of the same kind.
-            later = [f["start"] for b, f in blocks[position + 1 :] if b.type == block.type]
-            text = texts[block.type][fields.get("start", 0) : later[0] if later else None]
-        if block.type == "text":
-            part: dict[str, Any] = {"text": text}
-            if "citations" in fields:
-                part["citationsContent"] = fields["citations"]
-            content.append(part)
-        elif block.type == "reasoning":
-            if "redactedContent" in fields:
-                content.append({"reasoningContent": {"redactedContent": fields["redactedContent"]}})
             else:
-                reasoning: dict[str, Any] = {"text": text}
-                if "signature" in fields:
-                    reasoning["signature"] = fields["signature"]
-                content.append({"reasoningContent": {"reasoningText": reasoning}})
-        elif block.type == "tool_call" and block.index in calls:
-            call = calls[block.index]
-            content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
-                                        "input": call.parsed if call.error is None else {}}})
-    return content
+                detect = Bedrock.detect_inner
+                found = None if detect is None or converse_event(inner) is not None else detect(inner)
+                if found is not None and found is not Bedrock:
+                    return "chunk · " + found.summarize(inner)
+                return "chunk " + compact_json(inner, 150)
+        return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)

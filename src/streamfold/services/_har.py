@@ -1,0 +1,219 @@
+"""Reading a HAR file into a `Capture` (see `inputs.read_capture`).
+
+HAR files come from browsers, proxies and hand edits, so nothing in one is
+trusted to have the type the HAR spec gives it: an entry, request or
+response that is not an object is left out, a status or header of the wrong
+type is read when it can be and skipped when not, and each such repair is a
+`har-malformed` note naming the entry and the field. Only a file with no
+usable streamed body at all is an `InputError`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from ..findings import Severity
+from .capture import Capture, InputError, Note
+
+__all__ = ["from_har"]
+
+_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
+# Repairs listed in one note, per entry; more are counted.
+_MAX_LISTED = 8
+
+
+class _Entry:
+    """One entry of the HAR, read defensively: `problems` says what had the wrong type."""
+
+    def __init__(self, index: int, value: Any) -> None:
+        self.index = index
+        self.problems: list[str] = []
+        self.valid = isinstance(value, dict)
+        entry = value if isinstance(value, dict) else {}
+        self.request = self._object(entry, "request")
+        self.response = self._object(entry, "response")
+        self.content = self._object(self.response, "content", "response.")
+        self.url = self._string(self.request, "url", "request.")
+        self.method = self._string(self.request, "method", "request.")
+        text = self.content.get("text")
+        self.text = text if isinstance(text, str) else None
+
+    def _object(self, parent: dict[str, Any], key: str, path: str = "") -> dict[str, Any]:
+        value = parent.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.problems.append(f"{path}{key} is {_kind(value)}, not an object: left out")
+            return {}
+        return value
+
+    def _string(self, parent: dict[str, Any], key: str, path: str) -> str:
+        value = parent.get(key)
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            self.problems.append(f"{path}{key} is {_kind(value)}, not text: left out")
+            return ""
+        return value
+
+    @property
+    def streamed(self) -> bool:
+        mime = self.content.get("mimeType")
+        if isinstance(mime, str) and any(kind in mime.lower() for kind in _STREAM_TYPES):
+            return True
+        text = (self.text or "")[:2000]
+        return text.startswith(("data:", "event:", ":")) or "\ndata:" in text
+
+    def label(self) -> str:
+        return f"[{self.index}] {self.method} {self.url}"[:120]
+
+    def status(self) -> int | None:
+        value = self.response.get("status")
+        if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 999):
+            return value
+        if isinstance(value, float) and value.is_integer() and 0 <= value <= 999:
+            return int(value)
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 3:
+            self.problems.append(f"response.status is text ({value!r}), not a number: read as {int(value)}")
+            return int(value)
+        self.problems.append(f"response.status is {_kind(value)} ({_short(value)}), not a status code: left out")
+        return None
+
+    def headers(self, side: str) -> tuple[tuple[str, str], ...]:
+        parent = self.request if side == "request" else self.response
+        listed = parent.get("headers")
+        if listed is None:
+            return ()
+        if not isinstance(listed, list):
+            self.problems.append(f"{side}.headers is {_kind(listed)}, not a list: left out")
+            return ()
+        headers = []
+        for position, header in enumerate(listed):
+            where = f"{side}.headers[{position}]"
+            if not isinstance(header, dict):
+                self.problems.append(f"{where} is {_kind(header)}, not an object: left out")
+                continue
+            name, value = header.get("name"), header.get("value", "")
+            if not isinstance(name, str) or not name:
+                self.problems.append(f"{where} has no name ({_short(name)}): left out")
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.problems.append(f"{where} ({name}) has a number for its value: read as {_short(value)}")
+                value = json.dumps(value)
+            elif not isinstance(value, str):
+                self.problems.append(f"{where} ({name}) has {_kind(value)} for its value: left out")
+                continue
+            headers.append((name, value))
+        return tuple(headers)
+
+    def body(self) -> bytes:
+        """The response body; `InputError` when there is none to read."""
+        text = self.content.get("text")
+        if text is None:
+            raise InputError(f"HAR entry {self.index} has no response body (browsers leave streamed bodies out of "
+                             "some HARs; export with content, or capture with curl -N)")
+        if not isinstance(text, str):
+            raise InputError(f"HAR entry {self.index}: response.content.text is {_kind(text)}, not text: there is "
+                             "no body to read")
+        if self.content.get("encoding") == "base64":
+            try:
+                return base64.b64decode(text)
+            except (binascii.Error, ValueError) as exc:
+                raise InputError(f"HAR entry {self.index}: the base64 body does not decode: {exc}") from None
+        return text.encode("utf-8", "surrogatepass")
+
+    def note(self) -> Note | None:
+        if not self.problems:
+            return None
+        listed = "; ".join(self.problems[:_MAX_LISTED])
+        more = f"; and {len(self.problems) - _MAX_LISTED} more" if len(self.problems) > _MAX_LISTED else ""
+        return Note("har-malformed", f"HAR entry {self.index} has values of the wrong type: {listed}{more}",
+                    Severity.WARNING)
+
+
+def from_har(data: bytes, entry: str | None) -> Capture:
+    try:
+        har = json.loads(data, parse_int=_integer)
+    except RecursionError:
+        raise InputError("this looks like a HAR file but is nested too deeply to read") from None
+    except ValueError as exc:
+        raise InputError(f"this looks like a HAR file but is not JSON: {exc}") from None
+    log = har.get("log") if isinstance(har, dict) else None
+    listed = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(listed, list):
+        where = "log" if not isinstance(log, dict) else "log.entries"
+        found = log if not isinstance(log, dict) else listed
+        raise InputError(f"this looks like a HAR file but is not one: {where} is {_kind(found)}, "
+                         f"not {'an object' if where == 'log' else 'a list of entries'}")
+    entries = [_Entry(index, value) for index, value in enumerate(listed)]
+    notes: list[Note] = []
+    skipped = [item.index for item in entries if not item.valid]
+    if skipped:
+        notes.append(Note("har-malformed", f"HAR entries {_numbers(skipped)} are not objects: left out"
+                          if len(skipped) > 1 else f"HAR entry {skipped[0]} is not an object: left out",
+                          Severity.WARNING))
+    entries = [item for item in entries if item.valid]
+    streamed = [item for item in entries if item.streamed]
+    if entry is not None:
+        number = entry.strip()
+        if number.isascii() and number.isdigit():
+            chosen = [item for item in entries if str(item.index) == (number.lstrip("0") or "0")]
+        else:
+            chosen = [item for item in entries if entry in item.url]
+        if not chosen:
+            raise InputError(f"no HAR entry matches {entry[:80]!r}; streamed entries: "
+                             f"{_list_entries(streamed or entries)}")
+        streamed = chosen
+    if not streamed:
+        raise InputError(f"the HAR has {len(listed)} entries and none is a streamed response; "
+                         f"pick one with --entry N: {_list_entries(entries)}")
+    failures: list[InputError] = []
+    for chosen_entry in reversed(streamed):
+        try:
+            body = chosen_entry.body()
+            break
+        except InputError as exc:  # the last entry with a body is used; the ones after it are said
+            failures.append(exc)
+    else:
+        raise failures[0]
+    if len(streamed) > 1:
+        others = [item for item in streamed if item is not chosen_entry]
+        notes.append(Note("har-entries", f"the HAR has {len(streamed)} streamed entries; using entry "
+                                         f"{chosen_entry.index} (the last{' with a body' if failures else ''}). "
+                                         f"Others: {_list_entries(others)}. Pick with --entry"))
+    notes.extend(Note("har-malformed", str(failure), Severity.WARNING) for failure in failures)
+    status = chosen_entry.status()
+    response_headers, request_headers = chosen_entry.headers("response"), chosen_entry.headers("request")
+    repaired = chosen_entry.note()
+    return Capture(
+        body, "har", status=status, response_headers=response_headers, request_headers=request_headers,
+        url=chosen_entry.url or None,
+        notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
+               *notes, *((repaired,) if repaired is not None else ())),
+    )
+
+
+def _integer(digits: str) -> int | float:
+    """A JSON integer; one too long for `int()` (over 4300 digits) is read as a float (it is no HAR field)."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
+
+
+def _list_entries(entries: list[_Entry]) -> str:
+    return "; ".join(item.label() for item in entries[:10])
+
+
+def _numbers(indexes: list[int]) -> str:
+    return ", ".join(str(index) for index in indexes[:10]) + ("…" if len(indexes) > 10 else "")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "a boolean", int: "a number", float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else _kind(value)
+    return text if len(text) <= 40 else text[:39] + "…"
