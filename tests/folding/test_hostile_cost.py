@@ -281,3 +281,24 @@ def test_tiny_caps_never_raise_and_do_not_depend_on_chunking(caps: dict[str, int
         for start in range(0, len(data), 7):
             folder.feed(data[start : start + 7])
         assert folder.close() == result, path
+
+
+def _responses_rotated_terminal(n: int) -> bytes:
+    """n streamed items, function calls and messages by turns; the terminal output has a reasoning
+    item first and new ids on every item (a gateway's), so no item matches by place or id."""
+    def item(i: int, item_id: str) -> dict[str, Any]:
+        if i % 2:
+            return {"type": "message", "id": item_id, "role": "assistant", "content": []}
+        return {"type": "function_call", "id": item_id, "call_id": f"call{i}", "name": "f", "arguments": "{}"}
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": "r", "output": []}}]
+    events += [{"type": "response.output_item.added", "output_index": i, "item": item(i, f"it{i}")} for i in range(n)]
+    output = [{"type": "reasoning", "id": "rs", "summary": []}, *(item(i, f"new{i}") for i in range(n))]
+    events.append({"type": "response.completed", "response": {"id": "r", "status": "completed", "output": output}})
+    return _sse(*events)
+
+
+def test_a_terminal_output_of_unmatched_items_costs_the_same_each() -> None:
+    small, large = _responses_rotated_terminal(150), _responses_rotated_terminal(600)
+    assert fold(large).dialect == "openai-responses"
+    ratio = _line_events(lambda: fold(large)) / _line_events(lambda: fold(small))
+    assert ratio < 4.6, ratio

@@ -33,17 +33,28 @@ class ResponsesEvents(ResponsesItems):
         indexes = sorted(self._items)
         by_rank = len(output) == len(indexes) and indexes != list(range(len(indexes)))
         matched: set[int] = set()
+        # Built once, so a terminal output of n items costs O(n), not O(n²).
+        by_call_id: dict[tuple[Any, str], list[Item]] = {}
+        for item in self._items.values():
+            call_id = self.merger.get((CHOICE, "tool", item.index, "id"))
+            if type(call_id) is str:
+                by_call_id.setdefault((item.type, call_id), []).append(item)
+        next_free = max(self._items, default=-1) + 1
         for position, final in enumerate(output):
             if type(final) is not dict:
                 continue
-            item = self._match(final, indexes[position] if by_rank else position, matched)
+            item = self._match(final, indexes[position] if by_rank else position, matched, by_call_id)
             if item is None:
-                index = position if position not in self._items else max(self._items) + 1
+                if position in self._items:
+                    index, next_free = next_free, next_free + 1
+                else:
+                    index, next_free = position, max(next_free, position + 1)
                 item = self._new_item(index, final.get("type"), final.get("id"), frame)
             matched.add(item.index)
             self._reconcile(item, final, frame, kind)
 
-    def _match(self, final: dict[str, Any], index: int, matched: set[int]) -> Item | None:
+    def _match(self, final: dict[str, Any], index: int, matched: set[int],
+               by_call_id: dict[tuple[Any, str], list[Item]]) -> Item | None:
         """The streamed item a final item of the terminal `response.output` is: the one at its
         output_index when the types agree (as the openai SDK's ResponseStreamState matches them),
         whatever its id (gateways rotate item ids: OpenRouter gives the reasoning item a new one in
@@ -57,10 +68,9 @@ class ResponsesEvents(ResponsesItems):
         if type(item_id) is str and item_id in self._by_id and self._by_id[item_id].index not in matched:
             return self._by_id[item_id]
         call_id = final.get("call_id")
-        if call_id:
-            for item in self._items.values():
-                if item.index not in matched and item.type == kind \
-                        and self.merger.get((CHOICE, "tool", item.index, "id")) == call_id:
+        if type(call_id) is str and call_id and type(kind) is not list and type(kind) is not dict:
+            for item in by_call_id.get((kind, call_id), ()):
+                if item.index not in matched:
                     return item
         return None
 
