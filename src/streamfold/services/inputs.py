@@ -25,12 +25,19 @@ __all__ = ["FORMATS", "Capture", "InputError", "Note", "read_capture", "transpor
 
 FORMATS = ("auto", "raw", "har", "curl-verbose", "curl-trace", "log", "chunked")
 
-# Bodies larger than this are not gunzipped (a zip bomb would eat the machine).
-_MAX_INFLATED = 1024 * 1024 * 1024
+#: A gzip body is inflated to at most this many bytes by default (a zip bomb would eat the machine).
+MAX_INFLATED = 1024 * 1024 * 1024
 
 
-def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None = None) -> Capture:
-    """Turn the bytes a person has into a `Capture`. Raises `InputError` when they cannot be used."""
+def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None = None,
+                 max_inflated: int | None = None) -> Capture:
+    """Turn the bytes a person has into a `Capture`. Raises `InputError` when they cannot be used.
+
+    A gzip body is inflated to at most `max_inflated` bytes (`MAX_INFLATED` by
+    default); past that, the rest is dropped and a note says where.
+    """
+    if max_inflated is not None and max_inflated < 1:
+        raise ValueError(f"max_inflated must be positive, got {max_inflated!r}")
     if input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}")
     kind = detect(data) if input_format == "auto" else input_format
@@ -44,7 +51,8 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
         capture = from_log(data)
     else:
         capture = Capture(data, "raw")
-    return _unwrap_body(capture, force_chunked=kind == "chunked")
+    return _unwrap_body(capture, force_chunked=kind == "chunked",
+                        max_inflated=MAX_INFLATED if max_inflated is None else max_inflated)
 
 
 # -- body encodings --------------------------------------------------------------------
@@ -55,15 +63,12 @@ _DOTS_BEFORE_FIELD = re.compile(rb"(?<!\.)\.+(?=data:|event:|id:|retry:|: |\Z)")
 _CHUNK_SIZE_LINE = re.compile(rb"([0-9a-fA-F]{1,8})(;[^\r\n]*)?\r\n")  # used with match(): anchored
 
 
-def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
+def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int) -> Capture:
     body, notes = capture.body, list(capture.notes)
     if body[:2] == b"\x1f\x8b":
         try:
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            body = inflater.decompress(body, _MAX_INFLATED)
-            notes.append(Note("gzip-body", "the body was gzip-compressed and was decompressed"
-                              + ("" if inflater.eof else " (it was cut off: only the part that arrived)"),
-                              Severity.WARNING))
+            body, note = _gunzip(body, max_inflated)
+            notes.append(note)
         except zlib.error as exc:
             notes.append(Note("gzip-body", f"the body starts like gzip but does not decompress ({exc}); kept as is",
                               Severity.WARNING))
@@ -92,6 +97,21 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool) -> Capture:
         return capture
     return Capture(body, capture.source, reads, capture.status, capture.response_headers,
                    capture.request_headers, capture.url, tuple(notes), capture.started)
+
+
+def _gunzip(compressed: bytes, max_inflated: int) -> tuple[bytes, Note]:
+    """The inflated body (at most `max_inflated` bytes) and the note that says what was done."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    body = inflater.decompress(compressed, max_inflated)
+    # At the limit with input left (or output still held back): one more byte says whether there is more.
+    if len(body) == max_inflated and not inflater.eof and inflater.decompress(inflater.unconsumed_tail, 1):
+        read = len(compressed) - len(inflater.unconsumed_tail)
+        return body, Note("gzip-body", f"the body was gzip-compressed and inflates to more than {max_inflated:,} "
+                                       f"bytes, the most this reads: only those were kept, inflated from its first "
+                                       f"{read:,} of {len(compressed):,} compressed bytes; the rest was dropped",
+                          Severity.WARNING)
+    return body, Note("gzip-body", "the body was gzip-compressed and was decompressed"
+                      + ("" if inflater.eof else " (it was cut off: only the part that arrived)"), Severity.WARNING)
 
 
 def _looks_chunked(body: bytes) -> bool:

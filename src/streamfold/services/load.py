@@ -46,13 +46,15 @@ class Loaded:
 
 
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
-         transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None) -> Loaded:
+         transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
+         max_inflated: int | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
+    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
     started = time.perf_counter()
-    capture = read_capture(data, input_format=input_format, entry=entry)
+    capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
     result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
