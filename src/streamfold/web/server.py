@@ -19,7 +19,9 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["RunningServer", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
+from .protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE, deadline_protocol
+
+__all__ = ["RunningServer", "Timeouts", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 
@@ -72,15 +74,27 @@ def is_loopback_address(host: str) -> bool:
         return False
 
 
-def _config(app: Any) -> uvicorn.Config:
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds a client has: to send a request's headers, then its body; idle between requests."""
+
+    header: float = DEFAULT_HEADER_TIMEOUT
+    body: float = DEFAULT_BODY_TIMEOUT
+    keep_alive: int = DEFAULT_KEEP_ALIVE
+
+
+def _config(app: Any, timeouts: Timeouts) -> uvicorn.Config:
     # No proxy headers: nothing sits in front of this server, and X-Forwarded-* must not
-    # change what the app believes about a request.
+    # change what the app believes about a request. The h11 protocol with read deadlines
+    # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400).
     return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False,
-                          server_header=False, lifespan="off")
+                          server_header=False, lifespan="off", ws="none",
+                          http=deadline_protocol(timeouts.header, timeouts.body),
+                          timeout_keep_alive=timeouts.keep_alive)
 
 
 def serve(app: Any, *, host: str = "127.0.0.1", port: int = 0, open_browser: bool = False,
-          echo: Callable[[str], None] = print) -> None:
+          echo: Callable[[str], None] = print, timeouts: Timeouts = Timeouts()) -> None:
     """Serve until Ctrl+C, printing the URL first (and opening it with `open_browser`)."""
     sock = bind(host, port)
     url = url_for(sock, host)
@@ -88,7 +102,7 @@ def serve(app: Any, *, host: str = "127.0.0.1", port: int = 0, open_browser: boo
     if not is_loopback_address(host.strip("[]")):
         echo(f"streamfold web: listening on {host}, but the page only answers requests addressed to "
              f"localhost, 127.0.0.1 or [::1]")
-    server = uvicorn.Server(_config(app))
+    server = uvicorn.Server(_config(app, timeouts))
     if open_browser:
         def open_when_started() -> None:
             while not server.started and not server.should_exit:
@@ -123,10 +137,11 @@ class RunningServer:
         self.stop()
 
 
-def start_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0) -> RunningServer:
+def start_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0,
+                    timeouts: Timeouts = Timeouts()) -> RunningServer:
     """Start `app` on host:port in a background thread and wait until it accepts requests."""
     sock = bind(host, port)
-    server = uvicorn.Server(_config(app))  # off the main thread, uvicorn leaves signals alone
+    server = uvicorn.Server(_config(app, timeouts))  # off the main thread, uvicorn leaves signals alone
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="streamfold-web", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout
