@@ -243,12 +243,20 @@ def test_diff_marks_utf16_prefixes_and_rejects_a_bad_split(client: TestClient) -
 
 # -- guards ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("host", ["localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:9",
+@pytest.mark.parametrize("host", ["localhost", "localhost:80", "127.0.0.1", "127.0.0.1:80", "[::1]", "[::1]:80",
                                   "LOCALHOST:80"])
 def test_loopback_hosts_are_served(host: str) -> None:
-    assert is_loopback_host(host)
+    """The TestClient's server is on port 80: a Host without a port means it."""
+    assert is_loopback_host(host) and is_loopback_host(host, 80)
     response = TestClient(create_app()).get("/api/meta", headers={"Host": host})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["localhost:8080", "127.0.0.1:1", "[::1]:9", "127.0.0.1:080x", "localhost:99999999"])
+def test_loopback_hosts_on_another_port_are_refused(host: str) -> None:
+    assert not is_loopback_host(host, 80)
+    response = TestClient(create_app()).get("/api/meta", headers={"Host": host})
+    assert response.status_code == 403 and "on port 80" in response.json()["error"]
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "127.0.0.1.nip.io", "localhost.evil.example",
@@ -267,8 +275,13 @@ def test_requests_from_other_origins_are_refused(client: TestClient) -> None:
     for origin in ("https://evil.example", "null", "http://127.0.0.1.evil.example:8000"):
         response = client.post("/api/fold", content=b"data: {}\n\n", headers={"Origin": origin})
         assert response.status_code == 403 and "other origins" in response.json()["error"]
-    response = client.post("/api/fold", content=b"data: {}\n\n", headers={"Origin": "http://127.0.0.1:5000"})
-    assert response.status_code == 200
+    # Another program's page on this machine is another origin: only this server's own port is accepted.
+    for origin in ("http://127.0.0.1:5000", "http://localhost:3000", "https://127.0.0.1", "http://127.0.0.1/x"):
+        response = client.post("/api/fold", content=b"data: {}\n\n", headers={"Origin": origin})
+        assert response.status_code == 403 and "other origins" in response.json()["error"], origin
+    for origin in ("http://127.0.0.1", "http://localhost:80", "http://[::1]"):
+        response = client.post("/api/fold", content=b"data: {}\n\n", headers={"Origin": origin})
+        assert response.status_code == 200, origin
 
 
 def test_security_headers_on_every_response(client: TestClient) -> None:

@@ -19,8 +19,6 @@ or load anything.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
@@ -40,8 +38,11 @@ from ..framing.sniff import TRANSPORTS
 from ..services import InputError
 from .diff import diff_captures
 from .fold_view import build_fold_view, encode
+from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
+from .limits import error as _error
 
-__all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app", "format_size"]
+__all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_FOLDS", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app",
+           "format_size"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -72,12 +73,14 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def create_app(*, capture_path: str | os.PathLike[str] | None = None,
-               max_size: int = DEFAULT_MAX_SIZE) -> ASGIApp:
+               max_size: int = DEFAULT_MAX_SIZE, max_folds: int = DEFAULT_MAX_FOLDS) -> ASGIApp:
     """The ASGI app. `capture_path`: a file the page opens on load; `max_size`: the largest
-    request body accepted, in bytes (a diff's two captures count together)."""
+    request body accepted, in bytes (a diff's two captures count together; a gzip body
+    counts inflated); `max_folds`: how many folds or diffs run at once (more get 503)."""
     if max_size < 1:
         raise ValueError(f"max_size must be positive, got {max_size!r}")
     capture = Path(capture_path) if capture_path is not None else None
+    slots = FoldSlots(max_folds)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html; charset=utf-8")
@@ -101,33 +104,38 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             return _error(404, f"cannot read {capture.name!r}: {_reason(exc)}")
         return Response(body, media_type="application/octet-stream")
 
-    async def fold_endpoint(request: Request) -> Response:
-        prepared = await _options_and_body(request, max_size)
-        if isinstance(prepared, Response):
-            return prepared
-        options, body = prepared
+    async def folding(request: Request, work: Callable[[bytes, dict[str, str | None]], Any]) -> Response:
+        """Run `work(body, options)` in a thread, if a fold slot is free (503 when not), as JSON."""
+        if not slots.take():
+            await drain(request)
+            return slots.refusal()
         try:
-            view = await run_in_threadpool(build_fold_view, body, **options)
-        except InputError as exc:
-            return _error(400, str(exc))
-        return Response(await run_in_threadpool(encode, view), media_type="application/json")
+            prepared = await _options_and_body(request, max_size)
+            if isinstance(prepared, Response):
+                return prepared
+            options, body = prepared
+            try:
+                view = await run_in_threadpool(work, body, options)
+            except InputError as exc:
+                return _error(400, str(exc))
+            return Response(await run_in_threadpool(encode, view), media_type="application/json")
+        finally:
+            slots.give_back()
+
+    async def fold_endpoint(request: Request) -> Response:
+        return await folding(request, lambda body, options: build_fold_view(body, max_inflated=max_size, **options))
 
     async def diff_endpoint(request: Request) -> Response:
-        prepared = await _options_and_body(request, max_size)
-        if isinstance(prepared, Response):
-            return prepared
-        options, body = prepared
         left_size = request.query_params.get("left_size", "")
-        # isdigit() alone takes '²' and other digits int() refuses; the length bounds int()'s digit limit.
-        if not (left_size.isascii() and left_size.isdigit() and len(left_size) <= 20) or int(left_size) > len(body):
-            return _error(400, f"left_size must be the byte length of the left capture (0 to {len(body)}), "
-                               f"got {left_size!r}")
-        split = int(left_size)
-        try:
-            view = await run_in_threadpool(diff_captures, body[:split], body[split:], **options)
-        except InputError as exc:
-            return _error(400, str(exc))
-        return Response(await run_in_threadpool(encode, view), media_type="application/json")
+
+        def work(body: bytes, options: dict[str, str | None]) -> Any:
+            # isdigit() alone takes '²' and other digits int() refuses; the length bounds int()'s digit limit.
+            if not (left_size.isascii() and left_size.isdigit() and len(left_size) <= 20) or int(left_size) > len(body):
+                raise InputError(f"left_size must be the byte length of the left capture (0 to {len(body)}), "
+                                 f"got {left_size!r}")
+            split = int(left_size)
+            return diff_captures(body[:split], body[split:], max_inflated=max_size, **options)
+        return await folding(request, work)
 
     app = Starlette(routes=[
         Route("/", index),
@@ -152,7 +160,8 @@ class LocalOnly:
             await self.app(scope, receive, send)
             return
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
-        refusal = _refusal(headers)
+        server = scope.get("server")
+        refusal = _refusal(headers, server[1] if server else None)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -165,31 +174,42 @@ class LocalOnly:
         await self.app(scope, receive, send_with_headers)
 
 
-def _refusal(headers: dict[str, str]) -> str | None:
+def _refusal(headers: dict[str, str], port: int | None) -> str | None:
+    """Why a request is refused, or None. `port`: the one this server listens on (None: any).
+
+    The Host must name this server (a loopback name and its own port: DNS
+    rebinding points a foreign name, or another local server's page, here);
+    an Origin, when sent, must be this server too, so a page served by
+    another program on this machine (http://localhost:3000) cannot post here.
+    """
     host = headers.get("host", "")
-    if not is_loopback_host(host):
-        return (f"this page only answers requests addressed to localhost, 127.0.0.1 or [::1]; "
-                f"the Host header was {host!r}")
+    if not is_loopback_host(host, port):
+        return (f"this page only answers requests addressed to localhost, 127.0.0.1 or [::1]"
+                f"{'' if port is None else f' on port {port}'}; the Host header was {host!r}")
     origin = headers.get("origin")
     if origin is not None:
         parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or not is_loopback_host(parts.netloc):
+        if parts.scheme != "http" or not is_loopback_host(parts.netloc, port) or origin.rstrip("/") != (
+                f"{parts.scheme}://{parts.netloc}"):
             return f"requests from other origins are refused (Origin {origin!r})"
     return None
 
 
-def is_loopback_host(host: str) -> bool:
-    """localhost, 127.0.0.1 or [::1], with or without a port."""
+def is_loopback_host(host: str, port: int | None = None) -> bool:
+    """localhost, 127.0.0.1 or [::1], with or without a port; with `port`, the port must be it
+    (no port in `host` means 80, HTTP's own)."""
     host = host.strip().lower()
     if host.startswith("["):
         name, _, rest = host.partition("]")
         name += "]"
-        port = rest.removeprefix(":")
+        given = rest.removeprefix(":")
         if rest and not rest.startswith(":"):
             return False
     else:
-        name, _, port = host.partition(":")
-    if port and not port.isdigit():
+        name, _, given = host.partition(":")
+    if given and not (given.isascii() and given.isdigit() and len(given) <= 5):
+        return False
+    if port is not None and (int(given) if given else 80) != port:
         return False
     return name in LOOPBACK_HOSTS
 
@@ -214,63 +234,10 @@ async def _options_and_body(request: Request, max_size: int) -> tuple[dict[str, 
     options = _fold_options(request)
     if isinstance(options, Response):
         return options
-    body = await _read_body(request, max_size)
+    body = await read_body(request, max_size)
     if isinstance(body, Response):
         return body
     return options, body
-
-
-async def _read_body(request: Request, max_size: int) -> bytes | Response:
-    """The request body, or a 413 once it is known to be over the limit.
-
-    The rest of an oversize body is read and dropped (up to `_DRAIN_LIMIT`)
-    rather than left unread: a browser still uploading when the connection
-    closes reports a network error instead of our message.
-    """
-    declared = request.headers.get("content-length", "")
-    size = int(declared) if declared.isascii() and declared.isdigit() and len(declared) <= 20 else None
-    body = bytearray()
-    received = 0
-    async for chunk in request.stream():
-        received += len(chunk)
-        if received > max_size or (size is not None and size > max_size):
-            if received > _DRAIN_LIMIT:
-                break
-            body.clear()
-            continue
-        body += chunk
-    if received > max_size or (size is not None and size > max_size):
-        return _too_large(max(received, size or 0), max_size)
-    return bytes(body)
-
-
-#: How much of an oversize body is read to reply cleanly before the connection is dropped.
-_DRAIN_LIMIT = 1024 * 1024 * 1024
-
-
-def _too_large(size: int, max_size: int) -> Response:
-    suggestion = 1024 * 1024
-    while suggestion < max(size + 1, 2 * max_size):
-        suggestion *= 2
-    return _error(413, f"The capture is {format_size(size)}; this server accepts at most {format_size(max_size)} "
-                       f"per request. Start it with a larger limit, for example: "
-                       f"streamfold web --max-size {format_size(suggestion, compact=True)}")
-
-
-def format_size(size: int, *, compact: bool = False) -> str:
-    """1536 -> '1.5 KiB' ('2KiB' with compact: rounded up, no space, as `--max-size` takes it)."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB")
-    value, unit = float(size), 0
-    while value >= 1024 and unit < len(units) - 1:
-        value, unit = value / 1024, unit + 1
-    if compact:
-        return f"{math.ceil(value)}{units[unit]}"
-    return f"{value:.0f} {units[unit]}" if value == int(value) else f"{value:.1f} {units[unit]}"
-
-
-def _error(status: int, message: str) -> Response:
-    return Response(json.dumps({"error": message}, ensure_ascii=False), status_code=status,
-                    media_type="application/json")
 
 
 def _reason(exc: OSError) -> str:

@@ -22,8 +22,15 @@ EXIT_USAGE = 2
               help="Address to listen on. The page answers only requests addressed to a loopback name.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
 @click.option("--max-size", default="64MiB", show_default=True,
-              help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB).")
-def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str) -> None:
+              help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB); a gzip body counts inflated.")
+@click.option("--header-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              metavar="SECONDS", help="Time a request has to send its headers; later, 408 and the connection closed.")
+@click.option("--body-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="SECONDS", help="Time a request has, once its headers are in, to send its body.")
+@click.option("--max-folds", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Captures folded at once; more get 503 and are asked to try again.")
+def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str, header_timeout: float,
+        body_timeout: float, max_folds: int) -> None:
     """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
 
     Paste a capture, drop a file, or give FILE to open it at once. Everything runs on
@@ -36,15 +43,15 @@ def web(capture: str | None, port: int, host: str, open_browser: bool, max_size:
     """
     # Imported here: the other commands need neither starlette nor uvicorn.
     from .app import create_app
-    from .server import parse_size, serve
+    from .server import Timeouts, parse_size, serve
 
     try:
         limit = parse_size(max_size)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-size") from None
     try:
-        serve(create_app(capture_path=capture, max_size=limit), host=host, port=port,
-              open_browser=open_browser, echo=click.echo)
+        serve(create_app(capture_path=capture, max_size=limit, max_folds=max_folds), host=host, port=port,
+              open_browser=open_browser, echo=click.echo, timeouts=Timeouts(header_timeout, body_timeout))
     except OSError as exc:
         click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)

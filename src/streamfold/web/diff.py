@@ -40,10 +40,11 @@ MAX_FRAMES_PER_HUNK = 5
 MAX_RAW_CHARS = 4000
 
 
-def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None,
-                  transport: str | None = None) -> dict[str, Any]:
-    """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry)."""
-    sides = [load(data, dialect=dialect, transport=transport) for data in (left, right)]
+def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None, transport: str | None = None,
+                  max_inflated: int | None = None) -> dict[str, Any]:
+    """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry).
+    `max_inflated`: as for `services.load`, per side."""
+    sides = [load(data, dialect=dialect, transport=transport, max_inflated=max_inflated) for data in (left, right)]
     left_result, right_result = (side.result for side in sides)
     shown = [{"result": side.result.to_dict(), "size": len(side.capture.body), "input_size": side.input_size,
               "source": side.capture.source} for side in sides]

@@ -41,14 +41,15 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _json_encode = msgspec.json.Encoder().encode
 
 
-def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None) -> dict[str, Any]:
+def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None,
+                    max_inflated: int | None = None) -> dict[str, Any]:
     """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
     like the CLI reads it; the page shows the stream body it holds. Raises
-    `InputError` when it cannot be used.
+    `InputError` when it cannot be used. `max_inflated`: as for `services.load`.
     """
-    loaded = load(data, dialect=dialect, transport=transport)
+    loaded = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated)
     folded = time.perf_counter()
     result, body = loaded.result, loaded.capture.body
     frames, trailing = frame_views(result, body)

@@ -1,0 +1,150 @@
+"""What one request may cost the page's server: the body's size (as sent, and
+once a `Content-Encoding: gzip` body is inflated) and how many captures are
+folded at once.
+
+A refusal is a response with a sentence the page shows: 413 for a capture
+over `--max-size`, 415 for a compression it cannot read, 503 (with
+`Retry-After`) when `--max-folds` captures are being folded already.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "error", "format_size", "read_body"]
+
+#: Captures folded at once by default (each in a thread; more wait their turn in the page).
+DEFAULT_MAX_FOLDS = 4
+
+#: How much of a refused body is read to reply cleanly before the connection is dropped.
+_DRAIN_LIMIT = 1024 * 1024 * 1024
+
+#: Seconds a refused fold is told to wait (`Retry-After`).
+RETRY_AFTER = 2
+
+
+class FoldSlots:
+    """The captures being folded now, at most `limit` (the event loop is the only caller: no lock)."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_FOLDS) -> None:
+        if limit < 1:
+            raise ValueError(f"max_folds must be positive, got {limit!r}")
+        self.limit = limit
+        self.busy = 0
+
+    def take(self) -> bool:
+        if self.busy >= self.limit:
+            return False
+        self.busy += 1
+        return True
+
+    def give_back(self) -> None:
+        self.busy -= 1
+
+    def refusal(self) -> Response:
+        captures = "capture" if self.busy == 1 else "captures"
+        response = error(503, f"streamfold is folding {self.busy} {captures} already; try again in a moment")
+        response.headers["retry-after"] = str(RETRY_AFTER)
+        return response
+
+
+async def read_body(request: Request, max_size: int) -> bytes | Response:
+    """The request body, inflated if it came with `Content-Encoding: gzip`, or the refusal.
+
+    `max_size` holds for the bytes sent and for the inflated bytes: they are
+    inflated as they arrive, at most one byte past the limit, so a small
+    gzip body that would inflate to gigabytes costs no more than the limit.
+    A gzip body that is cut off or broken is passed on as it was sent: the
+    input readers inflate what they can of it and say so in a note.
+
+    The rest of a refused body is read and dropped (up to `_DRAIN_LIMIT`)
+    rather than left unread: a browser still uploading when the connection
+    closes reports a network error instead of our message.
+    """
+    declared = request.headers.get("content-length", "")
+    size = int(declared) if declared.isascii() and declared.isdigit() and len(declared) <= 20 else None
+    encoding = request.headers.get("content-encoding", "").strip().lower()
+    if encoding not in ("", "identity", "gzip", "x-gzip"):
+        await drain(request)
+        return error(415, f"this server reads a capture sent as it is or gzip-compressed, not with Content-Encoding "
+                          f"{encoding!r}")
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding in ("gzip", "x-gzip") else None
+    body, inflated = bytearray(), bytearray()
+    received, too_large, inflates_too_large = 0, size is not None and size > max_size, False
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > _DRAIN_LIMIT:
+                break
+            too_large = too_large or received > max_size
+            if too_large or inflates_too_large:
+                body.clear()
+                inflated.clear()
+                continue
+            body += chunk
+            if inflater is not None:
+                try:
+                    # No more than one byte past the limit: enough to know it is over.
+                    inflated += inflater.decompress(chunk, max_size - len(inflated) + 1)
+                except zlib.error:
+                    inflater = None  # broken: passed on as sent (see above)
+                    continue
+                inflates_too_large = len(inflated) > max_size
+    except ClientDisconnect:
+        return error(400, "the client went away before its request's body arrived")
+    if too_large:
+        return too_large_response(max(received, size or 0), max_size)
+    if inflates_too_large:
+        return error(413, f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; "
+                          f"this server accepts at most {format_size(max_size)} per request, once inflated. Start it "
+                          f"with a larger limit, for example: streamfold web --max-size "
+                          f"{format_size(_suggested_limit(max_size, max_size), compact=True)}")
+    if inflater is not None and inflater.eof and not inflater.unused_data:
+        return bytes(inflated)
+    return bytes(body)
+
+
+async def drain(request: Request) -> None:
+    """Read and drop the rest of the request's body (up to `_DRAIN_LIMIT`)."""
+    received = 0
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > _DRAIN_LIMIT:
+                return
+    except ClientDisconnect:
+        return
+
+
+def too_large_response(size: int, max_size: int) -> Response:
+    return error(413, f"The capture is {format_size(size)}; this server accepts at most {format_size(max_size)} "
+                      f"per request. Start it with a larger limit, for example: "
+                      f"streamfold web --max-size {format_size(_suggested_limit(size, max_size), compact=True)}")
+
+
+def _suggested_limit(size: int, max_size: int) -> int:
+    suggestion = 1024 * 1024
+    while suggestion < max(size + 1, 2 * max_size):
+        suggestion *= 2
+    return suggestion
+
+
+def format_size(size: int, *, compact: bool = False) -> str:
+    """1536 -> '1.5 KiB' ('2KiB' with compact: rounded up, no space, as `--max-size` takes it)."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    value, unit = float(size), 0
+    while value >= 1024 and unit < len(units) - 1:
+        value, unit = value / 1024, unit + 1
+    if compact:
+        return f"{math.ceil(value)}{units[unit]}"
+    return f"{value:.0f} {units[unit]}" if value == int(value) else f"{value:.1f} {units[unit]}"
+
+
+def error(status: int, message: str) -> Response:
+    return Response(json.dumps({"error": message}, ensure_ascii=False), status_code=status,
+                    media_type="application/json")
