@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import loads
+from ._json import loads, nesting_error
 
 __all__ = ["ParsedArguments", "parse_arguments"]
 
@@ -90,6 +90,8 @@ def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
         except (ValueError, RecursionError):
             # Trailing garbage after at least one document: still usable for (3).
             return out or None
+        if nesting_error(joined, pos, stop) is not None:
+            return out or None  # too deep to take, like a document that does not parse
         out.append((value, pos, stop))
         pos = stop
 

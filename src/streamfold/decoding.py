@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import loads, loads_utf8
+from ._json import loads, loads_utf8, nesting_error
 from .framing import Frame
 
 __all__ = ["Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text"]
@@ -126,6 +126,8 @@ def split_glued(data: str) -> list[tuple[Any, int]] | None:
         try:
             value, stop = _decoder.raw_decode(data, pos)
         except (ValueError, RecursionError):
+            return None
+        if nesting_error(data, pos, stop) is not None:
             return None
         documents.append((value, pos))
         pos = stop

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
+from .._json import MAX_DEPTH, too_deep_bytes
 from ..decoding import PayloadKind, decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
@@ -36,6 +37,8 @@ DEFER_COUNT = 4096
 # A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
 _FoldFast = Callable[[Any, int, "bytes | None"], bool]
 _JSON = PayloadKind.JSON
+# A payload this short cannot nest deeper than the decoders are allowed to go.
+_SHALLOW = MAX_DEPTH
 
 
 class RunFolding:
@@ -66,6 +69,11 @@ class RunFolding:
         index, start = run.first, run.payload_start
         dialect, decode, fold_fast = self._fold_state(index)
         for event, piece in zip(run.event_lines(), run.pieces()):
+            if len(piece) - start > _SHALLOW and too_deep_bytes(piece[start:]):
+                self._fold_record(run.record(index))  # the plain path says why it is not taken
+                index += 1
+                dialect, decode, fold_fast = self._fold_state(index)
+                continue
             if decode is not None:
                 try:
                     if fold_fast(decode(piece[start:]), index, event):
