@@ -332,7 +332,7 @@ class Bedrock(Dialect):
     def summarize(cls, value: Any) -> str:
         if isinstance(value, dict) and "bytes" in value:
             try:
-                inner = json.loads(base64.b64decode(value["bytes"]))
+                inner = loads(base64.b64decode(value["bytes"]).decode("utf-8", "replace"))
             except (TypeError, ValueError, binascii.Error):
                 pass
             else:

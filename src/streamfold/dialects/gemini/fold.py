@@ -327,7 +327,7 @@ class Gemini(Parts):
             text = raw.decode("utf-8", "replace")
             try:
                 value, _ = _decoder.raw_decode(text, text.index("{"))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if type(value) is dict and value.get("error"):
                 self._in_stream_error(
