@@ -50,6 +50,7 @@ Code = Literal[
     "invalid-utf8", "invalid-retry", "invalid-id", "empty-data", "tool-args-invalid", "cumulative-resend",
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
+    "non-strict-json",
     # one vendor's
     "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
     "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
@@ -120,6 +121,9 @@ _ALL = (
     CodeInfo("unknown-dialect", _D, _WARN, "no dialect recognised the payloads; lists the top-level keys seen"),
     CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect (ignored)"),
     CodeInfo("stall", _D, _WARN, "with arrival times: a gap between frames over the `--stall` threshold"),
+    CodeInfo("non-strict-json", _D, _WARN, "NaN, Infinity, a number beyond a double's range or a lone surrogate "
+             "escape (`\\ud800`): the frame is folded with null or U+FFFD in their place, so every output stays "
+             "strict JSON and UTF-8"),
     CodeInfo("event-type-missing", _D, _WARN, "frames without their `event:` line (a proxy stripped them)",
              "anthropic"),
     CodeInfo("event-type-mismatch", _D, _WARN, "a frame's `event:` name differs from its data's `type`",

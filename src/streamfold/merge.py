@@ -1,7 +1,11 @@
 """The one generic merger. Dialects say *where* (a path) and *how* (a rule);
 the merger owns the state and the rules (reference/dialects.md §0):
 
-- APPEND (`append`): string concatenation in arrival order; None and "" are no-ops.
+- APPEND (`append`): string concatenation in arrival order; None and "" are no-ops, and a
+  value that is not a string (a number, a bool, a list where text belongs) is not appended
+  but handed to `rejected`, which the dialect reports. The same holds for SET-ONCE and
+  REPLACE at the paths whose value the contract says is a string (ids, model, role, a tool
+  call's name, the finish reason).
 - SET-ONCE (`set_once`): the first non-empty value wins ("" and "null" are empty).
 - REPLACE (`replace`): the last non-None value wins; None never clears.
 - WHOLE (`whole`): an item that arrives complete; a copy with the same path replaces it.
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeAlias
 
 from ._toolargs import ParsedArguments, parse_arguments
@@ -55,6 +59,8 @@ BlockPath: TypeAlias = tuple[int, Literal["block"], int]
 DialectPath: TypeAlias = tuple[Literal["dialect"], str]
 Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
 _EMPTY = (None, "", "null")
+#: The last field of each path whose value is text in the Result.
+_STRING_FIELDS = frozenset({"id", "model", "role", "finish_reason", "name"})
 
 
 class TextBuffer:
@@ -123,8 +129,14 @@ class Merger:
         self.values: dict[Path, list[Any]] = {}
         #: Changes since the last drain, for `Folder.feed()`'s return value.
         self.journal: list[tuple[str, Path, Any, int]] | None = [] if journal else None
+        #: Called with (path, value, frame) for a value `append` refuses because it is not text.
+        self.rejected: Callable[[Path, Any, int], None] | None = None
 
     def append(self, path: Path, text: str | None, frame: int) -> None:
+        if type(text) is not str:
+            if text is not None and self.rejected is not None:
+                self.rejected(path, text, frame)
+            return
         if not text:
             return
         buffer = self.texts.get(path)
@@ -161,6 +173,10 @@ class Merger:
             return slot[0]
         if value in _EMPTY:
             return None
+        if type(value) is not str and path[-1] in _STRING_FIELDS:
+            if self.rejected is not None:
+                self.rejected(path, value, frame)
+            return None
         self.values[path] = [value, frame, frame]
         if self.journal is not None:
             self.journal.append(("set", path, value, frame))
@@ -168,6 +184,10 @@ class Merger:
 
     def replace(self, path: Path, value: Any, frame: int) -> None:
         if value is None:
+            return
+        if type(value) is not str and path[-1] in _STRING_FIELDS:
+            if self.rejected is not None:
+                self.rejected(path, value, frame)
             return
         slot = self.values.get(path)
         if slot is None:

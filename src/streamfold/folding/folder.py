@@ -182,7 +182,7 @@ class Folder(RunFolding):
 
     def _feed(self, chunk: bytes | str) -> None:
         if isinstance(chunk, str):
-            chunk = chunk.encode("utf-8")
+            chunk = chunk.encode("utf-8", "surrogatepass")  # see fold()
         elif not isinstance(chunk, (bytes, bytearray, memoryview)):
             raise TypeError(f"feed() takes bytes or str, got {type(chunk).__name__}")
         if self.phase is Phase.CLOSED:
@@ -291,6 +291,12 @@ class Folder(RunFolding):
             return
         kind, value = decode_text(data)
         self._kind(index, kind)
+        if kind is _JSON and type(value) is Payload:
+            self._report.diagnostic(
+                "non-strict-json", index,
+                f"frame {index} is JSON only to lenient decoders: {value.error}, so that the result stays strict "
+                "JSON and UTF-8 (JSON.parse and msgspec reject this frame; Python's json takes it)")
+            value = value.value
         if kind is _JSON or kind is _DONE:
             dialect = self._folding_dialect() if kind is _JSON else None
             if dialect is not None:
@@ -428,12 +434,17 @@ def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None
     """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
 
     `progress(done, total)` is called after each slice (bytes), for a progress bar.
+
+    A str (here and in `Folder.feed`) stands for the bytes of its UTF-8 encoding. A lone
+    surrogate in it (`"\\ud800"`, which has no UTF-8 form) is encoded as its three bytes anyway
+    ("surrogatepass"), so it is what a stream with those bytes is: `invalid-utf8` at its byte
+    offset, and U+FFFD in the text.
     """
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
     folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False)
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        data = data.encode("utf-8", "surrogatepass")
     for start in range(0, len(data), _FOLD_SLICE):
         folder._feed(data[start : start + _FOLD_SLICE])
         if progress is not None:

@@ -184,8 +184,11 @@ class Bedrock(Dialect):
             fields = self._block_fields[index]
             if reasoning.get("signature"):
                 fields["signature"] = reasoning["signature"]  # REPLACE
-            if reasoning.get("redactedContent"):
-                fields["redactedContent"] = fields.get("redactedContent", "") + reasoning["redactedContent"]
+            redacted = reasoning.get("redactedContent")
+            if redacted and type(redacted) is str:
+                fields["redactedContent"] = fields.get("redactedContent", "") + redacted
+            elif redacted:
+                self.wrong_type(redacted, frame, f"the `redactedContent` of content block {index}", "a string")
         citation = delta.get("citation")
         if citation is not None:
             self._open(index, "text", frame)

@@ -106,8 +106,8 @@ class Parts(Dialect):
 
     def _function_call(self, index: int, state: Candidate, call: dict[str, Any], signature: str | None,
                        frame: int) -> None:
-        name = call.get("name") or None
-        call_id = call.get("id") or None
+        name = self.string(call.get("name"), frame, f"a `functionCall` `name` in candidate {index}") or None
+        call_id = self.string(call.get("id"), frame, f"a `functionCall` `id` in candidate {index}") or None
         streamed = state.streamed
         if streamed is not None:
             if (name is not None and streamed.name is not None and name != streamed.name) or (
