@@ -27,8 +27,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "loads", "loads_noting", "loads_utf8", "nesting_error",
-           "strict_error", "too_deep_bytes", "without_lone_surrogates"]
+__all__ = ["FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting", "loads_utf8",
+           "nesting_error", "strict_error", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256

@@ -137,6 +137,35 @@ def test_the_fast_ways_fold_hostile_frames_as_the_plain_path(data: bytes) -> Non
     assert fold(padded) == folder.close()
 
 
+_OVER = json.loads(deep(MAX_DEPTH + 40))  # decodes in msgspec and json alike, but is over the cap
+_RESPONSES_HEAD = [{"type": "response.created", "sequence_number": 0, "response": {"id": "r", "output": []}},
+                   {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+                    "item": {"type": "message", "id": "m", "role": "assistant", "content": []}}]
+
+
+def _delta(sequence: int, **extra: Any) -> dict[str, Any]:
+    return {"type": "response.output_text.delta", "sequence_number": sequence, "item_id": "m", "output_index": 0,
+            "content_index": 0, "delta": "GOOD", **extra}
+
+
+@pytest.mark.parametrize(("frames", "bad"), [
+    ([GOOD] * 40 + [chat({"content": "x"}, x=_OVER)] + [GOOD] * 40, 40),
+    (_RESPONSES_HEAD + [_delta(n + 2) for n in range(40)] + [_delta(42, logprobs=[_OVER])]
+     + [_delta(n + 43) for n in range(40)], 42),
+    ([gemini([{"text": "GOOD"}])] * 40 + [gemini([{"text": "x"}]) | {"usageMetadata": {"d": _OVER}}]
+     + [gemini([{"text": "GOOD"}])] * 40, 40),
+], ids=["chat-extra-field", "responses-logprobs", "gemini-usage-metadata"])
+def test_a_payload_over_the_cap_is_refused_by_the_fast_ways_too(frames: list[Any], bad: int) -> None:
+    """Nested past the cap, though msgspec would decode it: invalid-json whichever way it is folded."""
+    data = sse(*frames)
+    folder = Folder()
+    for frame in data.split(b"\n\n")[:-1]:
+        folder.feed(frame + b"\n\n")
+    result = fold(data)
+    assert result == folder.close()
+    assert [(error.code, error.frame) for error in result.errors] == [("invalid-json", bad)]
+
+
 def test_nesting_up_to_the_cap_folds_and_survives_every_output() -> None:
     arguments = deep(MAX_DEPTH)
     data = sse(chat({"content": "a"}, x=json.loads(deep(MAX_DEPTH - 3))),

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from .._json import MAX_DEPTH, too_deep_bytes
+from .._json import MAX_DEPTH, TOO_DEEP, too_deep_bytes
 from ..decoding import PayloadKind, decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
@@ -37,7 +37,9 @@ DEFER_COUNT = 4096
 # A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
 _FoldFast = Callable[[Any, int, "bytes | None"], bool]
 _JSON = PayloadKind.JSON
-# A payload this short cannot nest deeper than the decoders are allowed to go.
+# A payload this short cannot nest deeper than the decoders are allowed to go (`_json.MAX_DEPTH`).
+# Longer ones are checked before plain decoding; the fast decoders need no check, as their Structs
+# type every field, so a document deeper than theirs fails them at once.
 _SHALLOW = MAX_DEPTH
 
 
@@ -69,11 +71,6 @@ class RunFolding:
         index, start = run.first, run.payload_start
         dialect, decode, fold_fast = self._fold_state(index)
         for event, piece in zip(run.event_lines(), run.pieces()):
-            if len(piece) - start > _SHALLOW and too_deep_bytes(piece[start:]):
-                self._fold_record(run.record(index))  # the plain path says why it is not taken
-                index += 1
-                dialect, decode, fold_fast = self._fold_state(index)
-                continue
             if decode is not None:
                 try:
                     if fold_fast(decode(piece[start:]), index, event):
@@ -85,7 +82,10 @@ class RunFolding:
                     decode = None
             if dialect is not None:
                 try:
-                    value = decode_bytes(piece[start:])
+                    payload = piece[start:]
+                    if len(payload) > _SHALLOW and too_deep_bytes(payload):
+                        raise ValueError(TOO_DEEP)  # the plain path says so
+                    value = decode_bytes(payload)
                 except (ValueError, RecursionError):
                     pass
                 else:
