@@ -230,3 +230,22 @@ def test_the_public_decoding_step_takes_hostile_payloads() -> None:
     payload = streamfold.decode_frame(fold(sse(b'{"a":NaN,"b":"\\ud800"}')).frames[0])
     assert payload.value == {"a": None, "b": "\ufffd"}
     assert streamfold.decode_frame(fold(sse(b"[" * 5000)).frames[0]).kind.value == "invalid"
+
+
+def _vertex_call(*fragments: dict[str, Any], more: bool = True) -> dict[str, Any]:
+    return gemini([{"functionCall": {"name": "f", "partialArgs": list(fragments), "willContinue": more}}])
+
+
+@pytest.mark.parametrize("fragment", [
+    {"jsonPath": "$" + ".a" * 100_000, "stringValue": "x"},
+    {"jsonPath": "$.a", "numberValue": [[1]]},
+], ids=["path-100k-deep", "container-value"])
+def test_vertex_partial_args_cannot_build_arguments_past_the_cap(fragment: dict[str, Any]) -> None:
+    """Gemini assembles streamed arguments from JSONPath fragments: not a decoder, but it nests too."""
+    data = sse(gemini([{"text": "GOOD"}]), _vertex_call({"jsonPath": "$.ok", "stringValue": "y"}),
+               _vertex_call(fragment), _vertex_call(more=False), gemini([{"text": "GOOD"}], finishReason="STOP"))
+    result = tr_fold(data)
+    _strict(result)
+    assert ("unexpected-payload", 2) in [(d.code, d.frame) for d in result.diagnostics]
+    assert result.choices[0].content == "GOODGOOD"
+    assert result.choices[0].tool_calls[0].parsed == {"ok": "y"}

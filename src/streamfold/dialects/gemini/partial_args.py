@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..._json import MAX_DEPTH
+
 if TYPE_CHECKING:
     from .state import StreamedCall
 
@@ -27,8 +29,8 @@ def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> bool:
     when its `jsonPath` is not a path into the arguments; a fragment without a value is skipped."""
     json_path = fragment.get("jsonPath")
     keys = parse_json_path(json_path) if type(json_path) is str else None
-    if not keys:
-        return False
+    if not keys or len(keys) >= MAX_DEPTH:
+        return False  # no path, or one that would build arguments deeper than any document may nest
     assert type(json_path) is str
     if "stringValue" in fragment:
         value: Any = fragment["stringValue"]
@@ -44,6 +46,8 @@ def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> bool:
         value = None
     else:
         return True
+    if type(value) is dict or type(value) is list:
+        return False  # each fragment is one scalar: a container here would nest past the path
     _set_path(call.args, keys, value)
     if fragment.get("willContinue") is True:
         call.continuing.add(json_path)

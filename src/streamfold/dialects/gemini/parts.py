@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._json import MAX_DEPTH
 from ...merge import ToolCallPath, ToolPath
-from .._base import Dialect
+from .._base import Dialect, compact_json
 from .partial_args import apply_fragment
 from .state import PART_EXTRAS, Candidate, Part, StreamedCall, dumps, snake
 
@@ -226,8 +227,10 @@ class Parts(Dialect):
         if not apply_fragment(streamed, fragment):
             self.report.diagnostic(
                 "unexpected-payload", frame,
-                f"candidate {index}: a partialArgs fragment with jsonPath {fragment.get('jsonPath')!r}, which is not "
-                "a path into the arguments; ignored", once=(index, streamed.key, "path"))
+                f"candidate {index}: a partialArgs fragment with jsonPath "
+                f"{compact_json(fragment.get('jsonPath'), 80)}, which is not a path into the arguments (or goes "
+                f"deeper than {MAX_DEPTH} levels, or sets an array or an object); ignored",
+                once=(index, streamed.key, "path"))
 
     def _close_streamed(self, index: int, state: Candidate, frame: int, *, unfinished: bool = False) -> None:
         streamed = state.streamed
