@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
