@@ -119,7 +119,8 @@ _ALL = (
     CodeInfo("finish-reason-conflict", _D, _WARN, "a later, different finish reason"),
     CodeInfo("content-after-finish", _D, _WARN, "text or arguments after the choice's finish reason"),
     CodeInfo("unknown-dialect", _D, _WARN, "no dialect recognised the payloads; lists the top-level keys seen"),
-    CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect (ignored)"),
+    CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect, or a value of the "
+             "wrong JSON type (text that is a number, an id that is an array): ignored"),
     CodeInfo("stall", _D, _WARN, "with arrival times: a gap between frames over the `--stall` threshold"),
     CodeInfo("non-strict-json", _D, _WARN, "NaN, Infinity, a number beyond a double's range or a lone surrogate "
              "escape (`\\ud800`): the frame is folded with null or U+FFFD in their place, so every output stays "
