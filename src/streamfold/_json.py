@@ -27,12 +27,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting", "loads_utf8",
-           "nesting_error", "strict_error", "too_deep_bytes", "without_lone_surrogates"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting",
+           "loads_utf8", "nesting_error", "strict_error", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
 TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
+#: Shorter than this, a document that decoded cannot nest deeper than `MAX_DEPTH`: it would need
+#: MAX_DEPTH + 1 opening brackets and as many closing ones. So the common payload pays one len().
+COMPLETE_SHALLOW = 2 * MAX_DEPTH + 2
 # A string whole (so brackets inside it do not count), or one bracket.
 _NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
@@ -99,7 +102,7 @@ def loads_noting(text: str) -> tuple[Any, tuple[str, ...], int]:
             value, replaced, surrogates = _lenient(text)
         except RecursionError:
             raise json.JSONDecodeError(TOO_DEEP, text, nesting_error(text) or 0) from None
-    if len(text) > MAX_DEPTH and (position := nesting_error(text)) is not None:
+    if len(text) >= COMPLETE_SHALLOW and (position := nesting_error(text)) is not None:
         raise json.JSONDecodeError(TOO_DEEP, text, position)
     return value, replaced, surrogates
 
@@ -181,8 +184,8 @@ def nesting_error(text: str, start: int = 0, end: int | None = None) -> int | No
 
 
 def too_deep_bytes(data: bytes) -> bool:
-    """`data` (UTF-8 JSON) nests deeper than `MAX_DEPTH`: decoders must not be given it as is."""
-    return (len(data) > MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+    """`data` (UTF-8 JSON, one document that decoded) nests deeper than `MAX_DEPTH`."""
+    return (len(data) >= COMPLETE_SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
             and nesting_error(data.decode("utf-8", "replace")) is not None)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from .._json import MAX_DEPTH, TOO_DEEP, too_deep_bytes
+from .._json import COMPLETE_SHALLOW, too_deep_bytes
 from ..decoding import PayloadKind, decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
@@ -37,10 +37,6 @@ DEFER_COUNT = 4096
 # A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
 _FoldFast = Callable[[Any, int, "bytes | None"], bool]
 _JSON = PayloadKind.JSON
-# A payload this short cannot nest deeper than the decoders are allowed to go (`_json.MAX_DEPTH`).
-# Longer ones are checked before plain decoding; the fast decoders need no check, as their Structs
-# type every field, so a document deeper than theirs fails them at once.
-_SHALLOW = MAX_DEPTH
 
 
 class RunFolding:
@@ -81,18 +77,19 @@ class RunFolding:
                 if self._fast_missed(index):
                     decode = None
             if dialect is not None:
+                payload = piece[start:]
                 try:
-                    payload = piece[start:]
-                    if len(payload) > _SHALLOW and too_deep_bytes(payload):
-                        raise ValueError(TOO_DEEP)  # the plain path says so
                     value = decode_bytes(payload)
                 except (ValueError, RecursionError):
                     pass
                 else:
-                    dialect.fold(value, index)
-                    index += 1
-                    dialect, decode, fold_fast = self._fold_state(index)
-                    continue
+                    # Nested past the cap though msgspec took it: the plain path says so. The fast
+                    # decoders need no such check: their Structs type every field to its end.
+                    if len(payload) < COMPLETE_SHALLOW or not too_deep_bytes(payload):
+                        dialect.fold(value, index)
+                        index += 1
+                        dialect, decode, fold_fast = self._fold_state(index)
+                        continue
             self._fold_record(run.record(index))
             index += 1
             dialect, decode, fold_fast = self._fold_state(index)
