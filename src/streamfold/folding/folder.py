@@ -34,7 +34,7 @@ from ..framing._runs import NDJSONRunParser, SSERunParser
 from ..merge import Merger
 from ..result import Result
 from ._build import build_result
-from ._issues import report_frame_issues
+from ._issues import report_frame_issues, report_lenient
 from ._journal import events_of
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
@@ -292,10 +292,7 @@ class Folder(RunFolding):
         kind, value = decode_text(data)
         self._kind(index, kind)
         if kind is _JSON and type(value) is Payload:
-            self._report.diagnostic(
-                "non-strict-json", index,
-                f"frame {index} is JSON only to lenient decoders: {value.error}, so that the result stays strict "
-                "JSON and UTF-8 (JSON.parse and msgspec reject this frame; Python's json takes it)")
+            report_lenient(index, value, self._report)  # NaN or a lone surrogate, replaced
             value = value.value
         if kind is _JSON or kind is _DONE:
             dialect = self._folding_dialect() if kind is _JSON else None
@@ -434,11 +431,8 @@ def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None
     """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
 
     `progress(done, total)` is called after each slice (bytes), for a progress bar.
-
-    A str (here and in `Folder.feed`) stands for the bytes of its UTF-8 encoding. A lone
-    surrogate in it (`"\\ud800"`, which has no UTF-8 form) is encoded as its three bytes anyway
-    ("surrogatepass"), so it is what a stream with those bytes is: `invalid-utf8` at its byte
-    offset, and U+FFFD in the text.
+    A str (also in `Folder.feed`) is its UTF-8 bytes; a lone surrogate (`"\\ud800"`, no UTF-8 form)
+    is encoded as its 3 bytes anyway (surrogatepass): `invalid-utf8` at that offset, U+FFFD in the text.
     """
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
