@@ -11,7 +11,10 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -183,7 +186,7 @@ def test_past_max_folds_a_fold_gets_503_with_a_sentence_and_retry_after() -> Non
 
 
 def test_the_page_answers_while_a_big_fold_runs() -> None:
-    data = b"".join(chunk(i) for i in range(200_000)) + b"data: [DONE]\n\n"
+    data = b"".join(chunk(i) for i in range(60_000)) + b"data: [DONE]\n\n"
     with start_in_thread(create_app()) as server:
         results: list[httpx.Response] = []
         fold = threading.Thread(target=lambda: results.append(
@@ -268,3 +271,49 @@ def test_the_real_server_answers_only_its_own_port(server: RunningServer) -> Non
         assert refused.status_code == 403 and "other origins" in refused.json()["error"], name
         rebound = httpx.get(server.url + "api/meta", headers={"Host": f"{name}:{other}"}, timeout=MARGIN)
         assert rebound.status_code == 403 and f"on port {port}" in rebound.json()["error"], name
+
+
+# -- the command's options --------------------------------------------------------------
+
+def test_the_command_takes_the_limits_and_its_defaults_are_the_servers() -> None:
+    from click.testing import CliRunner
+
+    from streamfold.launcher import cli
+    from streamfold.web.command import web
+    from streamfold.web.limits import DEFAULT_MAX_FOLDS
+    from streamfold.web.protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT
+
+    defaults = {param.name: param.default for param in web.params}
+    assert (defaults["header_timeout"], defaults["body_timeout"], defaults["max_folds"]) == (
+        DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_FOLDS)
+    runner = CliRunner()
+    for bad in (["--header-timeout", "0"], ["--body-timeout", "-1"], ["--max-folds", "0"]):
+        assert runner.invoke(cli, ["web", *bad]).exit_code == 2, bad
+    shown = runner.invoke(cli, ["web", "--help"]).output
+    assert "--header-timeout" in shown and "--body-timeout" in shown and "--max-folds" in shown
+
+
+def test_the_command_line_deadline_closes_a_slow_client() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "streamfold", "web", "--port", "0", "--header-timeout", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert match
+        deadline = time.monotonic() + MARGIN
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", int(match.group(1))), timeout=MARGIN + 5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        with sock:
+            response, elapsed = read_until_closed(sock, trickle=b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"y" * 100)
+        assert status_of(response) == 408 and elapsed < MARGIN
+    finally:
+        process.terminate()
+        process.wait(10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
