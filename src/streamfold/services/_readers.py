@@ -1,16 +1,16 @@
 """The input formats other than a raw body: detecting them, and reading
-`curl -v`/`-i` output, a `curl --trace`/`--trace-ascii` dump and a
-timestamped log into a `Capture` (see `inputs.read_capture`; a HAR is
-`_har.py`'s). A part that cannot be read is left out and reported with its
-line; timestamps are kept from going backwards (`_Clock`)."""
+`curl -v`/`-i` output and a `curl --trace`/`--trace-ascii` dump into a
+`Capture` (see `inputs.read_capture`; a HAR is `_har.py`'s, a log
+`_logs.py`'s). A part that cannot be read is left out and reported with its
+line; timestamps are kept from going backwards (`_logs.Clock`)."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 from ..findings import Code, Severity
 from ._har import from_har
+from ._logs import Clock, from_log, is_log_line
 from .capture import Capture, Note
 
 __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_log"]
@@ -21,9 +21,6 @@ __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_l
 _TRACE_LINE = re.compile(rb"^(?:\d\d:\d\d:\d\d\.\d+ )?(?:== Info:|=> Send|<= Recv)", re.MULTILINE)
 _VERBOSE_LINE = re.compile(rb"^[<>*] ", re.MULTILINE)
 _STATUS_LINE = re.compile(rb"^HTTP/[\d.]+ \d{3}")
-_TIMESTAMP = re.compile(
-    r"^\[?(?P<stamp>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?"
-    r"(?:\s+(?:[<>]|(?:chunk|DEBUG|INFO|TRACE)\b:?))*\s?")
 
 
 def detect(data: bytes) -> str:
@@ -35,7 +32,7 @@ def detect(data: bytes) -> str:
     if _STATUS_LINE.match(head) or len(_VERBOSE_LINE.findall(head)) >= 3:
         return "curl-verbose"
     lines = [line for line in head.decode("utf-8", "replace").splitlines()[:8] if line.strip()]
-    if len(lines) >= 2 and all(_TIMESTAMP.match(line) for line in lines[: min(len(lines), 4)]):
+    if len(lines) >= 2 and all(is_log_line(line) for line in lines[: min(len(lines), 4)]):
         return "log"
     return "raw"
 
@@ -143,7 +140,7 @@ class _Trace:
     def __init__(self, data: bytes) -> None:
         self.blocks: list[_Block] = []
         self.problems: list[str] = []
-        self.clock = _Clock()
+        self.clock = Clock()
         self.sent: float | None = None
         rows: list[tuple[int, int, bytes]] | None = None
         for number, line in enumerate(data.splitlines(), 1):
@@ -207,110 +204,6 @@ def _parse_response_head(head: bytes) -> tuple[int | None, tuple[tuple[str, str]
     return status, tuple(headers)
 
 
-# -- timestamped logs ------------------------------------------------------------------
-
-
-def from_log(data: bytes) -> Capture:
-    """Log lines with a timestamp prefix: strip it, keep it as the line's arrival time.
-
-    A line whose rest is a bare JSON object (a logged chunk) becomes an SSE
-    `data:` frame, a logged `data:` line ends its event, other lines are kept
-    as they are.
-    """
-    body = bytearray()
-    reads: list[tuple[int, float]] = []
-    objects = 0
-    clock = _Clock()
-    for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        match = _TIMESTAMP.match(raw_line)
-        if not match:
-            body += raw_line.encode() + b"\n"
-            continue
-        rest = raw_line[match.end():]
-        seconds = clock.read(match.group("stamp"), number)
-        if seconds is not None:
-            reads.append((len(body), seconds))
-        if rest.startswith("{"):
-            objects += 1
-            body += b"data: " + rest.encode() + b"\n\n"
-        elif rest.startswith("data:"):
-            # Logs print one event per line and drop the blank line that ended it.
-            body += rest.encode() + b"\n\n"
-        else:
-            body += rest.encode() + b"\n"
-    notes = [Note("input-log", f"timestamped log: {len(reads)} timestamps kept as arrival times"
-                               + (f"; {objects} logged JSON chunks turned into SSE data frames" if objects else "")),
-             *clock.notes()]
-    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(notes))
-
-
-_DAY = 86400.0
-
-
-class _Clock:
-    """Timestamps read in the order of their lines, kept from going backwards.
-
-    A time of day that falls back by more than half a day has passed midnight:
-    it and the later ones count as the next day. A clock that goes back
-    otherwise (another clock, a dated stamp earlier than the one before) is
-    wrong: the line is taken to arrive with the line before it, so no gap or
-    duration comes out negative, and the first such line is reported.
-    """
-
-    def __init__(self) -> None:
-        self._last: float | None = None
-        self._days = 0
-        self._midnights: list[int] = []
-        self._backwards: list[tuple[int, str, str]] = []
-        self._last_stamp = ""
-
-    def read(self, stamp: str, line: int) -> float | None:
-        seconds = _seconds(stamp)
-        if seconds is None:
-            return None
-        dated = _dated(stamp)
-        if not dated:
-            seconds += self._days * _DAY
-        if self._last is not None and not dated and self._last - seconds > _DAY / 2:
-            self._days += 1
-            seconds += _DAY
-            self._midnights.append(line)
-        if self._last is not None and seconds < self._last:
-            self._backwards.append((line, self._last_stamp, stamp))
-            seconds = self._last
-        self._last, self._last_stamp = seconds, stamp
-        return seconds
-
-    def notes(self) -> list[Note]:
-        notes = []
-        if self._midnights:
-            lines = ", ".join(str(line) for line in self._midnights[:5])
-            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
-                                                "on are taken as the next day's"))
-        if self._backwards:
-            line, before, after = self._backwards[0]
-            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
-            notes.append(Note("clock-backwards", f"the clock went backwards at line {line} ({before} → {after}){more}: "
-                                                 "such a line is taken to arrive with the line before it, so the "
-                                                 "gaps there are 0", Severity.WARNING))
-        return notes
-
-
 def _listed_note(code: Code, summary: str, problems: list[str]) -> Note:
     listed = "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
     return Note(code, f"{summary}: {listed}", Severity.WARNING)
-
-
-def _dated(stamp: str) -> bool:
-    return "T" in stamp or "-" in stamp[:5]
-
-
-def _seconds(stamp: str) -> float | None:
-    stamp = stamp.replace(",", ".")
-    try:
-        if _dated(stamp):
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        hours, minutes, seconds = stamp.split(":")
-        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-    except (ValueError, OverflowError):
-        return None

@@ -1,0 +1,89 @@
+"""What curl, logs and HAR files really hold: a `100 Continue` or a proxy's
+CONNECT reply before the real response, HTTP/2 status lines, Python logging's
+default formats with other lines between the logged chunks, a logged
+`[DONE]`, a Content-Type that is not the body's, a HAR holding only a failed
+request, a CORS preflight, or no request at all. Each is read through
+`services.load` and through the real CLI (`python -m streamfold show`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streamfold.services import load
+
+INPUTS = Path(__file__).resolve().parents[1] / "inputs"
+BODY = (INPUTS / "raw-body.sse").read_bytes()
+REPLY = "The kettle is on; tea in five minutes."
+
+
+def show_json(path: Path) -> tuple[int, dict[str, Any] | None, str]:
+    """`python -m streamfold show --json PATH` in a subprocess: exit code, the JSON it printed, stderr."""
+    done = subprocess.run([sys.executable, "-m", "streamfold", "show", "--json", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None, done.stderr
+
+
+def codes(out: dict[str, Any]) -> dict[str, str]:
+    return {d["code"]: d["message"] for d in out["diagnostics"]}
+
+
+# -- logs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, timed, skipped_lines", [
+    ("python-logging-asctime.log", True, "line 1, 3, 10, 17; by level: INFO 3, WARNING 1"),
+    ("python-logging-named.log", True, "line 1, 6, 12; by level: INFO 2, WARNING 1"),
+    ("python-logging-basic.log", False, "line 1, 2, 3, 10; by level: INFO 2, DEBUG 1, WARNING 1"),
+])
+def test_python_loggings_default_formats_read_the_logged_chunks(name: str, timed: bool, skipped_lines: str) -> None:
+    loaded = load((INPUTS / name).read_bytes())
+    assert loaded.capture.source == "log" and loaded.capture.body == BODY
+    assert loaded.result.complete and loaded.result.choices[0].content == REPLY  # the logged [DONE] ends it
+    if timed:
+        assert loaded.capture.reads is not None and len(loaded.capture.reads) == 13
+        assert round(loaded.capture.reads[1][1] - loaded.capture.reads[0][1], 3) == 0.412
+        assert loaded.timing is not None and loaded.timing.stalls == ()
+    else:
+        assert loaded.capture.reads is None and loaded.timing is None
+    notes = {note.code: note.message for note in loaded.notes}
+    assert notes["log-lines-skipped"].endswith(f"were skipped ({skipped_lines})")
+    assert {d.code for d in loaded.result.diagnostics} & {"unknown-field", "missing-terminal",
+                                                          "unterminated-final-frame"} == set()
+
+    code, out, _ = show_json(INPUTS / name)
+    assert code == 0 and out is not None and out["choices"][0]["content"] == REPLY and out["complete"]
+    assert "log-lines-skipped" in codes(out) and "unknown-field" not in codes(out)
+
+
+@pytest.mark.parametrize("done", ["> chunk [DONE]", "[DONE]", "chunk: [DONE]", "data: [DONE]"])
+def test_a_logged_done_ends_the_stream(done: str, tmp_path: Path) -> None:
+    lines = (INPUTS / "timestamped.log").read_text().splitlines()
+    assert lines[-1] == "16:58:38.013 data: [DONE]"
+    log = tmp_path / "done.log"
+    log.write_text("\n".join([*lines[:-1], f"16:58:38.013 {done}"]) + "\n")
+    loaded = load(log.read_bytes())
+    assert loaded.capture.body == BODY
+    assert loaded.result.complete and "missing-terminal" not in {d.code for d in loaded.result.diagnostics}
+    code, out, _ = show_json(log)
+    assert code == 0 and out is not None and out["complete"] and "missing-terminal" not in codes(out)
+
+
+def test_a_python_dict_logged_is_not_taken_for_a_chunk() -> None:
+    loaded = load(b"DEBUG:openai._base_client:Request options: {'method': 'post', 'json_data': {}}\n"
+                  b'DEBUG:app:{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n')
+    assert loaded.capture.body == b'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n\n'
+    assert "line 1; by level: DEBUG 1" in {n.code: n.message for n in loaded.notes}["log-lines-skipped"]
+
+
+def test_logged_sse_lines_after_a_label_are_read_and_ids_in_messages_are_not_fields() -> None:
+    loaded = load(b"2026-12-01 14:20:01,123 DEBUG sse line: event: message_stop\n"
+                  b'2026-12-01 14:20:01,124 DEBUG sse line: data: {"type":"message_stop"}\n'
+                  b"2026-12-01 14:20:01,125 INFO request id: req_1 done\n")
+    assert loaded.capture.body == b'data: {"type":"message_stop"}\n\n'  # the labelled event: line is no data
+    assert "line 1, 3" in {n.code: n.message for n in loaded.notes}["log-lines-skipped"]
