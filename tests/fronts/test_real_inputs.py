@@ -33,6 +33,53 @@ def codes(out: dict[str, Any]) -> dict[str, str]:
     return {d["code"]: d["message"] for d in out["diagnostics"]}
 
 
+# -- curl: the responses before the reply ------------------------------------------------
+
+
+@pytest.mark.parametrize("name, skipped, final", [
+    ("curl-i-100-continue.txt", ["an interim response `HTTP/1.1 100 Continue`"], "HTTP/1.1 200 OK"),
+    ("curl-si-proxy-http2.txt", ["a proxy's reply to CONNECT (the tunnel, not the reply) "
+                                 "`HTTP/1.1 200 Connection established`"], "HTTP/2 200"),
+    ("curl-v-proxy-100-continue.txt", ["`HTTP/1.1 200 Connection established`",
+                                       "an interim response `HTTP/1.1 100 Continue`"], "HTTP/1.1 200 OK"),
+])
+def test_curl_output_with_responses_before_the_reply_reads_the_reply(name: str, skipped: list[str],
+                                                                     final: str) -> None:
+    loaded = load((INPUTS / name).read_bytes())
+    assert loaded.capture.source == "curl-verbose" and loaded.capture.body == BODY
+    assert loaded.capture.status == 200
+    assert (loaded.capture.header("content-type") or "").startswith("text/event-stream")
+    assert loaded.result.complete and loaded.result.choices[0].content == REPLY
+    notes = {note.code: note.message for note in loaded.notes}
+    assert "http-status" not in notes and "content-type" not in notes
+    assert f"the reply is the last one (`{final}`)" in notes["skipped-responses"]
+    assert all(part in notes["skipped-responses"] for part in skipped)
+    assert "unknown-field" not in {d.code for d in loaded.result.diagnostics}  # no header became an SSE field
+
+    code, out, _ = show_json(INPUTS / name)
+    assert code == 0 and out is not None and out["choices"][0]["content"] == REPLY and out["complete"]
+    assert "skipped-responses" in codes(out) and "http-status" not in codes(out)
+
+
+def test_curl_v_through_a_proxy_keeps_the_real_requests_headers() -> None:
+    capture = load((INPUTS / "curl-v-proxy-100-continue.txt").read_bytes()).capture
+    names = [name for name, _ in capture.request_headers]
+    assert ("Authorization", "Bearer sk-REDACTED") in capture.request_headers
+    assert "Proxy-Connection" not in names and names.count("Host") == 1
+
+
+def test_a_curl_trace_with_a_100_continue_says_it_was_skipped() -> None:
+    def block(kind: str, text: bytes) -> bytes:
+        return f"<= Recv {kind}, {len(text)} bytes (0x{len(text):x})\n0000: ".encode() + text.rstrip(b"\r\n") + b"\n"
+    trace = (b"=> Send header, 5 bytes (0x5)\n0000: POST \n"
+             + block("header", b"HTTP/1.1 100 Continue\r\n") + block("header", b"\r\n")
+             + block("header", b"HTTP/1.1 200 OK\r\n") + block("header", b"Content-Type: text/event-stream\r\n")
+             + block("header", b"\r\n") + block("data", b'data: {"choices":[]}'))
+    loaded = load(trace, input_format="curl-trace")
+    assert loaded.capture.status == 200 and loaded.capture.header("content-type") == "text/event-stream"
+    assert "`HTTP/1.1 100 Continue`" in {n.code: n.message for n in loaded.notes}["skipped-responses"]
+
+
 # -- logs ------------------------------------------------------------------------------
 
 

@@ -41,44 +41,84 @@ def detect(data: bytes) -> str:
 
 
 def from_curl_verbose(data: bytes) -> Capture:
-    """`curl -v` (stderr interleaved) or `curl -i` (headers, blank line, body)."""
+    """`curl -v` (stderr interleaved) or `curl -i` (headers, blank line, body).
+
+    When curl printed more than one response (an interim `100 Continue`, a
+    proxy's reply to CONNECT, a redirect followed with -L), the last one is
+    the reply: the others are skipped and said.
+    """
     request_headers: list[tuple[str, str]] = []
     response_headers: list[tuple[str, str]] = []
+    statuses: list[str] = []
     status = None
     body = bytearray()
     in_headers = bool(_STATUS_LINE.match(data.lstrip()))  # -i: headers first, without "< "
+    after_head = False  # -i: a head just ended; another one may follow it (curl prints every response's)
     for line in data.splitlines(keepends=True):
         stripped = line.rstrip(b"\r\n")
+        if after_head:
+            if not stripped and status is not None and status < 200:
+                continue
+            after_head = False
+            in_headers = bool(_STATUS_LINE.match(stripped))
         if in_headers:
             if not stripped:
-                in_headers = False
+                in_headers, after_head = False, True
                 continue
-            status = _header_line(stripped, response_headers, status)
+            status = _header_line(stripped, response_headers, status, statuses)
             continue
         if stripped.startswith(b"> "):
+            if _REQUEST_LINE.match(stripped[2:]):
+                request_headers.clear()  # a CONNECT to a proxy came first: keep the last request's headers
             _header_line(stripped[2:], request_headers, None)
         elif stripped.startswith(b"< "):
-            status = _header_line(stripped[2:], response_headers, status)
+            status = _header_line(stripped[2:], response_headers, status, statuses)
         elif stripped == b"<" or stripped == b">" or stripped.startswith((b"* ", b"{ [", b"} [")):
             continue
         else:
             body += line
+    notes = [Note("input-curl", "curl -v/-i output: request and response headers were stripped from the body and "
+                                "kept for the transport checks")]
+    skipped = _skipped_responses(statuses)
+    if skipped is not None:
+        notes.append(skipped)
     return Capture(bytes(body), "curl-verbose", status=status, response_headers=tuple(response_headers),
-                   request_headers=tuple(request_headers),
-                   notes=(Note("input-curl", "curl -v/-i output: request and response headers were stripped from "
-                                             "the body and kept for the transport checks"),))
+                   request_headers=tuple(request_headers), notes=tuple(notes))
 
 
-def _header_line(line: bytes, headers: list[tuple[str, str]], status: int | None) -> int | None:
+_REQUEST_LINE = re.compile(rb"^[A-Z]+ \S+ HTTP/[\d.]+\s*$")
+_STATUS_TEXT = re.compile(r"HTTP/[\d.]+ (\d{3})")
+
+
+def _header_line(line: bytes, headers: list[tuple[str, str]], status: int | None,
+                 statuses: list[str] | None = None) -> int | None:
     text = line.decode("utf-8", "replace")
-    match = re.match(r"HTTP/[\d.]+ (\d{3})", text)
+    match = _STATUS_TEXT.match(text)
     if match:
         headers.clear()  # a 100 Continue or a redirect came first: keep the last response's headers
+        if statuses is not None:
+            statuses.append(text.strip())
         return int(match.group(1))
     name, sep, value = text.partition(":")
     if sep:
         headers.append((name.strip(), value.strip()))
     return status
+
+
+def _skipped_responses(statuses: list[str]) -> Note | None:
+    """A note on the responses curl printed before the final one, or None when there was only one."""
+    if len(statuses) < 2:
+        return None
+    described = []
+    for line in statuses[:-1][:5]:
+        code = int(line.split()[1])
+        kind = ("an interim response" if code < 200 else
+                "a proxy's reply to CONNECT (the tunnel, not the reply)" if code < 300 else
+                "a redirect" if code < 400 else "an earlier response")
+        described.append(f"{kind} `{line[:60]}`")
+    more = f", and {len(statuses) - 6} more" if len(statuses) > 6 else ""
+    return Note("skipped-responses", f"curl printed {len(statuses)} responses; the reply is the last one "
+                                     f"(`{statuses[-1][:60]}`): skipped {', '.join(described)}{more}")
 
 
 # -- curl --trace / --trace-ascii ----------------------------------------------------
@@ -112,10 +152,14 @@ def from_curl_trace(data: bytes) -> Capture:
         if stamp is not None:
             reads.append((len(body), stamp))
         body += content
-    status, headers = _parse_response_head(bytes(head))
+    statuses: list[str] = []
+    status, headers = _parse_response_head(bytes(head), statuses)
+    skipped = _skipped_responses(statuses)
     notes = [Note("input-curl-trace", f"curl {'--trace' if hex_mode else '--trace-ascii'} dump: the received body "
                   f"was rebuilt from {sum(1 for b in trace.blocks if b[0] == 'data')} read(s)"
                   + (", with their times" if reads else ""))]
+    if skipped is not None:
+        notes.append(skipped)
     if not hex_mode:
         # Dots are repaired once the body is unwrapped (chunk sizes count them as bytes).
         notes.append(Note("trace-ascii", "the dump is --trace-ascii: control bytes were printed as '.'"))
@@ -196,11 +240,11 @@ def _hex_row(text: bytes) -> bytes | None:
         return None
 
 
-def _parse_response_head(head: bytes) -> tuple[int | None, tuple[tuple[str, str], ...]]:
+def _parse_response_head(head: bytes, statuses: list[str]) -> tuple[int | None, tuple[tuple[str, str], ...]]:
     headers: list[tuple[str, str]] = []
     status = None
     for line in head.splitlines():
-        status = _header_line(line.rstrip(b"\r"), headers, status)
+        status = _header_line(line.rstrip(b"\r"), headers, status, statuses)
     return status, tuple(headers)
 
 
