@@ -134,3 +134,33 @@ def test_logged_sse_lines_after_a_label_are_read_and_ids_in_messages_are_not_fie
                   b"2026-12-01 14:20:01,125 INFO request id: req_1 done\n")
     assert loaded.capture.body == b'data: {"type":"message_stop"}\n\n'  # the labelled event: line is no data
     assert "line 1, 3" in {n.code: n.message for n in loaded.notes}["log-lines-skipped"]
+
+
+# -- Content-Type ----------------------------------------------------------------------
+
+
+def test_an_sse_body_sent_as_application_json_is_flagged() -> None:
+    loaded = load((INPUTS / "curl-si-http2-json-type.txt").read_bytes())
+    assert loaded.capture.status == 200 and loaded.capture.body == BODY
+    message = {n.code: n.message for n in loaded.notes}["content-type"]
+    assert "the body is SSE but the response Content-Type is 'application/json'" in message
+    assert "EventSource" in message
+    code, out, _ = show_json(INPUTS / "curl-si-http2-json-type.txt")
+    assert code == 0 and out is not None and out["choices"][0]["content"] == REPLY
+    assert "'application/json'" in codes(out)["content-type"]
+
+
+def test_the_content_type_flag_holds_for_a_har_and_spares_the_bodies_that_fit(tmp_path: Path) -> None:
+    har = json.loads((INPUTS / "chrome-export.har").read_text())
+    har["log"]["entries"][1]["response"]["headers"][0]["value"] = "application/json; charset=utf-8"
+    path = tmp_path / "json-type.har"
+    path.write_text(json.dumps(har))
+    assert "body is SSE" in {n.code: n.message for n in load(path.read_bytes()).notes}["content-type"]
+    code, out, _ = show_json(path)
+    assert code == 0 and out is not None and "body is SSE" in codes(out)["content-type"]
+    # The right type is not flagged, nor is application/json on a body that is JSON (a Gemini array).
+    assert "content-type" not in {n.code for n in load((INPUTS / "curl-i.txt").read_bytes()).notes}
+    array = (b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n[{"candidates": [{"content": {"parts": '
+             b'[{"text": "Hi"}], "role": "model"}, "finishReason": "STOP", "index": 0}]}]')
+    gemini = load(array)
+    assert gemini.result.transport != "sse" and "content-type" not in {n.code for n in gemini.notes}
