@@ -7,6 +7,7 @@ request, a CORS preflight, or no request at all. Each is read through
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from streamfold.services import load
+from streamfold.services import InputError, load
 
 INPUTS = Path(__file__).resolve().parents[1] / "inputs"
 BODY = (INPUTS / "raw-body.sse").read_bytes()
@@ -164,3 +165,71 @@ def test_the_content_type_flag_holds_for_a_har_and_spares_the_bodies_that_fit(tm
              b'[{"text": "Hi"}], "role": "model"}, "finishReason": "STOP", "index": 0}]}]')
     gemini = load(array)
     assert gemini.result.transport != "sse" and "content-type" not in {n.code for n in gemini.notes}
+
+
+# -- HAR -------------------------------------------------------------------------------
+
+
+def test_a_har_holding_only_a_429_shows_the_429_and_its_error_body() -> None:
+    loaded = load((INPUTS / "har-429.har").read_bytes())
+    assert loaded.capture.status == 429
+    notes = {n.code: n.message for n in loaded.notes}
+    assert "holds no streamed response; entry 0 failed" in notes["har-entries"]
+    assert notes["http-status"].startswith("the response status was 429") and "Rate limit reached" in notes["http-status"]
+    assert [e.code for e in loaded.result.errors] == ["in-stream-error"]
+    assert "Rate limit reached for gpt-4.1-mini" in loaded.result.errors[0].message
+
+    code, out, err = show_json(INPUTS / "har-429.har")
+    assert code == 0 and out is not None and "none is a streamed response" not in err
+    assert "429" in codes(out)["http-status"] and "Rate limit reached" in out["errors"][0]["message"]
+
+
+def test_of_several_failed_requests_the_last_is_shown_and_the_others_named() -> None:
+    har = json.loads((INPUTS / "har-429.har").read_text())
+    first = copy.deepcopy(har["log"]["entries"][0])
+    first["response"]["status"] = 401
+    first["request"]["url"] += "?try=1"
+    har["log"]["entries"].insert(0, first)
+    loaded = load(json.dumps(har).encode())
+    assert loaded.capture.status == 429
+    assert "entry 1 failed" in (message := {n.code: n.message for n in loaded.notes}["har-entries"])
+    assert "others failed too: [0] POST https://chat.example.test/v1/chat/completions?try=1" in message
+
+
+def test_a_failed_request_is_not_taken_when_a_streamed_one_is_there() -> None:
+    har = json.loads((INPUTS / "har-429.har").read_text())
+    har["log"]["entries"].insert(0, json.loads((INPUTS / "chrome-export.har").read_text())["log"]["entries"][1])
+    loaded = load(json.dumps(har).encode())
+    assert loaded.capture.status == 200 and loaded.result.choices[0].content == REPLY
+
+
+def test_a_cors_preflight_is_never_taken_as_the_streamed_entry() -> None:
+    loaded = load((INPUTS / "har-preflight-after.har").read_bytes())
+    assert "read HAR entry 1: POST" in {n.code: n.message for n in loaded.notes}["input-har"]
+    assert loaded.result.complete and loaded.result.choices[0].content == REPLY
+    assert "har-entries" not in {n.code for n in loaded.notes}  # the preflight is no candidate
+    code, out, _ = show_json(INPUTS / "har-preflight-after.har")
+    assert code == 0 and out is not None and out["choices"][0]["content"] == REPLY
+    # When the POST's body was left out of the export, that is said, not the preflight's empty body folded.
+    har = json.loads((INPUTS / "har-preflight-after.har").read_text())
+    del har["log"]["entries"][1]["response"]["content"]["text"]
+    with pytest.raises(InputError, match="HAR entry 1 has no response body"):
+        load(json.dumps(har).encode())
+    # Asked for by number, a preflight is still shown.
+    assert "OPTIONS" in {n.code: n.message for n in load(json.dumps(har).encode(), entry="2").notes}["input-har"]
+
+
+def test_a_har_with_no_entries_says_so_in_a_sentence() -> None:
+    with pytest.raises(InputError) as raised:
+        load((INPUTS / "har-no-entries.har").read_bytes())
+    assert str(raised.value).startswith("this HAR holds no requests")
+    assert "'Preserve log'" in str(raised.value) and "was the export made after the request?" in str(raised.value)
+    code, out, err = show_json(INPUTS / "har-no-entries.har")
+    assert code == 2 and out is None and "this HAR holds no requests" in err and "Traceback" not in err
+
+
+def test_a_har_of_one_entry_that_is_neither_streamed_nor_failed_still_lists_it() -> None:
+    har = copy.deepcopy(json.loads((INPUTS / "chrome-export.har").read_text()))
+    har["log"]["entries"] = har["log"]["entries"][:1]
+    with pytest.raises(InputError, match=r"the HAR has 1 entry and none is a streamed response"):
+        load(json.dumps(har).encode())
