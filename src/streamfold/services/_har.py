@@ -191,9 +191,9 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     if not streamed and failed:
         # No stream came: the request that failed (a 429, a 401) and its error body are the finding.
         streamed = failed[-1:]
-        others = f" (others failed too: {_list_entries(failed[:-1])})" if len(failed) > 1 else ""
+        also_failed = f" (others failed too: {_list_entries(failed[:-1])})" if len(failed) > 1 else ""
         notes.append(Note("har-entries", f"the HAR holds no streamed response; entry {failed[-1].index} failed, "
-                                         f"so its error body is shown{others}"))
+                                         f"so its error body is shown{also_failed}"))
     if not streamed:
         counted = f"{len(listed)} entr{'y' if len(listed) == 1 else 'ies'}"
         raise InputError(f"the HAR has {counted} and none is a streamed response; "
