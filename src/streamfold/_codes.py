@@ -61,7 +61,7 @@ Code = Literal[
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
-    "trace-malformed", "input-log", "clock-rollover", "clock-backwards",
+    "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering",
 ]
@@ -178,7 +178,8 @@ _ALL = (
     CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
              "tokens", "llama-cpp"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
-    CodeInfo("har-entries", _N, _INFO, "the HAR has several streamed entries; which one was used"),
+    CodeInfo("har-entries", _N, _INFO, "which HAR entry was used: the last of several streamed ones, or a failed "
+             "request when none streamed"),
     CodeInfo("har-malformed", _N, _WARN, "HAR entries or fields of the wrong type, read when they can be and left "
              "out when not"),
     CodeInfo("input-curl", _N, _INFO, "the body was read from `curl -v` or `-i` output"),
@@ -187,7 +188,10 @@ _ALL = (
     CodeInfo("trace-ascii-lossy", _N, _WARN, "a `--trace-ascii` dump lost bytes the stream needs"),
     CodeInfo("trace-malformed", _N, _WARN, "rows or block headers of a `curl --trace` dump that could not be read "
              "were left out"),
-    CodeInfo("input-log", _N, _INFO, "a timestamped log: the timestamps are kept as arrival times"),
+    CodeInfo("skipped-responses", _N, _INFO, "curl printed responses before the reply (`100 Continue`, a proxy's "
+             "reply to CONNECT, a redirect): they were skipped"),
+    CodeInfo("input-log", _N, _INFO, "a log: the logged stream data is the body, its timestamps the arrival times"),
+    CodeInfo("log-lines-skipped", _N, _INFO, "log lines holding no stream data (other messages) were skipped"),
     CodeInfo("clock-rollover", _N, _INFO, "the timestamps passed midnight: the later ones are the next day's"),
     CodeInfo("clock-backwards", _N, _WARN, "a timestamp earlier than the one before it: held at the earlier time, "
              "so no gap is negative"),

@@ -60,7 +60,23 @@ class _Entry:
         return value
 
     @property
+    def preflight(self) -> bool:
+        """A CORS preflight (OPTIONS): never the streamed request, whatever its response says."""
+        return self.method.upper() == "OPTIONS"
+
+    @property
+    def failed(self) -> bool:
+        """A request that failed with a JSON error body (a 429, a 401, ...): the finding when nothing streamed."""
+        status = self.response.get("status")
+        mime = self.content.get("mimeType")
+        json_body = (self.text or "").lstrip()[:1] in ("{", "[") or (isinstance(mime, str) and "json" in mime.lower())
+        return (isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 400
+                and status != 0 and not self.preflight and bool(self.text) and json_body)
+
+    @property
     def streamed(self) -> bool:
+        if self.preflight:
+            return False
         mime = self.content.get("mimeType")
         if isinstance(mime, str) and any(kind in mime.lower() for kind in _STREAM_TYPES):
             return True
@@ -148,6 +164,10 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         found = log if not isinstance(log, dict) else listed
         raise InputError(f"this looks like a HAR file but is not one: {where} is {_kind(found)}, "
                          f"not {'an object' if where == 'log' else 'a list of entries'}")
+    if not listed:
+        raise InputError("this HAR holds no requests (its log.entries is empty): was 'Preserve log' on in the "
+                         "browser's Network panel, and was the export made after the request? Record it again, "
+                         "let the reply finish, then export")
     entries = [_Entry(index, value) for index, value in enumerate(listed)]
     notes: list[Note] = []
     skipped = [item.index for item in entries if not item.valid]
@@ -167,8 +187,16 @@ def from_har(data: bytes, entry: str | None) -> Capture:
             raise InputError(f"no HAR entry matches {entry[:80]!r}; streamed entries: "
                              f"{_list_entries(streamed or entries)}")
         streamed = chosen
+    failed = [item for item in entries if item.failed]
+    if not streamed and failed:
+        # No stream came: the request that failed (a 429, a 401) and its error body are the finding.
+        streamed = failed[-1:]
+        also_failed = f" (others failed too: {_list_entries(failed[:-1])})" if len(failed) > 1 else ""
+        notes.append(Note("har-entries", f"the HAR holds no streamed response; entry {failed[-1].index} failed, "
+                                         f"so its error body is shown{also_failed}"))
     if not streamed:
-        raise InputError(f"the HAR has {len(listed)} entries and none is a streamed response; "
+        counted = f"{len(listed)} entr{'y' if len(listed) == 1 else 'ies'}"
+        raise InputError(f"the HAR has {counted} and none is a streamed response; "
                          f"pick one with --entry N: {_list_entries(entries)}")
     failures: list[InputError] = []
     for chosen_entry in reversed(streamed):

@@ -1,16 +1,16 @@
 """The input formats other than a raw body: detecting them, and reading
-`curl -v`/`-i` output, a `curl --trace`/`--trace-ascii` dump and a
-timestamped log into a `Capture` (see `inputs.read_capture`; a HAR is
-`_har.py`'s). A part that cannot be read is left out and reported with its
-line; timestamps are kept from going backwards (`_Clock`)."""
+`curl -v`/`-i` output and a `curl --trace`/`--trace-ascii` dump into a
+`Capture` (see `inputs.read_capture`; a HAR is `_har.py`'s, a log
+`_logs.py`'s). A part that cannot be read is left out and reported with its
+line; timestamps are kept from going backwards (`_logs.Clock`)."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 from ..findings import Code, Severity
 from ._har import from_har
+from ._logs import Clock, from_log, is_log_line
 from .capture import Capture, Note
 
 __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_log"]
@@ -21,9 +21,6 @@ __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_l
 _TRACE_LINE = re.compile(rb"^(?:\d\d:\d\d:\d\d\.\d+ )?(?:== Info:|=> Send|<= Recv)", re.MULTILINE)
 _VERBOSE_LINE = re.compile(rb"^[<>*] ", re.MULTILINE)
 _STATUS_LINE = re.compile(rb"^HTTP/[\d.]+ \d{3}")
-_TIMESTAMP = re.compile(
-    r"^\[?(?P<stamp>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?"
-    r"(?:\s+(?:[<>]|(?:chunk|DEBUG|INFO|TRACE)\b:?))*\s?")
 
 
 def detect(data: bytes) -> str:
@@ -35,7 +32,7 @@ def detect(data: bytes) -> str:
     if _STATUS_LINE.match(head) or len(_VERBOSE_LINE.findall(head)) >= 3:
         return "curl-verbose"
     lines = [line for line in head.decode("utf-8", "replace").splitlines()[:8] if line.strip()]
-    if len(lines) >= 2 and all(_TIMESTAMP.match(line) for line in lines[: min(len(lines), 4)]):
+    if len(lines) >= 2 and all(is_log_line(line) for line in lines[: min(len(lines), 4)]):
         return "log"
     return "raw"
 
@@ -44,44 +41,84 @@ def detect(data: bytes) -> str:
 
 
 def from_curl_verbose(data: bytes) -> Capture:
-    """`curl -v` (stderr interleaved) or `curl -i` (headers, blank line, body)."""
+    """`curl -v` (stderr interleaved) or `curl -i` (headers, blank line, body).
+
+    When curl printed more than one response (an interim `100 Continue`, a
+    proxy's reply to CONNECT, a redirect followed with -L), the last one is
+    the reply: the others are skipped and said.
+    """
     request_headers: list[tuple[str, str]] = []
     response_headers: list[tuple[str, str]] = []
+    statuses: list[str] = []
     status = None
     body = bytearray()
     in_headers = bool(_STATUS_LINE.match(data.lstrip()))  # -i: headers first, without "< "
+    after_head = False  # -i: a head just ended; another one may follow it (curl prints every response's)
     for line in data.splitlines(keepends=True):
         stripped = line.rstrip(b"\r\n")
+        if after_head:
+            if not stripped and status is not None and status < 200:
+                continue
+            after_head = False
+            in_headers = bool(_STATUS_LINE.match(stripped))
         if in_headers:
             if not stripped:
-                in_headers = False
+                in_headers, after_head = False, True
                 continue
-            status = _header_line(stripped, response_headers, status)
+            status = _header_line(stripped, response_headers, status, statuses)
             continue
         if stripped.startswith(b"> "):
+            if _REQUEST_LINE.match(stripped[2:]):
+                request_headers.clear()  # a CONNECT to a proxy came first: keep the last request's headers
             _header_line(stripped[2:], request_headers, None)
         elif stripped.startswith(b"< "):
-            status = _header_line(stripped[2:], response_headers, status)
+            status = _header_line(stripped[2:], response_headers, status, statuses)
         elif stripped == b"<" or stripped == b">" or stripped.startswith((b"* ", b"{ [", b"} [")):
             continue
         else:
             body += line
+    notes = [Note("input-curl", "curl -v/-i output: request and response headers were stripped from the body and "
+                                "kept for the transport checks")]
+    skipped = _skipped_responses(statuses)
+    if skipped is not None:
+        notes.append(skipped)
     return Capture(bytes(body), "curl-verbose", status=status, response_headers=tuple(response_headers),
-                   request_headers=tuple(request_headers),
-                   notes=(Note("input-curl", "curl -v/-i output: request and response headers were stripped from "
-                                             "the body and kept for the transport checks"),))
+                   request_headers=tuple(request_headers), notes=tuple(notes))
 
 
-def _header_line(line: bytes, headers: list[tuple[str, str]], status: int | None) -> int | None:
+_REQUEST_LINE = re.compile(rb"^[A-Z]+ \S+ HTTP/[\d.]+\s*$")
+_STATUS_TEXT = re.compile(r"HTTP/[\d.]+ (\d{3})")
+
+
+def _header_line(line: bytes, headers: list[tuple[str, str]], status: int | None,
+                 statuses: list[str] | None = None) -> int | None:
     text = line.decode("utf-8", "replace")
-    match = re.match(r"HTTP/[\d.]+ (\d{3})", text)
+    match = _STATUS_TEXT.match(text)
     if match:
         headers.clear()  # a 100 Continue or a redirect came first: keep the last response's headers
+        if statuses is not None:
+            statuses.append(text.strip())
         return int(match.group(1))
     name, sep, value = text.partition(":")
     if sep:
         headers.append((name.strip(), value.strip()))
     return status
+
+
+def _skipped_responses(statuses: list[str]) -> Note | None:
+    """A note on the responses curl printed before the final one, or None when there was only one."""
+    if len(statuses) < 2:
+        return None
+    described = []
+    for line in statuses[:-1][:5]:
+        code = int(line.split()[1])
+        kind = ("an interim response" if code < 200 else
+                "a proxy's reply to CONNECT (the tunnel, not the reply)" if code < 300 else
+                "a redirect" if code < 400 else "an earlier response")
+        described.append(f"{kind} `{line[:60]}`")
+    more = f", and {len(statuses) - 6} more" if len(statuses) > 6 else ""
+    return Note("skipped-responses", f"curl printed {len(statuses)} responses; the reply is the last one "
+                                     f"(`{statuses[-1][:60]}`): skipped {', '.join(described)}{more}")
 
 
 # -- curl --trace / --trace-ascii ----------------------------------------------------
@@ -115,10 +152,14 @@ def from_curl_trace(data: bytes) -> Capture:
         if stamp is not None:
             reads.append((len(body), stamp))
         body += content
-    status, headers = _parse_response_head(bytes(head))
+    statuses: list[str] = []
+    status, headers = _parse_response_head(bytes(head), statuses)
+    skipped = _skipped_responses(statuses)
     notes = [Note("input-curl-trace", f"curl {'--trace' if hex_mode else '--trace-ascii'} dump: the received body "
                   f"was rebuilt from {sum(1 for b in trace.blocks if b[0] == 'data')} read(s)"
                   + (", with their times" if reads else ""))]
+    if skipped is not None:
+        notes.append(skipped)
     if not hex_mode:
         # Dots are repaired once the body is unwrapped (chunk sizes count them as bytes).
         notes.append(Note("trace-ascii", "the dump is --trace-ascii: control bytes were printed as '.'"))
@@ -143,7 +184,7 @@ class _Trace:
     def __init__(self, data: bytes) -> None:
         self.blocks: list[_Block] = []
         self.problems: list[str] = []
-        self.clock = _Clock()
+        self.clock = Clock()
         self.sent: float | None = None
         rows: list[tuple[int, int, bytes]] | None = None
         for number, line in enumerate(data.splitlines(), 1):
@@ -199,118 +240,14 @@ def _hex_row(text: bytes) -> bytes | None:
         return None
 
 
-def _parse_response_head(head: bytes) -> tuple[int | None, tuple[tuple[str, str], ...]]:
+def _parse_response_head(head: bytes, statuses: list[str]) -> tuple[int | None, tuple[tuple[str, str], ...]]:
     headers: list[tuple[str, str]] = []
     status = None
     for line in head.splitlines():
-        status = _header_line(line.rstrip(b"\r"), headers, status)
+        status = _header_line(line.rstrip(b"\r"), headers, status, statuses)
     return status, tuple(headers)
-
-
-# -- timestamped logs ------------------------------------------------------------------
-
-
-def from_log(data: bytes) -> Capture:
-    """Log lines with a timestamp prefix: strip it, keep it as the line's arrival time.
-
-    A line whose rest is a bare JSON object (a logged chunk) becomes an SSE
-    `data:` frame, a logged `data:` line ends its event, other lines are kept
-    as they are.
-    """
-    body = bytearray()
-    reads: list[tuple[int, float]] = []
-    objects = 0
-    clock = _Clock()
-    for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        match = _TIMESTAMP.match(raw_line)
-        if not match:
-            body += raw_line.encode() + b"\n"
-            continue
-        rest = raw_line[match.end():]
-        seconds = clock.read(match.group("stamp"), number)
-        if seconds is not None:
-            reads.append((len(body), seconds))
-        if rest.startswith("{"):
-            objects += 1
-            body += b"data: " + rest.encode() + b"\n\n"
-        elif rest.startswith("data:"):
-            # Logs print one event per line and drop the blank line that ended it.
-            body += rest.encode() + b"\n\n"
-        else:
-            body += rest.encode() + b"\n"
-    notes = [Note("input-log", f"timestamped log: {len(reads)} timestamps kept as arrival times"
-                               + (f"; {objects} logged JSON chunks turned into SSE data frames" if objects else "")),
-             *clock.notes()]
-    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(notes))
-
-
-_DAY = 86400.0
-
-
-class _Clock:
-    """Timestamps read in the order of their lines, kept from going backwards.
-
-    A time of day that falls back by more than half a day has passed midnight:
-    it and the later ones count as the next day. A clock that goes back
-    otherwise (another clock, a dated stamp earlier than the one before) is
-    wrong: the line is taken to arrive with the line before it, so no gap or
-    duration comes out negative, and the first such line is reported.
-    """
-
-    def __init__(self) -> None:
-        self._last: float | None = None
-        self._days = 0
-        self._midnights: list[int] = []
-        self._backwards: list[tuple[int, str, str]] = []
-        self._last_stamp = ""
-
-    def read(self, stamp: str, line: int) -> float | None:
-        seconds = _seconds(stamp)
-        if seconds is None:
-            return None
-        dated = _dated(stamp)
-        if not dated:
-            seconds += self._days * _DAY
-        if self._last is not None and not dated and self._last - seconds > _DAY / 2:
-            self._days += 1
-            seconds += _DAY
-            self._midnights.append(line)
-        if self._last is not None and seconds < self._last:
-            self._backwards.append((line, self._last_stamp, stamp))
-            seconds = self._last
-        self._last, self._last_stamp = seconds, stamp
-        return seconds
-
-    def notes(self) -> list[Note]:
-        notes = []
-        if self._midnights:
-            lines = ", ".join(str(line) for line in self._midnights[:5])
-            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
-                                                "on are taken as the next day's"))
-        if self._backwards:
-            line, before, after = self._backwards[0]
-            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
-            notes.append(Note("clock-backwards", f"the clock went backwards at line {line} ({before} → {after}){more}: "
-                                                 "such a line is taken to arrive with the line before it, so the "
-                                                 "gaps there are 0", Severity.WARNING))
-        return notes
 
 
 def _listed_note(code: Code, summary: str, problems: list[str]) -> Note:
     listed = "; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
     return Note(code, f"{summary}: {listed}", Severity.WARNING)
-
-
-def _dated(stamp: str) -> bool:
-    return "T" in stamp or "-" in stamp[:5]
-
-
-def _seconds(stamp: str) -> float | None:
-    stamp = stamp.replace(",", ".")
-    try:
-        if _dated(stamp):
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        hours, minutes, seconds = stamp.split(":")
-        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-    except (ValueError, OverflowError):
-        return None

@@ -3,8 +3,9 @@ arrival times and HTTP headers when the input carries them.
 
 Recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
 dump (with `--trace-time` per-read times); `curl -v` or `-i` output (headers
-stripped and kept); log lines with a timestamp prefix (kept as arrival
-times); a gzip body; a body still in HTTP chunked transfer-encoding
+stripped and kept, the responses before the reply skipped); a log (a
+timestamp prefix kept as arrival times, or Python logging's default formats);
+a gzip body; a body still in HTTP chunked transfer-encoding
 (`curl --raw`); otherwise the raw body as it is (SSE, NDJSON, JSONL of chunk
 objects, a JSON array, AWS event-stream bytes). Each unwrapping is reported
 as a note, so the debugger can say what it did to the bytes.
@@ -157,8 +158,12 @@ _STREAM_CONTENT_TYPES = ("text/event-stream", "application/x-ndjson", "applicati
                          "application/vnd.amazon.eventstream", "application/stream+json")
 
 
-def transport_notes(capture: Capture) -> list[Note]:
-    """What the HTTP status and headers say about the stream, when they are known."""
+def transport_notes(capture: Capture, body_transport: str | None = None) -> list[Note]:
+    """What the HTTP status and headers say about the stream, when they are known.
+
+    `body_transport` is what the body turned out to be ("sse", "ndjson", ...): an SSE body sent
+    with another Content-Type is flagged, since clients pick their parser by the Content-Type.
+    """
     notes: list[Note] = []
     if capture.status is not None and not 200 <= capture.status < 300:
         snippet = capture.body[:300].decode("utf-8", "replace").strip()
@@ -170,6 +175,13 @@ def transport_notes(capture: Capture) -> list[Note]:
     if not content_type:
         notes.append(Note("content-type", "the response had no Content-Type; browsers and some clients buffer "
                                           "such a stream (Firefox waits for text/event-stream)", Severity.WARNING))
+    elif body_transport == "sse" and content_type != "text/event-stream" and len(capture.body.strip()) > 0:
+        notes.append(Note("content-type", f"the body is SSE but the response Content-Type is {content_type!r}, not "
+                                          "text/event-stream: clients that pick their parser by the Content-Type "
+                                          "take the wrong one (a browser's EventSource refuses the stream, "
+                                          "@microsoft/fetch-event-source throws by default"
+                                          + (", a client that reads JSON whole waits for the end, then fails to "
+                                             "parse it" if "json" in content_type else "") + ")", Severity.WARNING))
     elif content_type not in _STREAM_CONTENT_TYPES:
         notes.append(Note("content-type", f"the response Content-Type is {content_type!r}, not text/event-stream or "
                                           "NDJSON: clients may not treat it as a stream", Severity.WARNING))

@@ -56,7 +56,7 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
     result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
-    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
+    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture, result.transport)))
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
     return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
 

@@ -1,0 +1,168 @@
+"""Reading a log into a `Capture` (see `inputs.read_capture`), and the clock
+that keeps the timestamps of a log or a curl trace from going backwards.
+
+A log line is a prefix (a timestamp, a level, a logger name, in the shapes
+apps print them, Python logging's default formats among them) and a message.
+A message that holds stream data (a JSON object, `[DONE]`, an SSE field line,
+either alone or after a short label such as `chunk:`) becomes part of the
+body; the other lines (an INFO line saying a request went out, a warning) are
+skipped and counted in one note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import datetime
+
+from ..findings import Severity
+from .capture import Capture, Note
+
+__all__ = ["Clock", "from_log", "is_log_line"]
+
+_LEVELS = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE|NOTICE)"
+_STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d(?:[.,]\d+)?"
+# A timestamp first, then `- name - LEVEL -` (Python's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`)
+# or any run of `>`/`<`, levels (bare, `[LEVEL]` or `LEVEL:`), `chunk` and ` - ` separators.
+_TIMESTAMP = re.compile(
+    rf"^\[?(?P<stamp>{_STAMP})\]?"
+    rf"(?:\s+-\s+[\w.\-]+\s+-\s+{_LEVELS}\s+-(?=\s)"
+    rf"|(?:\s+(?:-(?=\s)|[<>]|\[{_LEVELS}\]|{_LEVELS}\b:?|chunk\b:?))*)\s?")
+# logging.basicConfig's default: `%(levelname)s:%(name)s:%(message)s`, no time.
+_BASIC = re.compile(rf"^{_LEVELS}:[^\s:]*:")
+_LEVEL = re.compile(rf"\b{_LEVELS}\b")
+# A message that is stream data: a JSON object (keys in double quotes, so Python's dict repr is not one), [DONE].
+_PAYLOAD = re.compile(r'\{\s*["}]|\[DONE\]\s*$')
+# A short label before the data ("chunk: {...}", "received: [DONE]").
+_LABEL = re.compile(r'[A-Za-z_][\w.\- ]{0,40}?(?::|\s-)\s*(?=\{\s*["}]|\[DONE\]\s*$|data:)')
+_SSE_FIELD = re.compile(r"(?:data|event|id|retry)(?::|$)")
+
+
+def is_log_line(line: str) -> bool:
+    """Whether a line starts the way a log line does (a timestamp, or Python logging's default prefix)."""
+    return bool(_TIMESTAMP.match(line) or _BASIC.match(line))
+
+
+def from_log(data: bytes) -> Capture:
+    """Log lines: strip each prefix, keep its timestamp as the line's arrival time.
+
+    A logged JSON object or `[DONE]` becomes an SSE `data:` frame, a logged
+    `data:` line ends its event (logs drop the blank line that ended it), a
+    logged `event:`/`id:`/`retry:` line is kept as it is; every other line is
+    skipped and counted.
+    """
+    body = bytearray()
+    reads: list[tuple[int, float]] = []
+    wrapped = 0
+    skipped: list[int] = []
+    levels: Counter[str] = Counter()
+    clock = Clock()
+    for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        match = _TIMESTAMP.match(raw_line) or _BASIC.match(raw_line)
+        prefix = raw_line[: match.end()] if match else ""
+        message = raw_line[len(prefix):].strip()
+        frame = _frame(message)
+        if frame is None:
+            if message:
+                skipped.append(number)
+                level = _LEVEL.search(prefix)
+                levels[level.group() if level else "other"] += 1
+            continue
+        stamp = match.groupdict().get("stamp") if match else None
+        seconds = clock.read(stamp, number) if stamp else None
+        if seconds is not None:
+            reads.append((len(body), seconds))
+        wrapped += not frame.startswith(message.encode())
+        body += frame
+    described = (f"{len(reads)} timestamp{'s' if len(reads) > 1 else ''} kept as arrival times" if reads
+                 else "its lines have no timestamps, so there are no arrival times")
+    notes = [Note("input-log", f"log: {described}"
+                  + (f"; {wrapped} logged chunks turned into SSE data frames" if wrapped else "")),
+             *clock.notes()]
+    if skipped:
+        lines = ", ".join(str(line) for line in skipped[:8]) + (", …" if len(skipped) > 8 else "")
+        by_level = ", ".join(f"{level} {count}" for level, count in levels.most_common())
+        notes.append(Note("log-lines-skipped", f"{len(skipped)} log line{'s' if len(skipped) > 1 else ''} holding no "
+                                               f"stream data {'were' if len(skipped) > 1 else 'was'} skipped "
+                                               f"(line {lines}; by level: {by_level})"))
+    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(notes))
+
+
+def _frame(message: str) -> bytes | None:
+    """The SSE bytes a logged message stands for, or None when it holds no stream data."""
+    if not _SSE_FIELD.match(message):
+        label = _LABEL.match(message)
+        message = message[label.end():] if label else message
+        if _PAYLOAD.match(message):
+            return b"data: " + message.encode() + b"\n\n"
+        if not message.startswith("data:"):
+            return None
+    # Logs print one event per line and drop the blank line that ended it.
+    return message.encode() + (b"\n\n" if message.startswith("data") else b"\n")
+
+
+_DAY = 86400.0
+
+
+class Clock:
+    """Timestamps read in the order of their lines, kept from going backwards.
+
+    A time of day that falls back by more than half a day has passed midnight:
+    it and the later ones count as the next day. A clock that goes back
+    otherwise (another clock, a dated stamp earlier than the one before) is
+    wrong: the line is taken to arrive with the line before it, so no gap or
+    duration comes out negative, and the first such line is reported.
+    """
+
+    def __init__(self) -> None:
+        self._last: float | None = None
+        self._days = 0
+        self._midnights: list[int] = []
+        self._backwards: list[tuple[int, str, str]] = []
+        self._last_stamp = ""
+
+    def read(self, stamp: str, line: int) -> float | None:
+        seconds = _seconds(stamp)
+        if seconds is None:
+            return None
+        dated = _dated(stamp)
+        if not dated:
+            seconds += self._days * _DAY
+        if self._last is not None and not dated and self._last - seconds > _DAY / 2:
+            self._days += 1
+            seconds += _DAY
+            self._midnights.append(line)
+        if self._last is not None and seconds < self._last:
+            self._backwards.append((line, self._last_stamp, stamp))
+            seconds = self._last
+        self._last, self._last_stamp = seconds, stamp
+        return seconds
+
+    def notes(self) -> list[Note]:
+        notes = []
+        if self._midnights:
+            lines = ", ".join(str(line) for line in self._midnights[:5])
+            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
+                                                "on are taken as the next day's"))
+        if self._backwards:
+            line, before, after = self._backwards[0]
+            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
+            notes.append(Note("clock-backwards", f"the clock went backwards at line {line} ({before} → {after}){more}: "
+                                                 "such a line is taken to arrive with the line before it, so the "
+                                                 "gaps there are 0", Severity.WARNING))
+        return notes
+
+
+def _dated(stamp: str) -> bool:
+    return "T" in stamp or "-" in stamp[:5]
+
+
+def _seconds(stamp: str) -> float | None:
+    stamp = stamp.replace(",", ".")
+    try:
+        if _dated(stamp):
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        hours, minutes, seconds = stamp.split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+    except (ValueError, OverflowError):
+        return None
