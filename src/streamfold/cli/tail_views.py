@@ -4,8 +4,8 @@ status line on a terminal, the reply as marked text into a pipe.
 Into a pipe (`| less`, `> file`), stdout is line-oriented text:
 
 - the reply's text as it is;
-- each line of reasoning begins with `[reasoning] ` (and of a refusal with
-  `[refusal] `), so `grep -v '^\\[reasoning\\] '` leaves the reply alone
+- each line of reasoning, an empty one too, begins with `[reasoning] ` (and
+  of a refusal with `[refusal] `), so `grep -v '^\\[reasoning\\] '` leaves the reply alone
   (`--reasoning stderr` writes the reasoning, unmarked, to stderr instead;
   `--reasoning hide` leaves it out);
 - each finished tool call on a line of its own: `[tool call K NAME: ARGUMENTS]`;
@@ -127,11 +127,12 @@ class PipeView(View):
             self._line_start = True
         self._field = field
         mark = MARKS.get(field, "")
-        for index, line in enumerate(text.split("\n")):
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
             if index:
                 pieces.append("\n")
                 self._line_start = True
-            if line:
+            if line or index + 1 < len(lines):  # the line has text, or ends here (an empty line is marked too)
                 if self._line_start and mark:
                     pieces.append(mark)
                 pieces.append(line)

@@ -66,6 +66,7 @@ class LiveInput:
         self._verbose = False  # curl -v: every line is looked at
         self._blocks = 0  # curl -i: the header blocks read
         self._stamps = 0
+        self._objects = 0  # a log's lines that were a bare JSON chunk
         self._clock = _Clock()
         self._notes: list[Note] = []
         self._forced = input_format != "auto"
@@ -113,7 +114,9 @@ class LiveInput:
         """What the input said besides the body (status, headers) and the notes on reading it."""
         notes = list(self._notes)
         if self.kind == "log":
-            notes.append(Note("input-log", f"timestamped log: {self._stamps} timestamps kept as arrival times"))
+            notes.append(Note("input-log", f"timestamped log: {self._stamps} timestamps kept as arrival times"
+                              + (f"; {self._objects} logged JSON chunks turned into SSE data frames"
+                                 if self._objects else "")))
             notes.extend(self._clock.notes())
         elif self.kind == "curl-verbose":
             notes.append(Note("input-curl", "curl -v/-i output: request and response headers were stripped from "
@@ -213,6 +216,8 @@ class LiveInput:
             if read.reads:
                 self._stamps += 1
                 self.reads.append((self._body + len(out), self._clock.hold(read.reads[0][1])))
+            # A bare JSON chunk the reader made a `data:` line of (a logged `data:` line was one already).
+            self._objects += read.body.startswith(b"data: {") and read.body.rstrip(b"\n") not in line
             out += read.body
         self._body += len(out)
         return bytes(out)
