@@ -134,7 +134,7 @@ def tail_stream(source: int, console: Console, *, dialect: str | None, transport
             now = time.monotonic()
             if not ready:
                 if progress.last is not None and now - progress.last >= _SETTLE:
-                    fold(live.settle(now - progress.last), now)
+                    fold(live.settle(now - (progress.first or now)), now)
                 view.tick(progress, now)
                 continue
             chunk = os.read(source, _READ_SIZE)
