@@ -51,6 +51,7 @@ Code = Literal[
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
     "findings-collapsed", "choices-capped", "tool-calls-capped",
+    "non-strict-json",
     # one vendor's
     "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
     "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
@@ -119,13 +120,17 @@ _ALL = (
     CodeInfo("finish-reason-conflict", _D, _WARN, "a later, different finish reason"),
     CodeInfo("content-after-finish", _D, _WARN, "text or arguments after the choice's finish reason"),
     CodeInfo("unknown-dialect", _D, _WARN, "no dialect recognised the payloads; lists the top-level keys seen"),
-    CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect (ignored)"),
+    CodeInfo("unexpected-payload", _D, _WARN, "a payload of the wrong shape for its dialect, or a value of the "
+             "wrong JSON type (text that is a number, an id that is an array): ignored"),
     CodeInfo("stall", _D, _WARN, "with arrival times: a gap between frames over the `--stall` threshold"),
     CodeInfo("findings-collapsed", _D, _INFO, "more findings of one code than `max_findings_per_code`: the first "
              "are kept, this one counts them all and lists their frames as ranges"),
     CodeInfo("choices-capped", _D, _WARN, "more choices than `max_choices`: the further choices' deltas were dropped"),
     CodeInfo("tool-calls-capped", _D, _WARN, "more tool calls in a choice than `max_tool_calls`: the further calls "
              "were dropped"),
+    CodeInfo("non-strict-json", _D, _WARN, "NaN, Infinity, a number beyond a double's range or a lone surrogate "
+             "escape (`\\ud800`): the frame is folded with null or U+FFFD in their place, so every output stays "
+             "strict JSON and UTF-8"),
     CodeInfo("event-type-missing", _D, _WARN, "frames without their `event:` line (a proxy stripped them)",
              "anthropic"),
     CodeInfo("event-type-mismatch", _D, _WARN, "a frame's `event:` name differs from its data's `type`",

@@ -6,18 +6,58 @@ msgspec was measured against orjson on chat chunks (benchmarks/README.md):
 depend on what is installed. Results must not depend on it, so a document
 msgspec rejects is tried again with `json` (msgspec refuses NaN, Infinity and
 lone surrogates, which `json` accepts), and error messages always come from
-`json`, whose wording and positions are stable.
+`json`, whose wording and positions are stable. What only `json` accepts is
+made safe to write out again: NaN, Infinity and numbers beyond a double's
+range become None (strict JSON has no such numbers), and a lone surrogate
+escape (`"\ud800"`) becomes U+FFFD (no UTF-8 encoder writes it); the fold
+reports both on the frame.
+
+Nesting is capped at `MAX_DEPTH` levels: both decoders recurse, so without a
+cap a document of a thousand `[` raises RecursionError, and a value that just
+fits would make whatever walks it later (comparison, `json.dumps`, a copy)
+depend on how deep the caller's stack already is. A deeper document is not
+one this core takes: `loads` says so as a JSONDecodeError at the first `[` or
+`{` over the cap, like any other invalid document.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FAST_DECODER", "loads", "loads_utf8", "strict_error"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting",
+           "loads_utf8", "nesting_error", "strict_error", "too_deep_bytes", "without_lone_surrogates"]
+
+#: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
+MAX_DEPTH = 256
+TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
+#: Shorter than this, a document that decoded cannot nest deeper than `MAX_DEPTH`: it would need
+#: MAX_DEPTH + 1 opening brackets and as many closing ones. So the common payload pays one len().
+COMPLETE_SHALLOW = 2 * MAX_DEPTH + 2
+# A string whole (so brackets inside it do not count), or one bracket.
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 _std_loads: Callable[[str], Any] = json.loads
+_INFINITY = float("inf")
+# The escape of a UTF-16 surrogate: one without its pair decodes to a code point no encoder writes.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _null(literal: str) -> None:
+    return None
+
+
+def _finite(literal: str) -> float | None:
+    value = float(literal)
+    return None if value in (_INFINITY, -_INFINITY) else value
+
+
+#: The standard library's decoder as the fallback uses it, for callers that split documents.
+LENIENT_DECODER = json.JSONDecoder(parse_constant=_null, parse_float=_finite)
+
 
 try:
     import msgspec
@@ -29,22 +69,124 @@ try:
     loads_utf8: Callable[[bytes], Any] = msgspec.json.Decoder().decode
     FAST_DECODER = "msgspec"
 except ImportError:  # exercised by test_results_do_not_depend_on_the_fast_decoder
-    _fast_loads = _std_loads
     FAST_DECODER = "json"
 
+    def _fast_loads(text: str) -> Any:
+        # As strict as msgspec, so the fallback's replacements happen the same way without it.
+        value, replaced, surrogates = _lenient(text)
+        if replaced or surrogates:
+            raise ValueError("not strict JSON")
+        return value
+
     def loads_utf8(data: bytes) -> Any:
-        return _std_loads(data.decode())
+        return _fast_loads(data.decode())
 
 
 def loads(text: str) -> Any:
-    """Decode one JSON document; raise `json.JSONDecodeError` if it is not one."""
+    """Decode one JSON document; raise `json.JSONDecodeError` if it is not one (or nests deeper
+    than `MAX_DEPTH`). NaN, Infinity and numbers out of a double's range become None, lone
+    surrogates U+FFFD (see `loads_noting`)."""
+    return loads_noting(text)[0]
+
+
+def loads_noting(text: str) -> tuple[Any, tuple[str, ...], int]:
+    """`loads`, and what it replaced to keep the value strict JSON and valid text: the
+    non-finite number literals (each now None) and the count of lone surrogates (each now
+    U+FFFD). Results never hold a NaN or a string no UTF-8 encoder can write."""
     try:
-        return _fast_loads(text)
-    except ValueError:
+        value = _fast_loads(text)
+        replaced: tuple[str, ...] = ()
+        surrogates = 0
+    except (ValueError, RecursionError):
         try:
-            return _std_loads(text)
+            value, replaced, surrogates = _lenient(text)
         except RecursionError:
-            raise json.JSONDecodeError("document nested too deeply to decode", text, 0) from None
+            raise json.JSONDecodeError(TOO_DEEP, text, nesting_error(text) or 0) from None
+    if len(text) >= COMPLETE_SHALLOW and (position := nesting_error(text)) is not None:
+        raise json.JSONDecodeError(TOO_DEEP, text, position)
+    return value, replaced, surrogates
+
+
+def _lenient(text: str) -> tuple[Any, tuple[str, ...], int]:
+    """The standard library's decoding, with what `loads_noting` replaces replaced."""
+    replaced: list[str] = []
+
+    def constant(literal: str) -> None:
+        replaced.append(literal)
+
+    def number(literal: str) -> float | None:
+        value = _finite(literal)
+        if value is None:
+            replaced.append(literal)
+        return value
+
+    value = json.JSONDecoder(parse_constant=constant, parse_float=number).decode(text)
+    surrogates = 0
+    if _SURROGATE_ESCAPE.search(text):
+        value, surrogates = without_lone_surrogates(value)
+    return value, tuple(replaced), surrogates
+
+
+def without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """`value` with every lone surrogate in its strings (keys too) made U+FFFD, and how many."""
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        fixed, n = _LONE_SURROGATE.subn("\ufffd", text)
+        count += n
+        return fixed
+
+    if type(value) is str:
+        return clean(value), count
+    if type(value) is not dict and type(value) is not list:
+        return value, count
+    # Iterative, depth-first: containers are rebuilt in place (they were just decoded, nobody holds them).
+    stack: list[Any] = [value]
+    while stack:
+        container = stack.pop()
+        if type(container) is list:
+            for i, item in enumerate(container):
+                if type(item) is str:
+                    container[i] = clean(item)
+                elif type(item) is dict or type(item) is list:
+                    stack.append(item)
+        else:
+            for key in list(container):
+                item = container[key]
+                if type(key) is str and _LONE_SURROGATE.search(key):
+                    del container[key]
+                    key = clean(key)
+                if type(item) is str:
+                    item = clean(item)
+                elif type(item) is dict or type(item) is list:
+                    stack.append(item)
+                container[key] = item
+    return value, count
+
+
+def nesting_error(text: str, start: int = 0, end: int | None = None) -> int | None:
+    """The position of the first `[` or `{` of `text[start:end]` nested deeper than `MAX_DEPTH`
+    (brackets inside strings do not count), or None."""
+    stop = len(text) if end is None else end
+    if stop - start <= MAX_DEPTH or text.count("[", start, stop) + text.count("{", start, stop) <= MAX_DEPTH:
+        return None
+    depth = 0
+    for match in _NESTING.finditer(text, start, stop):
+        bracket = text[match.start()]
+        if bracket == "[" or bracket == "{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif bracket == "]" or bracket == "}":
+            depth = max(depth - 1, 0)
+    return None
+
+
+def too_deep_bytes(data: bytes) -> bool:
+    """`data` (UTF-8 JSON, one document that decoded) nests deeper than `MAX_DEPTH`."""
+    return (len(data) >= COMPLETE_SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+            and nesting_error(data.decode("utf-8", "replace")) is not None)
 
 
 def strict_error(text: str) -> json.JSONDecodeError | None:
@@ -54,5 +196,6 @@ def strict_error(text: str) -> json.JSONDecodeError | None:
     except json.JSONDecodeError as exc:
         return exc
     except RecursionError:
-        return json.JSONDecodeError("document nested too deeply to decode", text, 0)
-    return None
+        return json.JSONDecodeError(TOO_DEEP, text, nesting_error(text) or 0)
+    position = nesting_error(text)
+    return None if position is None else json.JSONDecodeError(TOO_DEEP, text, position)

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import loads
+from ._json import LENIENT_DECODER, loads, nesting_error, without_lone_surrogates
 
 __all__ = ["ParsedArguments", "parse_arguments"]
 
-_decoder = json.JSONDecoder()
+_decoder = LENIENT_DECODER
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,10 @@ def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
         except (ValueError, RecursionError):
             # Trailing garbage after at least one document: still usable for (3).
             return out or None
+        if nesting_error(joined, pos, stop) is not None:
+            return out or None  # too deep to take, like a document that does not parse
+        if "\\u" in joined:
+            value = without_lone_surrogates(value)[0]
         out.append((value, pos, stop))
         pos = stop
 

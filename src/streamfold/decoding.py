@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import loads, loads_utf8
+from ._json import LENIENT_DECODER, loads_noting, loads_utf8, nesting_error, without_lone_surrogates
 from .framing import Frame
 
 __all__ = ["Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text"]
@@ -63,7 +63,7 @@ def decode_data(data: str) -> Payload:
     """Decode a frame's data (its `data` lines joined)."""
     kind, value = decode_text(data)
     if kind is PayloadKind.JSON:
-        return Payload(kind, value)
+        return value if type(value) is Payload else Payload(kind, value)
     return DONE if kind is PayloadKind.DONE else value
 
 
@@ -73,14 +73,32 @@ _DONE_PAIR = (PayloadKind.DONE, None)
 
 def decode_text(data: str) -> tuple[PayloadKind, Any]:
     """The decoding step of the fold: (JSON, the value), (DONE, None), or, for anything that is
-    not one document, (its kind, its `Payload`: glued documents, empty, invalid with the position)."""
+    not one document, (its kind, its `Payload`: glued documents, empty, invalid with the position).
+
+    A document that is JSON only to a lenient decoder (NaN, Infinity, a number out of a double's
+    range, a lone surrogate escape) is (JSON, a `Payload`) whose value has them replaced (None,
+    U+FFFD) and whose `error` says what was replaced, for the fold to report."""
     if data == DONE_SENTINEL:
         return _DONE_PAIR
     try:
-        return _JSON, loads(data)
+        value, replaced, surrogates = loads_noting(data)
     except ValueError as exc:
         payload = _not_one_document(data, exc)
         return payload.kind, payload
+    if replaced or surrogates:
+        return _JSON, Payload(_JSON, value, replacements(replaced, surrogates))
+    return _JSON, value
+
+
+def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
+    """What the decoding replaced, in words."""
+    said = []
+    if numbers:
+        shown = ", ".join(dict.fromkeys(numbers))
+        said.append(f"{len(numbers)} number(s) strict JSON does not have ({shown}) became null")
+    if surrogates:
+        said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
+    return "; ".join(said)
 
 
 #: A payload kept as UTF-8 bytes (in a run) to its JSON value; raises ValueError for anything
@@ -102,7 +120,7 @@ def _not_one_document(data: str, exc: ValueError) -> Payload:
     return Payload(PayloadKind.INVALID, None, str(exc), None)
 
 
-_decoder = json.JSONDecoder()
+_decoder = LENIENT_DECODER
 _WHITESPACE = " \t\r\n"
 
 
@@ -127,6 +145,10 @@ def split_glued(data: str) -> list[tuple[Any, int]] | None:
             value, stop = _decoder.raw_decode(data, pos)
         except (ValueError, RecursionError):
             return None
+        if nesting_error(data, pos, stop) is not None:
+            return None
+        if "\\u" in data:
+            value = without_lone_surrogates(value)[0]
         documents.append((value, pos))
         pos = stop
     return documents if len(documents) >= 2 else None

@@ -1,7 +1,11 @@
 """The one generic merger. Dialects say *where* (a path) and *how* (a rule);
 the merger owns the state and the rules (reference/dialects.md §0):
 
-- APPEND (`append`): string concatenation in arrival order; None and "" are no-ops.
+- APPEND (`append`): string concatenation in arrival order; None and "" are no-ops, and a
+  value that is not a string (a number, a bool, a list where text belongs) is not appended
+  but handed to `rejected`, which the dialect reports. The same holds for SET-ONCE and
+  REPLACE at the paths whose value the contract says is a string (ids, model, role, a tool
+  call's name, the finish reason).
 - SET-ONCE (`set_once`): the first non-empty value wins ("" and "null" are empty).
 - REPLACE (`replace`): the last non-None value wins; None never clears.
 - WHOLE (`whole`): an item that arrives complete; a copy with the same path replaces it.
@@ -56,6 +60,8 @@ BlockPath: TypeAlias = tuple[int, Literal["block"], int]
 DialectPath: TypeAlias = tuple[Literal["dialect"], str]
 Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
 _EMPTY = (None, "", "null")
+#: The last field of each path whose value is text in the Result.
+_STRING_FIELDS = frozenset({"id", "model", "role", "finish_reason", "name"})
 
 #: How many choices a stream may open, and tool calls a choice: past them, what a further
 #: choice or call sends is dropped (one finding says so), so a stream that opens a new one
@@ -165,6 +171,8 @@ class Merger:
         self._capped: set[tuple[Any, ...]] = set()
         #: Cap hits not reported yet, for want of a frame: the next write that has one reports them.
         self._pending: list[tuple[Literal["choices-capped", "tool-calls-capped"], str]] = []
+        #: Called with (path, value, frame) for a value `append` refuses because it is not text.
+        self.rejected: Callable[[Path, Any, int], None] | None = None
 
     def flush_caps(self, frame: int) -> None:
         """Report the cap hits still waiting for a frame at `frame` (and at the end of the stream)."""
@@ -209,6 +217,10 @@ class Merger:
                 self._on_cap(code, frame, message)
 
     def append(self, path: Path, text: str | None, frame: int) -> None:
+        if type(text) is not str:
+            if text is not None and self.rejected is not None:
+                self.rejected(path, text, frame)
+            return
         if not text:
             return
         buffer = self.texts.get(path)
@@ -251,7 +263,13 @@ class Merger:
         slot = self.values.get(path)
         if slot is not None:
             return slot[0]
-        if value in _EMPTY or not self._admits(path, frame):
+        if value in _EMPTY:
+            return None
+        if type(value) is not str and path[-1] in _STRING_FIELDS:
+            if self.rejected is not None:
+                self.rejected(path, value, frame)
+            return None
+        if not self._admits(path, frame):
             return None
         self.values[path] = [value, frame, frame]
         if self.journal is not None:
@@ -260,6 +278,10 @@ class Merger:
 
     def replace(self, path: Path, value: Any, frame: int) -> None:
         if value is None:
+            return
+        if type(value) is not str and path[-1] in _STRING_FIELDS:
+            if self.rejected is not None:
+                self.rejected(path, value, frame)
             return
         slot = self.values.get(path)
         if slot is None:

@@ -235,6 +235,8 @@ def test_integers_beyond_64_bits_stay_exact() -> None:
 
 
 def test_payloads_only_the_standard_library_accepts_still_decode() -> None:
-    # NaN and lone surrogates are JSON to Python's json module (and to the vendors' SDKs).
+    # NaN and lone surrogates are JSON to Python's json module (and to the vendors' SDKs): the frame
+    # folds, with null and U+FFFD in their place so the result stays strict JSON and UTF-8.
     result = fold(b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\ud800"}}],"x":NaN}\n\n')
-    assert result.errors == () and result.choices[0].content == "\ud800"
+    assert result.errors == () and result.choices[0].content == "\ufffd"
+    assert "non-strict-json" in [d.code for d in result.diagnostics]

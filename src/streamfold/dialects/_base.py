@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..framing._records import FrameStore
-from ..merge import Merger, ParsedArguments, ToolPath
+from ..merge import Merger, ParsedArguments, Path, ToolPath
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -84,6 +84,7 @@ class Dialect:
         self.frames: FrameView = FrameStore() if frames is None else frames
         self.merger = Merger() if merger is None else merger
         self.report = Report() if report is None else report
+        self.merger.rejected = self._not_text
         self.end = End.OPEN
         #: Frame index of the terminal frame, once the stream is TERMINATED.
         self.terminal: int | None = None
@@ -164,6 +165,32 @@ class Dialect:
         unfinished = [index for index in choices if merger.get((index, "finish_reason")) is None] or [0]
         for index in unfinished:
             merger.replace((index, "error"), message, frame)
+
+    def _not_text(self, path: Path, value: Any, frame: int) -> None:
+        """The merger refused a value that is not a string where the Result holds text."""
+        field = str(path[-1]).replace("_", " ")
+        if len(path) == 4:
+            where = f"the {field} of tool call {path[2]} of choice {path[0]}"
+        else:
+            where = f"the {field} of choice {path[0]}" if type(path[0]) is int else f"the {field}"
+        self.wrong_type(value, frame, where, "a string")
+
+    def wrong_type(self, value: Any, frame: int | None, what: str, expected: str,
+                   consequence: str = "ignored") -> None:
+        """Report a payload value of the wrong JSON type (`what` names it, `expected` is what
+        belongs there) as `unexpected-payload` at its frame."""
+        self.report.diagnostic(
+            "unexpected-payload", frame,
+            f"frame {frame} sends {what} as {_a_json_type(value)}, not {expected}; {consequence}"
+            if frame is not None else f"{what} is {_a_json_type(value)}, not {expected}; {consequence}",
+            expected=expected)
+
+    def string(self, value: Any, frame: int, what: str) -> str | None:
+        """`value` if it is a string, None if it is None; anything else is reported and None."""
+        if value is None or type(value) is str:
+            return value
+        self.wrong_type(value, frame, what, "a string")
+        return None
 
     def check_arguments(self, index: int, key: int, last_frame: int) -> None:
         """PARSE-AT-END findings for tool call `key` of choice `index` (arguments in the merger)."""
@@ -293,3 +320,13 @@ def compact_json(value: Any, limit: int = 200) -> str:
 def top_level_keys(value: Any) -> list[str]:
     return sorted(value) if isinstance(value, dict) else [type(value).__name__]
 
+
+
+def _a_json_type(value: Any) -> str:
+    """`value`'s JSON type with its article, for messages: "a number", "an object"..."""
+    if value is True or value is False:
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), f"a {type(value).__name__}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from .folder import Folder, Phase, fold
+from .folder import Folder, Phase
+from .oneshot import fold
 
 __all__ = ["Folder", "Phase", "fold"]

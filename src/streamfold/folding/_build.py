@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
@@ -75,7 +77,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
     usage = None
     normalised = dialect.normalise_usage(raw_usage) if raw_usage is not None else None
     if normalised is not None:
-        usage = Usage(raw=raw_usage, **normalised)
+        usage = Usage(raw=raw_usage, **_counts_only(dialect, normalised, merger.frames_of(("usage",))))
     return Result(
         transport=transport,
         dialect=dialect.name,
@@ -100,6 +102,17 @@ def _explicit_block(merger: Merger, path: BlockPath) -> Block:
     frames = merger.frames_of(path)
     assert frames is not None
     return Block(str(value.get("type", "?")), int(value.get("index", path[2])), frames)
+
+
+def _counts_only(dialect: Dialect, usage: dict[str, Any], frames: tuple[int, int] | None) -> dict[str, Any]:
+    """The normalised token counts, each an integer or None: a count of another JSON type (a string,
+    a float, an object) is reported on the frame that sent the usage and left out."""
+    for name, value in usage.items():
+        if value is not None and type(value) is not int:
+            dialect.wrong_type(value, frames[1] if frames else None, f"the usage's {name.replace('_', ' ')}",
+                               "an integer", "the count is left out (null)")
+            usage[name] = None
+    return usage
 
 
 def _counts(kinds: list[PayloadKind]) -> dict[str, int]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._codes import CODES, Kind
+from ..decoding import Payload
 from ..dialects.llama_cpp import error_field
 from ..findings import Report
 from ..framing import FrameIssue
 
-__all__ = ["report_frame_issues"]
+__all__ = ["report_frame_issues", "report_lenient"]
 
 #: (frame, message, raw, offset, line) of an error the transport carried.
 StreamErrorSink = Callable[[int, str, "str | None", int, int], None]
@@ -39,3 +40,12 @@ def report_frame_issues(frame: int, issues: tuple[FrameIssue, ...], report: Repo
             report.error(info.code, frame, issue.message, offset=issue.offset, line=issue.line)
         else:
             report.diagnostic(info.code, frame, issue.message, offset=issue.offset, line=issue.line)
+
+
+def report_lenient(frame: int, payload: Payload, report: Report) -> None:
+    """A frame that is JSON only to lenient decoders (NaN, Infinity, 1e999, a lone surrogate):
+    `payload.error` says what the decoding replaced."""
+    report.diagnostic(
+        "non-strict-json", frame,
+        f"frame {frame} is JSON only to lenient decoders: {payload.error}, so that the result stays strict "
+        "JSON and UTF-8 (JSON.parse and msgspec reject this frame; Python's json takes it)")

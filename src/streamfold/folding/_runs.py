@@ -24,6 +24,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
+from .._json import COMPLETE_SHALLOW, too_deep_bytes
 from ..decoding import PayloadKind, decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
@@ -76,15 +77,19 @@ class RunFolding:
                 if self._fast_missed(index):
                     decode = None
             if dialect is not None:
+                payload = piece[start:]
                 try:
-                    value = decode_bytes(piece[start:])
+                    value = decode_bytes(payload)
                 except (ValueError, RecursionError):
                     pass
                 else:
-                    dialect.fold(value, index)
-                    index += 1
-                    dialect, decode, fold_fast = self._fold_state(index)
-                    continue
+                    # Nested past the cap though msgspec took it: the plain path says so. The fast
+                    # decoders need no such check: their Structs type every field to its end.
+                    if len(payload) < COMPLETE_SHALLOW or not too_deep_bytes(payload):
+                        dialect.fold(value, index)
+                        index += 1
+                        dialect, decode, fold_fast = self._fold_state(index)
+                        continue
             self._fold_record(run.record(index))
             index += 1
             dialect, decode, fold_fast = self._fold_state(index)

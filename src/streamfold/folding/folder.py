@@ -34,12 +34,12 @@ from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ._build import build_result
-from ._issues import report_frame_issues
+from ._issues import report_frame_issues, report_lenient
 from ._journal import events_of
-from ._limits import check_limits, slices
+from ._limits import check_limits
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
-__all__ = ["Folder", "Phase", "fold"]
+__all__ = ["Folder", "Phase"]
 
 _FRAMERS: dict[str, type[Framer]] = {
     "sse": SSERunParser, "ndjson": NDJSONRunParser, "json-array": JSONArrayParser,
@@ -188,7 +188,7 @@ class Folder(RunFolding):
 
     def _feed(self, chunk: bytes | str) -> None:
         if isinstance(chunk, str):
-            chunk = chunk.encode("utf-8")
+            chunk = chunk.encode("utf-8", "surrogatepass")  # see fold()
         elif not isinstance(chunk, (bytes, bytearray, memoryview)):
             raise TypeError(f"feed() takes bytes or str, got {type(chunk).__name__}")
         if self.phase is Phase.CLOSED:
@@ -298,6 +298,9 @@ class Folder(RunFolding):
             return
         kind, value = decode_text(data)
         self._kind(index, kind)
+        if kind is _JSON and type(value) is Payload:
+            report_lenient(index, value, self._report)  # NaN or a lone surrogate, replaced
+            value = value.value
         if kind is _JSON or kind is _DONE:
             dialect = self._folding_dialect() if kind is _JSON else None
             if dialect is not None:
@@ -429,21 +432,3 @@ class Folder(RunFolding):
         self._report.drain()
         return events_of(self._merger.drain(), self._tool_names)
 
-
-def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
-         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None,
-         **limits: int) -> Result:
-    """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
-
-    `progress(done, total)` is called after each slice (bytes), for a progress bar; `limits` are `Folder`'s.
-    """
-    if not isinstance(data, (bytes, bytearray, memoryview, str)):
-        raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
-    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, **limits)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    for done, piece in slices(data, lambda: folder._frames.records):
-        folder._feed(piece)
-        if progress is not None:
-            progress(done, len(data))
-    return folder.close()

@@ -105,13 +105,18 @@ def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]
     """
     rows: list[dict[str, Any]] = []
     previous_end = 0
+    # Frames the core took only after replacing NaN or a lone surrogate: the page's JSON.parse
+    # would refuse (or keep) what the core replaced, so it gets the value the core folded.
+    lenient = {d.frame for d in result.diagnostics if d.code == "non-strict-json"}
     for frame, row, kind in zip(result.frames, frame_rows(result), result.frame_kinds):
         raw = row["raw"] = frame.raw.decode("utf-8", "replace")
         row["size"] = len(frame.raw)
         if frame.offset > previous_end:
             row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
         previous_end = max(previous_end, frame.end)
-        if kind is PayloadKind.JSON:
+        if kind is PayloadKind.JSON and frame.index in lenient:
+            row["payload_json"] = _json_encode(decode_frame(frame).value).decode()
+        elif kind is PayloadKind.JSON:
             # The core decoded this data as exactly one JSON document: the page parses the same
             # text. It is nearly always one slice of `raw` (a single data line); then only where.
             document = frame.data or ""

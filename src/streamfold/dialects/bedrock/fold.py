@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -184,8 +183,11 @@ class Bedrock(Dialect):
             fields = self._block_fields[index]
             if reasoning.get("signature"):
                 fields["signature"] = reasoning["signature"]  # REPLACE
-            if reasoning.get("redactedContent"):
-                fields["redactedContent"] = fields.get("redactedContent", "") + reasoning["redactedContent"]
+            redacted = reasoning.get("redactedContent")
+            if redacted and type(redacted) is str:
+                fields["redactedContent"] = fields.get("redactedContent", "") + redacted
+            elif redacted:
+                self.wrong_type(redacted, frame, f"the `redactedContent` of content block {index}", "a string")
         citation = delta.get("citation")
         if citation is not None:
             self._open(index, "text", frame)
@@ -332,7 +334,7 @@ class Bedrock(Dialect):
     def summarize(cls, value: Any) -> str:
         if isinstance(value, dict) and "bytes" in value:
             try:
-                inner = json.loads(base64.b64decode(value["bytes"]))
+                inner = loads(base64.b64decode(value["bytes"]).decode("utf-8", "replace"))
             except (TypeError, ValueError, binascii.Error):
                 pass
             else:

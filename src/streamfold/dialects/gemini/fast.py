@@ -16,7 +16,6 @@ has no fast path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 
@@ -40,7 +39,9 @@ class GeminiCandidate(msgspec.Struct, forbid_unknown_fields=True):
 
 class GeminiChunk(msgspec.Struct, forbid_unknown_fields=True):
     candidates: list[GeminiCandidate]
-    usageMetadata: dict[str, Any] | None = None  # noqa: N815
+    # Counts, `trafficType` and per-modality details; typed to the end, so a fast shape holds
+    # nothing nested deeper than its own (see `_json.MAX_DEPTH`).
+    usageMetadata: dict[str, int | str | list[dict[str, int | str]]] | None = None  # noqa: N815
     modelVersion: str | None = None  # noqa: N815
     responseId: str | None = None  # noqa: N815
     createTime: str | None = None  # noqa: N815

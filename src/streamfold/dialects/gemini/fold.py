@@ -236,10 +236,13 @@ class Gemini(Parts):
         if finish:
             self._finish(index, state, finish, frame)
         if len(candidate) > 1:
-            state.keep_fields(candidate)
+            for field, value in state.keep_fields(candidate):
+                self.wrong_type(value, frame, f"a citation's `{field}` in candidate {index}", "an integer",
+                                "the citation is kept as sent")
 
     def _finish(self, index: int, state: Candidate, raw: Any, frame: int) -> None:
         if type(raw) is not str:
+            self.wrong_type(raw, frame, f"the `finishReason` of candidate {index}", "a string")
             return
         held = self.merger.get((index, "finish_reason"))
         if held is not None and held != raw and held != CONTINUATION:
@@ -327,7 +330,7 @@ class Gemini(Parts):
             text = raw.decode("utf-8", "replace")
             try:
                 value, _ = _decoder.raw_decode(text, text.index("{"))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if type(value) is dict and value.get("error"):
                 self._in_stream_error(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..._json import MAX_DEPTH
+
 if TYPE_CHECKING:
     from .state import StreamedCall
 
@@ -35,8 +37,8 @@ def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> list[tuple[i
     position its value took instead (`MAX_INDEX_GAP`), the first time each was seen."""
     json_path = fragment.get("jsonPath")
     keys = parse_json_path(json_path) if type(json_path) is str else None
-    if not keys:
-        return None
+    if not keys or len(keys) >= MAX_DEPTH:
+        return None  # no path, or one that would build arguments deeper than any document may nest
     assert type(json_path) is str
     moved = _bound_indexes(call, keys)
     if "stringValue" in fragment:
@@ -53,6 +55,8 @@ def apply_fragment(call: StreamedCall, fragment: dict[str, Any]) -> list[tuple[i
         value = None
     else:
         return moved
+    if type(value) is dict or type(value) is list:
+        return None  # each fragment is one scalar: a container here would nest past the path
     _set_path(call.args, keys, value)
     if fragment.get("willContinue") is True:
         call.continuing.add(json_path)

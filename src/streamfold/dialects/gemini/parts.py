@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._json import MAX_DEPTH
 from ...merge import ToolCallPath, ToolPath
-from .._base import Dialect
+from .._base import Dialect, compact_json
 from .._calls import content_key
 from .partial_args import apply_fragment
 from .state import PART_EXTRAS, Candidate, Part, StreamedCall, dumps, snake
@@ -107,8 +108,8 @@ class Parts(Dialect):
 
     def _function_call(self, index: int, state: Candidate, call: dict[str, Any], signature: str | None,
                        frame: int) -> None:
-        name = call.get("name") or None
-        call_id = call.get("id") or None
+        name = self.string(call.get("name"), frame, f"a `functionCall` `name` in candidate {index}") or None
+        call_id = self.string(call.get("id"), frame, f"a `functionCall` `id` in candidate {index}") or None
         streamed = state.streamed
         if streamed is not None:
             if (name is not None and streamed.name is not None and name != streamed.name) or (
@@ -227,14 +228,16 @@ class Parts(Dialect):
         if moved is None:
             self.report.diagnostic(
                 "unexpected-payload", frame,
-                f"candidate {index}: a partialArgs fragment with jsonPath {fragment.get('jsonPath')!r}, which is not "
-                "a path into the arguments; ignored", once=(index, streamed.key, "path"))
+                f"candidate {index}: a partialArgs fragment with jsonPath "
+                f"{compact_json(fragment.get('jsonPath'), 80)}, which is not a path into the arguments (or goes "
+                f"deeper than {MAX_DEPTH} levels, or sets an array or an object); ignored",
+                once=(index, streamed.key, "path"))
         for asked, placed in moved or ():
             self.report.diagnostic(
                 "unexpected-payload", frame,
-                f"candidate {index}: a partialArgs fragment with jsonPath {fragment.get('jsonPath')!r} points at "
-                f"array index {asked}, far past the array's end ({placed} items so far); its value was put at "
-                f"index {placed} instead of filling the gap with nulls. A client that fills the gap allocates "
+                f"candidate {index}: a partialArgs fragment with jsonPath {compact_json(fragment.get('jsonPath'), 80)} "
+                f"points at array index {asked}, far past the array's end ({placed} items so far); its value was put "
+                f"at index {placed} instead of filling the gap with nulls. A client that fills the gap allocates "
                 f"{asked} items", choice=index, tool_call=streamed.key, index=asked, placed=placed)
 
     def _close_streamed(self, index: int, state: Candidate, frame: int, *, unfinished: bool = False) -> None:

@@ -97,7 +97,7 @@ class Candidate:
         self.real = False
         self.role: str | None = None
         self.citations: list[Any] = []
-        self.citation_keys: set[tuple[Any, Any, Any]] = set()
+        self.citation_keys: set[tuple[Any, ...]] = set()
         self.citation_field: str | None = None
         #: Candidate fields kept for export (REPLACE): safetyRatings, groundingMetadata, ...
         self.extras: dict[str, Any] = {}
@@ -112,8 +112,9 @@ class Candidate:
         self.tools[key] = (call_id, name, arguments)
         self.tools_by_content.add(key, content_key(name, arguments), call_id is not None)
 
-    def keep_fields(self, candidate: dict[str, Any]) -> None:
-        """The candidate's fields beyond its content and finish reason, kept for export."""
+    def keep_fields(self, candidate: dict[str, Any]) -> list[tuple[str, Any]]:
+        """The candidate's fields beyond its content and finish reason, kept for export. Returns
+        the (field, value) of citation indexes that are not integers (kept, and to be reported)."""
         extras = self.extras
         for name in ("safetyRatings", "groundingMetadata", "urlContextMetadata", "finishMessage",
                      "avgLogprobs", "tokenCount", "continuationToken"):
@@ -121,8 +122,9 @@ class Candidate:
             if value is not None:
                 extras[name] = value  # REPLACE
         citations = candidate.get("citationMetadata")
+        wrong: list[tuple[str, Any]] = []
         if type(citations) is dict:
-            self._cite(citations)
+            self._cite(citations, wrong)
         logprobs = candidate.get("logprobsResult")
         if type(logprobs) is dict:
             # EXTEND: each chunk's tokens follow the previous chunk's.
@@ -131,8 +133,9 @@ class Candidate:
                 self.chosen.extend(chosen)
             if type(top) is list:
                 self.top.extend(top)
+        return wrong
 
-    def _cite(self, metadata: dict[str, Any]) -> None:
+    def _cite(self, metadata: dict[str, Any], wrong: list[tuple[str, Any]]) -> None:
         """G6: the Gemini API says `citationSources`, Vertex says `citations`; EXTEND with dedupe."""
         for field in ("citationSources", "citations"):
             items = metadata.get(field)
@@ -143,7 +146,12 @@ class Candidate:
             for item in items:
                 if type(item) is not dict:
                     continue
-                key = (item.get("startIndex"), item.get("endIndex"), item.get("uri"))
+                key: tuple[Any, ...] = (item.get("startIndex"), item.get("endIndex"), item.get("uri"))
+                for field, value in zip(("startIndex", "endIndex"), key):
+                    if value is not None and type(value) is not int:
+                        wrong.append((field, value))
+                if not all(value is None or type(value) in (str, int, float, bool) for value in key):
+                    key = (json.dumps(key, sort_keys=True),)  # an array or an object cannot be a set's key
                 if key not in self.citation_keys:
                     self.citation_keys.add(key)
                     self.citations.append(item)

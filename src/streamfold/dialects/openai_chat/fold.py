@@ -94,8 +94,9 @@ class OpenAIChat(ToolCallFolding):
                     # The common chunk, one content fragment, is folded inline.
                     delta = choice.get("delta")
                     if (type(delta) is dict and len(delta) == 1 and not choice.get("finish_reason")
-                            and type(content := delta.get("content")) is str and len(choice) <= 4):
-                        state = self._choices.get(choice.get("index"))  # type: ignore[arg-type]
+                            and type(content := delta.get("content")) is str and len(choice) <= 4
+                            and type(index := choice.get("index")) is int):
+                        state = self._choices.get(index)
                         if state is not None and state.finish_frame is None:
                             state.content.add(content, frame)
                             continue
@@ -160,6 +161,8 @@ class OpenAIChat(ToolCallFolding):
     def _choice(self, choice: dict[str, Any], frame: int) -> None:
         index = choice.get("index")
         if type(index) is not int:
+            if index is not None:
+                self.wrong_type(index, frame, "a choice's `index`", "an integer", "taken as choice 0")
             index = 0  # what the Mistral SDK assumes too
         state = self._choices.get(index)
         if state is None:
@@ -185,6 +188,8 @@ class OpenAIChat(ToolCallFolding):
                 merger.append((index, "content"), content, frame)
             elif type(content) is list:
                 self._content_parts(index, content, frame)
+            else:
+                merger.append((index, "content"), content, frame)  # not text: the merger reports it
             if len(delta) == 1:
                 return
         role = delta.get("role")
@@ -222,7 +227,8 @@ class OpenAIChat(ToolCallFolding):
             if kind == "text":
                 self.merger.append((index, "content"), part.get("text"), frame)
             elif kind == "thinking":
-                for inner in part.get("thinking") or ():
+                thinking = part.get("thinking")
+                for inner in thinking if type(thinking) is list else ():
                     if type(inner) is dict and inner.get("type") == "text":
                         self.merger.append((index, "reasoning"), inner.get("text"), frame)
 
@@ -238,6 +244,7 @@ class OpenAIChat(ToolCallFolding):
 
     def _finish(self, index: int, state: ChoiceState, raw: Any, frame: int) -> None:
         if type(raw) is not str:
+            self.wrong_type(raw, frame, f"the `finish_reason` of choice {index}", "a string")
             return
         held = self.merger.get((index, "finish_reason"))
         if held is not None and held != raw:

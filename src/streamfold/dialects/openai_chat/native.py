@@ -128,6 +128,6 @@ def _exported_arguments(call: ToolCall) -> str:
     try:
         if json.loads(call.arguments) == call.parsed:
             return call.arguments
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     return dumps_arguments(call.parsed)

@@ -80,12 +80,12 @@ class ToolCallFolding(Dialect):
             function = call.get("function")
             if type(function) is not dict:
                 function = {}
-            key = self._tool_key(index, state, call, function, frame)
+            call_id = self.string(call.get("id"), frame, f"a tool call's `id` in choice {index}")
+            name = self.string(function.get("name"), frame, f"a tool call's `name` in choice {index}")
+            key = self._tool_key(index, state, call_id, call.get("index"), name, function, frame)
             path: ToolCallPath = (index, "tool", key)
-            call_id = call.get("id")
             if call_id not in NO_ID:
                 merger.set_once((*path, "id"), call_id, frame)
-            name = function.get("name")
             if name not in NO_ID:
                 held = merger.set_once((*path, "name"), name, frame)
                 if held != name:
@@ -101,13 +101,14 @@ class ToolCallFolding(Dialect):
                 # B4: Mistral may send the arguments as a JSON object, whole.
                 merger.append((*path, "arguments"), dumps_arguments(arguments), frame)
 
-    def _tool_key(self, index: int, state: ChoiceState, call: dict[str, Any], function: dict[str, Any],
-                  frame: int) -> int:
+    def _tool_key(self, index: int, state: ChoiceState, call_id: str | None, position: Any,
+                  name: str | None, function: dict[str, Any], frame: int) -> int:
         """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
-        call_id = call.get("id")
         if call_id in NO_ID:
             call_id = None
-        position = call.get("index")
+        if position is not None and type(position) is not int:
+            self.wrong_type(position, frame, f"a tool call's `index` in choice {index}", "an integer",
+                            "the fragment is placed as if it had none")
         if type(position) is int:
             key = state.tool_by_index.get(position)
             if key is None:
@@ -117,8 +118,8 @@ class ToolCallFolding(Dialect):
                 if held is not None and held != call_id:
                     key = self._identity_changed(index, state, key, position, held, call_id, frame)
         else:
-            key = self._infer_tool_key(index, state, call_id, function)
-            if call_id is not None and _whole(function):
+            key = self._infer_tool_key(index, state, call_id, name)
+            if call_id is not None and name not in NO_ID and _whole(function):
                 # Mistral's (and Gemini's OpenAI layer's) normal shape: keyed by its id, nothing is ambiguous.
                 self.report.diagnostic(
                     "tool-call-missing-index", frame,
@@ -138,12 +139,11 @@ class ToolCallFolding(Dialect):
         state.last_tool = key
         return key
 
-    def _infer_tool_key(self, index: int, state: ChoiceState, call_id: str | None, function: dict[str, Any]) -> int:
+    def _infer_tool_key(self, index: int, state: ChoiceState, call_id: str | None, name: str | None) -> int:
         if call_id is not None:
             known = state.tool_by_id.get(call_id)
             return known if known is not None else state.new_tool(len(state.tool_keys))
         last = state.last_tool
-        name = function.get("name")
         if last is not None:
             held_name = self.merger.get((index, "tool", last, "name"))
             starts_new_call = name not in NO_ID and held_name is not None and (
@@ -182,6 +182,4 @@ class ToolCallFolding(Dialect):
             state.legacy_call = state.new_tool(len(state.tool_keys))
         path: ToolCallPath = (index, "tool", state.legacy_call)
         self.merger.set_once((*path, "name"), call.get("name"), frame)
-        arguments = call.get("arguments")
-        if type(arguments) is str:
-            self.merger.append((*path, "arguments"), arguments, frame)
+        self.merger.append((*path, "arguments"), call.get("arguments"), frame)

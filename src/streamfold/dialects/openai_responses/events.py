@@ -35,10 +35,10 @@ class ResponsesEvents(ResponsesItems):
         matched: set[int] = set()
         # Built once, so a terminal output of n items costs O(n), not O(n²).
         by_call_id: dict[tuple[Any, str], list[Item]] = {}
-        for item in self._items.values():
-            call_id = self.merger.get((CHOICE, "tool", item.index, "id"))
+        for streamed in self._items.values():
+            call_id = self.merger.get((CHOICE, "tool", streamed.index, "id"))
             if type(call_id) is str:
-                by_call_id.setdefault((item.type, call_id), []).append(item)
+                by_call_id.setdefault((streamed.type, call_id), []).append(streamed)
         next_free = max(self._items, default=-1) + 1
         for position, final in enumerate(output):
             if type(final) is not dict:

@@ -13,7 +13,7 @@ has no fast path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import msgspec
 
@@ -29,9 +29,20 @@ class _ResponsesDelta(msgspec.Struct, tag_field="type", forbid_unknown_fields=Tr
     obfuscation: str | None = None
 
 
+class TopLogprob(msgspec.Struct, forbid_unknown_fields=True):
+    token: str
+    logprob: float
+    bytes: list[int] | None = None
+
+
+class Logprob(TopLogprob, forbid_unknown_fields=True):
+    # Typed to the end, as every field here: a fast shape holds nothing nested deeper than its own.
+    top_logprobs: list[TopLogprob] | None = None
+
+
 class OutputTextDelta(_ResponsesDelta, tag="response.output_text.delta", kw_only=True):
     part: int = msgspec.field(name="content_index")
-    logprobs: list[Any] | None = None
+    logprobs: list[Logprob] | None = None
     #: What the delta extends, and the `event:` line that names it.
     kind: ClassVar[str] = "output_text"
     event: ClassVar[bytes] = b"event: response.output_text.delta"

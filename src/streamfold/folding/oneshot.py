@@ -1,0 +1,33 @@
+"""`fold()`: a whole capture at once, in slices so a huge one keeps its memory bounded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..framing import DEFAULT_MAX_FRAME_SIZE
+from ..result import Result
+from ._limits import slices
+from .folder import Folder
+
+__all__ = ["fold"]
+
+
+def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
+         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None,
+         **limits: int) -> Result:
+    """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
+
+    `progress(done, total)` is called after each slice (bytes), for a progress bar; `limits` are `Folder`'s.
+    A str (also in `Folder.feed`) is its UTF-8 bytes; a lone surrogate (`"\\ud800"`, no UTF-8 form)
+    is encoded as its 3 bytes anyway (surrogatepass): `invalid-utf8` at that offset, U+FFFD in the text.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
+    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, **limits)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    for done, piece in slices(data, lambda: folder._frames.records):
+        folder._feed(piece)
+        if progress is not None:
+            progress(done, len(data))
+    return folder.close()
