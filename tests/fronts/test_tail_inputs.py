@@ -154,3 +154,31 @@ def test_a_piped_tail_marks_the_reasoning_and_leaves_the_reply_as_it_is() -> Non
                         "wavelengths scatter much more. Mention sunsets and keep it short.")
     assert lines[1].startswith("The sky looks blue because air molecules scatter") and "[reasoning]" not in lines[1]
     assert done.stderr == b""
+
+
+@pytest.mark.parametrize("data", [b"23:59:59.9 data: 1\n00:00:00.1 data: 2\n12:00:00 data: 3\n",
+                                  b"12:00:02 data: 1\n12:00:01 data: 2\n12:00:03 {\"a\": 1}\n"],
+                         ids=["midnight", "backwards"])
+def test_a_logs_clock_is_read_as_the_log_reader_reads_it(data: bytes) -> None:
+    capture = read_capture(data)
+    for how, chunks in chunkings(data):
+        live, body = _live(chunks)
+        assert (body, tuple(live.reads)) == (capture.body, capture.reads), how
+        assert [note.code for note in live.capture().notes] == [note.code for note in capture.notes], how
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\n", b"HTTP/1.1 200 OK\r\nX: y", b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.",
+                                  b"\x00\x00\x01\x02binary", b"== Info: x\n", b"{\n  \"log\": {", b"\x1f\x8bnot gzip",
+                                  b"[", b"* Trying\n< HTTP/1.1 200 OK\n< X"])
+def test_a_cut_or_odd_input_never_raises_and_keeps_its_bytes(data: bytes) -> None:
+    for how, chunks in chunkings(data):
+        live = LiveInput()
+        body = b"".join([*(live.feed(chunk, 0.0) + live.settle(0.0) for chunk in chunks), live.close(1.0)])
+        assert body or live.whole or live.kind == "curl-verbose" or not data.strip(), how
+        if live.whole:
+            assert bytes(live.data) == data, how
+
+
+def test_tail_of_nothing_says_so() -> None:
+    done = subprocess.run(TAIL, input=b"", capture_output=True, env=ENV, timeout=60)
+    assert done.returncode == 0 and "received nothing" in done.stdout.decode()

@@ -67,6 +67,7 @@ class LiveInput:
         self._blocks = 0  # curl -i: the header blocks read
         self._stamps = 0
         self._objects = 0  # a log's lines that were a bare JSON chunk
+        self._lines_read = 0  # a log's lines read so far
         self._clock = _Clock()
         self._notes: list[Note] = []
         self._forced = input_format != "auto"
@@ -212,10 +213,11 @@ class LiveInput:
     def _log_lines(self, lines: list[bytes]) -> bytes:
         out = bytearray()
         for line in lines:
+            self._lines_read += 1
             read = from_log(line)
             if read.reads:
                 self._stamps += 1
-                self.reads.append((self._body + len(out), self._clock.hold(read.reads[0][1])))
+                self.reads.append((self._body + len(out), self._clock.hold(read.reads[0][1], self._lines_read)))
             # A bare JSON chunk the reader made a `data:` line of (a logged `data:` line was one already).
             self._objects += read.body.startswith(b"data: {") and read.body.rstrip(b"\n") not in line
             out += read.body
@@ -251,27 +253,39 @@ def _decide(head: bytes, *, final: bool) -> str | None:
 
 
 class _Clock:
-    """A log's timestamps, line by line, kept from going backwards (as the log reader keeps them)."""
+    """A log's timestamps, line by line, kept from going backwards as the log reader keeps them: a time
+    of day that falls back by over half a day has passed midnight; otherwise the line is held at the
+    time of the line before it."""
 
     def __init__(self) -> None:
         self._last: float | None = None
         self._days = 0
-        self._backwards = 0
+        self._midnights: list[int] = []
+        self._backwards: list[int] = []
 
-    def hold(self, seconds: float) -> float:
-        seconds += self._days * _DAY
-        if self._last is not None and self._last - seconds > _DAY / 2 and seconds < _DAY * (self._days + 1):
+    def hold(self, seconds: float, line: int) -> float:
+        of_day = seconds < _DAY  # a time of day, not a dated stamp
+        if of_day:
+            seconds += self._days * _DAY
+        if self._last is not None and of_day and self._last - seconds > _DAY / 2:
             self._days += 1
             seconds += _DAY
+            self._midnights.append(line)
         if self._last is not None and seconds < self._last:
-            self._backwards += 1
+            self._backwards.append(line)
             seconds = self._last
         self._last = seconds
         return seconds
 
     def notes(self) -> list[Note]:
-        if not self._backwards:
-            return []
-        return [Note("clock-backwards", f"the clock went backwards {self._backwards} time(s): such a line is taken "
-                                        "to arrive with the line before it, so the gaps there are 0",
-                     Severity.WARNING)]
+        notes = []
+        if self._midnights:
+            lines = ", ".join(str(line) for line in self._midnights[:5])
+            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
+                                                "on are taken as the next day's"))
+        if self._backwards:
+            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
+            notes.append(Note("clock-backwards", f"the clock went backwards at line {self._backwards[0]}{more}: "
+                                                 "such a line is taken to arrive with the line before it, so the "
+                                                 "gaps there are 0", Severity.WARNING))
+        return notes
