@@ -4,6 +4,7 @@ and the marked text it writes into a pipe (reasoning apart from the reply)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import select
@@ -182,3 +183,17 @@ def test_a_cut_or_odd_input_never_raises_and_keeps_its_bytes(data: bytes) -> Non
 def test_tail_of_nothing_says_so() -> None:
     done = subprocess.run(TAIL, input=b"", capture_output=True, env=ENV, timeout=60)
     assert done.returncode == 0 and "received nothing" in done.stdout.decode()
+
+
+def test_a_gzip_body_is_read_whole_and_folded() -> None:
+    body = (ROOT / "examples" / "openai-plain-text.sse").read_bytes()
+    done = subprocess.run(TAIL, input=gzip.compress(body), capture_output=True, env=ENV, timeout=60)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr
+    assert "Server-sent events keep one HTTP response open" in out and "gzip-body" in out
+
+
+def test_a_har_without_a_streamed_entry_is_refused_in_one_line() -> None:
+    har = b'{"log": {"version": "1.2", "entries": []}}'
+    done = subprocess.run(TAIL, input=har, capture_output=True, env=ENV, timeout=60)
+    assert done.returncode == 2 and done.stderr.decode().count("\n") == 1 and b"Traceback" not in done.stderr

@@ -33,7 +33,7 @@ from rich.text import Text
 from ..findings import Diagnostic, Severity
 from ..folding import Folder
 from ..result import Result
-from ..services import DEFAULT_STALL, FORMATS, Timing, analyse, annotate, load, transport_notes
+from ..services import DEFAULT_STALL, FORMATS, InputError, Timing, analyse, annotate, load, transport_notes
 from ..services.live import LiveInput
 from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option
 from .render import render_result, render_timing
@@ -89,8 +89,14 @@ def tail(capture: str, input_format: str, stall: float, reasoning: str, dialect:
     except OSError as exc:  # the stream broke off (EIO on a terminal that went away, ...)
         click.echo(f"streamfold: reading {capture!r} failed: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
-    if not settings().quiet:
-        shown.print(render_summary(tailed.result, tailed.timing, tailed))
+    except InputError as exc:  # read whole, it could not be used (a HAR without a streamed entry, ...)
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        if not settings().quiet:
+            shown.print(render_summary(tailed.result, tailed.timing, tailed))
+    except KeyboardInterrupt:  # a second Ctrl-C while the summary is written
+        sys.exit(EXIT_INTERRUPTED)
     if tailed.interrupted:
         sys.exit(EXIT_INTERRUPTED)
     end(tailed.result)
@@ -163,8 +169,9 @@ def _finish(live: LiveInput, result: Result, *, dialect: str | None, transport: 
             stall: float) -> tuple[Timing | None, Result]:
     """The timing and the annotated result: an input read whole is loaded as `show` loads it."""
     if live.whole:
-        loaded = load(bytes(live.data), input_format=live.kind or "auto", dialect=dialect, transport=transport,
-                      stall=stall)
+        # A gzip body is no format of its own: the reader unwraps it whatever the format.
+        loaded = load(bytes(live.data), input_format=live.kind if live.kind in FORMATS else "auto", dialect=dialect,
+                      transport=transport, stall=stall)
         return loaded.timing, loaded.result
     capture = live.capture()
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
