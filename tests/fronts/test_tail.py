@@ -54,10 +54,11 @@ def test_output_appears_before_the_writer_ends(end: str) -> None:
     assert tail.returncode == 0, errors
 
 
-def test_reasoning_goes_apart_to_stderr_in_a_pipe() -> None:
+def test_reasoning_goes_apart_to_stderr_in_a_pipe_when_asked() -> None:
     reasoning = Path(__file__).resolve().parents[2] / "examples" / "openai-reasoning.sse"
     with reasoning.open("rb") as source:
-        done = subprocess.run([sys.executable, "-m", "streamfold", "tail"], stdin=source, capture_output=True, check=True)
+        done = subprocess.run([sys.executable, "-m", "streamfold", "tail", "--reasoning", "stderr"], stdin=source,
+                              capture_output=True, check=True)
     typed = done.stdout.decode().split("\n")[0]
     assert typed.startswith("The sky looks blue") and "Rayleigh" not in typed
     assert done.stderr.decode().startswith("The user asks why the sky is blue")

@@ -1,56 +1,76 @@
 """`streamfold tail`: fold a stream as it arrives and show it live.
 
-Reads with `os.read`, which returns as soon as any bytes are there, so
-nothing waits for a buffer to fill. On a terminal the reply is typed out in a
-live view (reasoning dimmed and apart, tool calls as they complete) under a
-status line; into a pipe the reply text is written to stdout as it comes,
-flushed per chunk, and reasoning to stderr. Either way the full summary, findings and timing follow at the end.
+Waits for input with `select` (at most a quarter second at a time) and reads
+with `os.read`, which returns as soon as any bytes are there, so nothing
+waits for a buffer to fill and the status line keeps ticking while the
+stream is silent ("no data for N s"). The input format is detected on the
+first bytes as `show` detects it (`services.live`): `curl -i`/`-v` headers
+and a timestamped log are unwrapped as they come. On a terminal the reply is
+typed out in a live view under a status line; into a pipe it is written as
+marked text (`tail_views`). Times are counted from the first byte received,
+not from tail's start. Ctrl-C stops reading: the summary of what arrived is
+shown and tail exits 130. Either way the summary, findings and timing follow.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
-import json
 import os
+import select
+import signal
 import stat
 import sys
+import threading
 import time
-from typing import IO
+from dataclasses import dataclass
+from types import FrameType
 
 import click
 from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.rule import Rule
 from rich.text import Text
 
-from ..events import Event, Finding, TextDelta, ToolCallDone
+from ..findings import Diagnostic, Severity
 from ..folding import Folder
 from ..result import Result
-from ..services import DEFAULT_STALL, Timing, analyse, annotate
+from ..services import DEFAULT_STALL, FORMATS, InputError, Timing, analyse, annotate, load, transport_notes
+from ..services.live import LiveInput
 from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option
 from .render import render_result, render_timing
+from .tail_views import REASONING, LiveView, PipeView, Progress, View
 
-__all__ = ["render_summary", "tail", "tail_stream"]
+__all__ = ["EXIT_INTERRUPTED", "Tailed", "render_summary", "tail", "tail_stream"]
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 _READ_SIZE = 65536
+_TICK = 0.25  # seconds between redraws of the status line while nothing arrives
+_SETTLE = 0.5  # seconds of silence after which the input format is decided on what has come
 
 
 @click.command()
 @click.argument("capture", default="-", metavar="[FILE|-]")
+@click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="What the input is: a raw body, curl -v/-i output, a timestamped log, ... Detected by default "
+                   "on the first bytes.")
 @click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="A gap longer than this between frames is reported as a stall.")
+@click.option("--reasoning", type=click.Choice(REASONING), default="mark", show_default=True,
+              help="Into a pipe: reasoning lines marked '[reasoning] ' on stdout, written to stderr, or left out.")
 @dialect_option
 @transport_option
-def tail(capture: str, stall: float, dialect: str | None, transport: str | None) -> None:
+def tail(capture: str, input_format: str, stall: float, reasoning: str, dialect: str | None,
+         transport: str | None) -> None:
     """Fold a stream live as it arrives, then show the summary, findings and timing.
 
     Reads standard input (or FILE, e.g. a named pipe) without buffering: each
-    piece is shown the moment it arrives, with frames, time to first token,
-    characters per second and elapsed time.
+    piece is shown the moment it arrives, with frames, time to first token
+    (from the first byte), characters per second, elapsed time and how long
+    nothing has come. Ctrl-C stops it and shows what arrived (exit 130).
 
     \b
     Examples:
       curl -sN https://api.openai.com/v1/chat/completions -H ... -d ... | streamfold tail
+      curl -siN ... | streamfold tail | less
       streamfold tail < capture.sse
     """
     try:
@@ -60,150 +80,150 @@ def tail(capture: str, stall: float, dialect: str | None, transport: str | None)
     except OSError as exc:
         click.echo(f"streamfold: cannot read {capture!r}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    except KeyboardInterrupt:  # Ctrl-C while a named pipe waited for its writer
+        sys.exit(EXIT_INTERRUPTED)
     shown = console()
     try:
-        result, timing = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall)
+        tailed = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall,
+                             input_format=input_format, reasoning=reasoning)
     except OSError as exc:  # the stream broke off (EIO on a terminal that went away, ...)
         click.echo(f"streamfold: reading {capture!r} failed: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
-    if not settings().quiet:
-        shown.print(render_summary(result, timing))
-    end(result)
+    except InputError as exc:  # read whole, it could not be used (a HAR without a streamed entry, ...)
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        if not settings().quiet:
+            shown.print(render_summary(tailed.result, tailed.timing, tailed))
+    except KeyboardInterrupt:  # a second Ctrl-C while the summary is written
+        sys.exit(EXIT_INTERRUPTED)
+    if tailed.interrupted:
+        sys.exit(EXIT_INTERRUPTED)
+    end(tailed.result)
+
+
+@dataclass(frozen=True, slots=True)
+class Tailed:
+    """What a tail read: the result (annotated as `load` annotates a capture) and its timing."""
+
+    result: Result
+    timing: Timing | None
+    #: Bytes of input received, and in how many seconds from the first of them to the last.
+    received: int
+    duration: float
+    #: Seconds from tail's start to the first byte (None: none came).
+    waited: float | None
+    #: Ctrl-C stopped it before the input ended; `silent` seconds had passed since the last byte.
+    interrupted: bool = False
+    silent: float = 0.0
 
 
 def tail_stream(source: int, console: Console, *, dialect: str | None, transport: str | None,
-                stall: float) -> tuple[Result, Timing | None]:
-    """Fold the bytes of file descriptor `source` live; return the result, annotated as `load`
-    annotates a capture (the stalls after its findings), and its timing."""
+                stall: float, input_format: str = "auto", reasoning: str = "mark") -> Tailed:
+    """Fold the bytes of file descriptor `source` live until it ends or Ctrl-C."""
     folder = Folder(dialect, transport=transport)
-    view: _View = _LiveView(console) if console.is_terminal else _PipeView(console.file, sys.stderr)
-    reads: list[tuple[int, float]] = []
-    offset = 0
-    start = time.monotonic()
-    with view:
-        while True:
+    live = LiveInput(input_format)
+    view: View = LiveView(console) if console.is_terminal else PipeView(console.file, sys.stderr, reasoning)
+    progress = Progress(time.monotonic())
+    interrupt = _Interrupt()
+
+    def fold(body: bytes, now: float) -> None:
+        if body:
+            events = folder.feed(body)
+            progress.frames = len(folder.frames)
+            progress.took(events, now)
+            view.show(events, progress, now)
+
+    with view, interrupt:
+        while not interrupt.hit:
+            ready, _, _ = select.select([source], [], [], _TICK)
+            now = time.monotonic()
+            if not ready:
+                if progress.last is not None and now - progress.last >= _SETTLE:
+                    fold(live.settle(now - (progress.first or now)), now)
+                view.tick(progress, now)
+                continue
             chunk = os.read(source, _READ_SIZE)
             if not chunk:
                 break
-            reads.append((offset, time.monotonic() - start))
-            offset += len(chunk)
-            view.show(folder.feed(chunk), len(folder.frames), time.monotonic() - start)
+            if progress.first is None:
+                progress.first = now
+            progress.last = now
+            progress.received += len(chunk)
+            fold(live.feed(chunk, now - progress.first), now)
+            progress.whole = live.what if live.whole else ""
+            view.tick(progress, now)
+        now = time.monotonic()
+        fold(live.close(now - (progress.first or now)), now)
         result = folder.close()
-    timing = analyse(result, tuple(reads), start=0.0, stall=stall) if reads else None
-    return annotate(result, (), timing), timing
+    timing, result = _finish(live, result, dialect=dialect, transport=transport, stall=stall)
+    silent = now - progress.last if progress.last is not None else 0.0
+    if interrupt.hit and silent > stall and progress.last is not None:
+        result = _with_last_silence(result, silent, stall)
+    first, last = progress.first, progress.last
+    return Tailed(result, timing, progress.received, (last - first) if first is not None and last is not None else 0.0,
+                  (first - progress.started) if first is not None else None, interrupt.hit, silent)
 
 
-def render_summary(result: Result, timing: Timing | None) -> RenderableType:
+def _finish(live: LiveInput, result: Result, *, dialect: str | None, transport: str | None,
+            stall: float) -> tuple[Timing | None, Result]:
+    """The timing and the annotated result: an input read whole is loaded as `show` loads it."""
+    if live.whole:
+        # A gzip body is no format of its own: the reader unwraps it whatever the format.
+        loaded = load(bytes(live.data), input_format=live.kind if live.kind in FORMATS else "auto", dialect=dialect,
+                      transport=transport, stall=stall)
+        return loaded.timing, loaded.result
+    capture = live.capture()
+    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
+    # Live reads count from the first byte; a log's from its first timestamp.
+    start = None if live.kind == "log" else 0.0
+    timing = analyse(result, tuple(live.reads), start=start, stall=stall) if live.reads else None
+    return timing, annotate(result, notes, timing)
+
+
+def _with_last_silence(result: Result, silent: float, stall: float) -> Result:
+    """A stall still going on when Ctrl-C came: no frame ends it, so it points at none."""
+    return dataclasses.replace(result, diagnostics=(*result.diagnostics, Diagnostic.note(
+        "stall", f"nothing had come for {silent:.2f} s when the stream was stopped (threshold {stall:g} s): "
+                 "the server, a proxy or the network held the stream", Severity.WARNING)))
+
+
+def render_summary(result: Result, timing: Timing | None, tailed: Tailed | None = None) -> RenderableType:
     parts: list[RenderableType] = [render_result(result)]
     if timing is not None:
         parts.append(render_timing(timing))
+    if tailed is not None:
+        parts.append(_received(result, tailed))
     return Group(*parts)
 
 
-class _View:
-    def __enter__(self) -> _View:
+def _received(result: Result, tailed: Tailed) -> Text:
+    if tailed.waited is None:
+        line = "received nothing"
+    else:
+        line = (f"received {tailed.received} bytes in {len(result.frames)} frames over {tailed.duration:.2f} s "
+                f"(the first byte after {tailed.waited:.2f} s)")
+    if tailed.interrupted:
+        line += f"; stopped by Ctrl-C before the stream ended, {tailed.silent:.1f} s after the last byte"
+    return Text(line, style="bold yellow" if tailed.interrupted else "dim")
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) while reading sets `hit` instead of raising, so the loop stops between
+    reads and the fold so far is kept whole. Only the main thread can take signals."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self._previous: signal.Handlers | object | None = None
+
+    def __enter__(self) -> _Interrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
-        raise NotImplementedError
-
-
-class _PipeView(_View):
-    """Into a pipe: the reply text on stdout as it comes, reasoning apart on stderr (like `llm`)."""
-
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
-        self._out = out
-        self._err = err
-        self._wrote = False
-
-    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
-        pieces = []
-        for event in events:
-            if isinstance(event, TextDelta):
-                if event.field == "reasoning":
-                    self._err.write(event.text)
-                    self._err.flush()
-                else:
-                    pieces.append(event.text)
-            elif isinstance(event, ToolCallDone):
-                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
-                pieces.append(f"\n[tool call {event.tool_call} {event.name}: {arguments}]\n")
-        if pieces:
-            self._out.write("".join(pieces))
-            self._out.flush()
-            self._wrote = True
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.hit = True
 
     def __exit__(self, *exc: object) -> None:
-        if self._wrote:
-            self._out.write("\n")
-            self._out.flush()
-
-
-class _LiveView(_View):
-    """On a terminal: a status line over the end of the reply, redrawn as frames arrive."""
-
-    def __init__(self, console: Console) -> None:
-        self._console = console
-        self._reasoning: list[str] = []
-        self._content: list[str] = []
-        self._tools: list[str] = []
-        self._findings = 0
-        self._first_token: float | None = None
-        self._characters = 0
-        self._live = Live(console=console, refresh_per_second=10, transient=True, auto_refresh=False)
-
-    def __enter__(self) -> _LiveView:
-        self._live.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._live.stop()
-
-    def show(self, events: list[Event], frames: int, elapsed: float) -> None:
-        for event in events:
-            if isinstance(event, TextDelta):
-                (self._reasoning if event.field == "reasoning" else self._content).append(event.text)
-                self._characters += len(event.text)
-                if self._first_token is None:
-                    self._first_token = elapsed
-            elif isinstance(event, ToolCallDone):
-                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
-                self._tools.append(f"tool call {event.tool_call} {event.name}: {arguments}")
-            elif isinstance(event, Finding):
-                self._findings += 1
-        self._live.update(self._render(frames, elapsed), refresh=True)
-
-    def _render(self, frames: int, elapsed: float) -> RenderableType:
-        rate = ""
-        if self._first_token is not None and elapsed > self._first_token:
-            rate = f" · {self._characters / (elapsed - self._first_token):.0f} chars/s"
-        ttft = f"{self._first_token * 1000:.0f} ms" if self._first_token is not None else "-"
-        status = Text(f"{frames} frames · ttft {ttft}{rate} · {elapsed:.1f} s"
-                      + (f" · {self._findings} findings" if self._findings else ""), style="bold cyan")
-        budget = max(3, self._console.height - 3)
-        body = Text()
-        reasoning = _tail_lines("".join(self._reasoning), budget // 3, self._console.width)
-        if reasoning:
-            body.append(reasoning + "\n", style="dim")
-        for line in self._tools[-3:]:
-            body.append(line + "\n", style="magenta")
-        body.append(_tail_lines("".join(self._content), budget - body.plain.count("\n"), self._console.width))
-        return Group(status, Rule(style="dim"), body)
-
-
-def _tail_lines(text: str, lines: int, width: int) -> str:
-    """The end of `text` that fits in `lines` terminal lines of `width` columns."""
-    kept: list[str] = []
-    used = 0
-    for line in reversed(text.split("\n")):
-        rows = max(1, -(-len(line) // max(1, width)))
-        if used + rows > lines:
-            if not kept:
-                kept.append(line[-(lines * width):])
-            break
-        kept.append(line)
-        used += rows
-    return "\n".join(reversed(kept))
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
