@@ -18,7 +18,7 @@ from datetime import datetime
 from ..findings import Severity
 from .capture import Capture, Note
 
-__all__ = ["Clock", "from_log", "is_log_line"]
+__all__ = ["Clock", "LogReader", "from_log", "is_log_line"]
 
 _LEVELS = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE|NOTICE)"
 _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d(?:[.,]\d+)?"
@@ -51,41 +51,59 @@ def from_log(data: bytes) -> Capture:
     logged `event:`/`id:`/`retry:` line is kept as it is; every other line is
     skipped and counted.
     """
+    reader = LogReader()
     body = bytearray()
     reads: list[tuple[int, float]] = []
-    wrapped = 0
-    skipped: list[int] = []
-    levels: Counter[str] = Counter()
-    clock = Clock()
     for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        frame, seconds = reader.line(raw_line, number)
+        if seconds is not None:
+            reads.append((len(body), seconds))
+        body += frame
+    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(reader.notes()))
+
+
+class LogReader:
+    """A log read line by line: `from_log` reads a whole one, `tail` each line as it comes."""
+
+    def __init__(self) -> None:
+        self.clock = Clock()
+        self._stamps = 0
+        self._wrapped = 0
+        self._skipped: list[int] = []
+        self._levels: Counter[str] = Counter()
+
+    def line(self, raw_line: str, number: int) -> tuple[bytes, float | None]:
+        """The SSE bytes line `number` stands for (b"" for a line holding no stream data) and its time."""
         match = _TIMESTAMP.match(raw_line) or _BASIC.match(raw_line)
         prefix = raw_line[: match.end()] if match else ""
         message = raw_line[len(prefix):].strip()
         frame = _frame(message)
         if frame is None:
             if message:
-                skipped.append(number)
+                self._skipped.append(number)
                 level = _LEVEL.search(prefix)
-                levels[level.group() if level else "other"] += 1
-            continue
+                self._levels[level.group() if level else "other"] += 1
+            return b"", None
         stamp = match.groupdict().get("stamp") if match else None
-        seconds = clock.read(stamp, number) if stamp else None
-        if seconds is not None:
-            reads.append((len(body), seconds))
-        wrapped += not frame.startswith(message.encode())
-        body += frame
-    described = (f"{len(reads)} timestamp{'s' if len(reads) > 1 else ''} kept as arrival times" if reads
-                 else "its lines have no timestamps, so there are no arrival times")
-    notes = [Note("input-log", f"log: {described}"
-                  + (f"; {wrapped} logged chunks turned into SSE data frames" if wrapped else "")),
-             *clock.notes()]
-    if skipped:
-        lines = ", ".join(str(line) for line in skipped[:8]) + (", …" if len(skipped) > 8 else "")
-        by_level = ", ".join(f"{level} {count}" for level, count in levels.most_common())
-        notes.append(Note("log-lines-skipped", f"{len(skipped)} log line{'s' if len(skipped) > 1 else ''} holding no "
-                                               f"stream data {'were' if len(skipped) > 1 else 'was'} skipped "
-                                               f"(line {lines}; by level: {by_level})"))
-    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(notes))
+        seconds = self.clock.read(stamp, number) if stamp else None
+        self._stamps += seconds is not None
+        self._wrapped += not frame.startswith(message.encode())
+        return frame, seconds
+
+    def notes(self) -> list[Note]:
+        stamps, skipped = self._stamps, self._skipped
+        described = (f"{stamps} timestamp{'s' if stamps > 1 else ''} kept as arrival times" if stamps
+                     else "its lines have no timestamps, so there are no arrival times")
+        notes = [Note("input-log", f"log: {described}"
+                      + (f"; {self._wrapped} logged chunks turned into SSE data frames" if self._wrapped else "")),
+                 *self.clock.notes()]
+        if skipped:
+            lines = ", ".join(str(line) for line in skipped[:8]) + (", …" if len(skipped) > 8 else "")
+            by_level = ", ".join(f"{level} {count}" for level, count in self._levels.most_common())
+            notes.append(Note("log-lines-skipped", f"{len(skipped)} log line{'s' if len(skipped) > 1 else ''} "
+                                                   f"holding no stream data {'were' if len(skipped) > 1 else 'was'} "
+                                                   f"skipped (line {lines}; by level: {by_level})"))
+        return notes
 
 
 def _frame(message: str) -> bytes | None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import Literal, overload
 
-from ..findings import Severity
-from ._readers import detect, from_curl_verbose, from_log
+from ._logs import LogReader
+from ._readers import detect, from_curl_verbose
 from .capture import Capture, Note
 
 __all__ = ["LiveInput"]
@@ -42,7 +42,6 @@ _STATUS = re.compile(rb"\s*HTTP/[\d.]+ \d{3}")
 _STATUS_BEGUN = re.compile(rb"(?:H|HT|HTT|HTTP|HTTP/[\d.]*(?: \d{0,2})?)?")
 _WHOLE = {"har": "a HAR file", "curl-trace": "a curl --trace dump", "gzip": "a gzip body",
           "chunked": "a body in chunked transfer-encoding"}
-_DAY = 86400.0
 
 
 class LiveInput:
@@ -65,10 +64,8 @@ class LiveInput:
         self._in_head = False  # curl -i: inside the header block(s)
         self._verbose = False  # curl -v: every line is looked at
         self._blocks = 0  # curl -i: the header blocks read
-        self._stamps = 0
-        self._objects = 0  # a log's lines that were a bare JSON chunk
         self._lines_read = 0  # a log's lines read so far
-        self._clock = _Clock()
+        self._log = LogReader()
         self._notes: list[Note] = []
         self._forced = input_format != "auto"
         if self._forced:
@@ -115,10 +112,7 @@ class LiveInput:
         """What the input said besides the body (status, headers) and the notes on reading it."""
         notes = list(self._notes)
         if self.kind == "log":
-            notes.append(Note("input-log", f"timestamped log: {self._stamps} timestamps kept as arrival times"
-                              + (f"; {self._objects} logged JSON chunks turned into SSE data frames"
-                                 if self._objects else "")))
-            notes.extend(self._clock.notes())
+            notes.extend(self._log.notes())
         elif self.kind == "curl-verbose":
             notes.append(Note("input-curl", "curl -v/-i output: request and response headers were stripped from "
                                             "the body and kept for the transport checks"))
@@ -214,13 +208,10 @@ class LiveInput:
         out = bytearray()
         for line in lines:
             self._lines_read += 1
-            read = from_log(line)
-            if read.reads:
-                self._stamps += 1
-                self.reads.append((self._body + len(out), self._clock.hold(read.reads[0][1], self._lines_read)))
-            # A bare JSON chunk the reader made a `data:` line of (a logged `data:` line was one already).
-            self._objects += read.body.startswith(b"data: {") and read.body.rstrip(b"\n") not in line
-            out += read.body
+            frame, seconds = self._log.line(line.decode("utf-8", "replace").rstrip("\r\n"), self._lines_read)
+            if seconds is not None:
+                self.reads.append((self._body + len(out), seconds))
+            out += frame
         self._body += len(out)
         return bytes(out)
 
@@ -250,42 +241,3 @@ def _decide(head: bytes, *, final: bool) -> str | None:
     if len([line for line in stripped.splitlines()[:-1] if line.strip()]) >= _LINES:
         return "raw"
     return None
-
-
-class _Clock:
-    """A log's timestamps, line by line, kept from going backwards as the log reader keeps them: a time
-    of day that falls back by over half a day has passed midnight; otherwise the line is held at the
-    time of the line before it."""
-
-    def __init__(self) -> None:
-        self._last: float | None = None
-        self._days = 0
-        self._midnights: list[int] = []
-        self._backwards: list[int] = []
-
-    def hold(self, seconds: float, line: int) -> float:
-        of_day = seconds < _DAY  # a time of day, not a dated stamp
-        if of_day:
-            seconds += self._days * _DAY
-        if self._last is not None and of_day and self._last - seconds > _DAY / 2:
-            self._days += 1
-            seconds += _DAY
-            self._midnights.append(line)
-        if self._last is not None and seconds < self._last:
-            self._backwards.append(line)
-            seconds = self._last
-        self._last = seconds
-        return seconds
-
-    def notes(self) -> list[Note]:
-        notes = []
-        if self._midnights:
-            lines = ", ".join(str(line) for line in self._midnights[:5])
-            notes.append(Note("clock-rollover", f"the clock passed midnight at line {lines}: the times from there "
-                                                "on are taken as the next day's"))
-        if self._backwards:
-            more = f" ({len(self._backwards)} times in all)" if len(self._backwards) > 1 else ""
-            notes.append(Note("clock-backwards", f"the clock went backwards at line {self._backwards[0]}{more}: "
-                                                 "such a line is taken to arrive with the line before it, so the "
-                                                 "gaps there are 0", Severity.WARNING))
-        return notes
