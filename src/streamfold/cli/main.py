@@ -17,6 +17,7 @@ from .common import Settings
 from .compare import check, diff
 from .show import blame, export, frames, show
 from .tail import tail
+from .usage import COLORS, OneLineGroup, with_group_options
 
 __all__ = ["COMMANDS", "cli", "make_cli"]
 
@@ -25,6 +26,8 @@ Exit codes:
   0  the input was read (whatever it contained)
   1  check/diff found a difference; with --strict, the stream had errors
   2  a usage error or unreadable input
+
+--color, --quiet and --strict may also follow the command.
 """
 
 
@@ -53,9 +56,9 @@ COMMANDS: tuple[click.Command, ...] = (show, frames, export, blame, check, diff,
 def make_cli(*extra: click.Command) -> click.Group:
     """The `streamfold` group: the command line's commands, then `extra`."""
 
-    @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
+    @click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EPILOG)
     @click.version_option(__version__, prog_name="streamfold")
-    @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+    @click.option("--color", type=click.Choice(COLORS), default="auto", show_default=True,
                   help="Colour output; auto follows the terminal and NO_COLOR.")
     @click.option("--quiet", "-q", is_flag=True,
                   help="Only the reply (and tool calls): no header, usage or findings.")
@@ -79,7 +82,7 @@ def make_cli(*extra: click.Command) -> click.Group:
         ctx.obj = Settings(color, quiet, strict)
 
     for command in (*COMMANDS, *extra):
-        cli.add_command(command)
+        cli.add_command(with_group_options(command))
     return cli
 
 

@@ -26,6 +26,7 @@ from .common import (
     write_json,
 )
 from .render import render_frames, render_reply_only, render_result, render_timing
+from .usage import Seconds
 
 __all__ = ["blame", "export", "frames", "show"]
 
@@ -34,7 +35,7 @@ __all__ = ["blame", "export", "frames", "show"]
 @input_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
 @click.option("--annotate", is_flag=True, help="Mark where each frame's text begins in the reply (¦).")
-@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+@click.option("--stall", type=Seconds(), default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @dialect_option
 @transport_option

@@ -38,6 +38,7 @@ from ..services.live import LiveInput
 from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option
 from .render import render_result, render_timing
 from .tail_views import REASONING, LiveView, PipeView, Progress, View
+from .usage import Seconds
 
 __all__ = ["EXIT_INTERRUPTED", "Tailed", "render_summary", "tail", "tail_stream"]
 
@@ -52,7 +53,7 @@ _SETTLE = 0.5  # seconds of silence after which the input format is decided on w
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="What the input is: a raw body, curl -v/-i output, a timestamped log, ... Detected by default "
                    "on the first bytes.")
-@click.option("--stall", type=float, default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
+@click.option("--stall", type=Seconds(), default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="A gap longer than this between frames is reported as a stall.")
 @click.option("--reasoning", type=click.Choice(REASONING), default="mark", show_default=True,
               help="Into a pipe: reasoning lines marked '[reasoning] ' on stdout, written to stderr, or left out.")
