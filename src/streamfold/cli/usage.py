@@ -16,14 +16,14 @@ from typing import IO, Any
 
 import click
 
-from .common import EXIT_USAGE, Settings
+from .common import Settings
 
 __all__ = ["COLORS", "OneLineGroup", "Seconds", "one_line", "with_group_options"]
 
 COLORS = ("auto", "always", "never")
 
 
-class Seconds(click.ParamType):
+class Seconds(click.ParamType):  # type: ignore[type-arg]
     """A positive, finite number of seconds (a threshold: zero, NaN and infinity mean nothing)."""
 
     name = "seconds"
@@ -134,6 +134,4 @@ class OneLineGroup(click.Group):
 def _brief(exc: click.UsageError) -> click.UsageError:
     if isinstance(exc, _OneLine):
         return exc
-    brief = _OneLine(one_line(exc), exc.ctx)
-    brief.exit_code = EXIT_USAGE
-    return brief
+    return _OneLine(one_line(exc), exc.ctx)  # exit 2 (EXIT_USAGE), as every UsageError
