@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -60,3 +61,93 @@ def test_stall_must_be_a_positive_finite_number(command: str, value: str) -> Non
 
 def test_a_good_stall_still_works() -> None:
     assert streamfold("show", "--stall", "0.5", REASONING)[0] == 0
+
+
+# -- check: a trailing newline ----------------------------------------------------------
+
+PLAIN = EXAMPLES / "openai-plain-text.sse"
+
+
+def _content(capture: Path) -> str:
+    from streamfold import fold
+
+    return fold(capture.read_bytes()).choices[0].content
+
+
+def test_check_accepts_one_trailing_newline_in_the_expected_text(tmp_path: Path) -> None:
+    for ending in ("\n", "\r\n"):
+        expected = tmp_path / "out.txt"
+        expected.write_bytes((_content(PLAIN) + ending).encode())
+        code, out, err = streamfold("check", str(PLAIN), "--expect", str(expected))
+        assert (code, err) == (0, "") and "matches the reference" in out
+    assert streamfold("check", str(PLAIN), "--expect", "-", stdin=_content(PLAIN) + "\n")[0] == 0
+
+
+def test_check_names_trailing_whitespace_as_the_cause() -> None:
+    code, out, _ = streamfold("check", str(PLAIN), "--expect", "-", stdin=_content(PLAIN) + " \n\n")
+    out = " ".join(out.split())
+    assert code == 1 and "the only difference is whitespace or newlines at the end of the text" in out
+    assert "the stream is not at fault" in out
+
+
+# -- diff: JSON values, the first difference, nothing cut silently -----------------------
+
+def _edited(tmp_path: Path, name: str, edit: dict[str, str]) -> Path:
+    text = PLAIN.read_text()
+    for old, new in edit.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_diff_prints_json_values_and_the_first_difference(tmp_path: Path) -> None:
+    content = _content(PLAIN)
+    other = _edited(tmp_path, "b.sse", {'"content":"Server"': '"content":"Serv\\ner"'})
+    code, out, _ = streamfold("diff", str(PLAIN), str(other))
+    flat = " ".join(out.split())  # lines wrap at the terminal width
+    line = flat[flat.index("differs content"):]
+    assert code == 1
+    assert line.startswith("differs content (first difference at character 4, line 1:5): A \"Server-sent")
+    shown = " ".join(json.dumps(content, ensure_ascii=False)[:200].split())
+    assert f"A {shown}… ({len(json.dumps(content, ensure_ascii=False)) - 200} more characters; --all shows them)" in line
+    code, out, _ = streamfold("diff", "--all", str(PLAIN), str(other))
+    whole = " ".join(json.dumps(content, ensure_ascii=False).split())
+    assert f"A {whole} · B " in " ".join(out.split()) and "more characters" not in out
+
+
+def test_diff_shows_null_and_true_as_json(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.sse"
+    cut.write_text(PLAIN.read_text().split('"finish_reason":"stop"')[0].rsplit("\n\n", 1)[0] + "\n\n")
+    code, out, _ = streamfold("diff", str(PLAIN), str(cut))
+    assert code == 1
+    assert "differs complete: A true · B false" in out
+    assert 'differs finish_reason: A "stop" · B null' in out
+
+
+def test_diff_says_how_many_frames_it_left_out(tmp_path: Path) -> None:
+    lines = PLAIN.read_text().split("\n\n")
+    changed = [line.replace('"content":"', '"content":"x', 1) if '"content":"' in line else line for line in lines]
+    assert sum(a != b for a, b in zip(lines, changed)) > 25
+    other = tmp_path / "b.sse"
+    other.write_text("\n\n".join(changed))
+    code, out, _ = streamfold("diff", str(PLAIN), str(other))
+    total = sum(1 for row in streamfold("diff", "--all", str(PLAIN), str(other))[1].splitlines()
+                if row.startswith("changed frame"))
+    assert code == 1 and total > 25
+    assert sum(1 for row in out.splitlines() if row.startswith("changed frame")) == 20
+    assert f"… and {total - 20} more changed frames (--all shows every one)" in out
+
+
+def test_diff_gives_line_and_column_in_multi_line_text(tmp_path: Path) -> None:
+    def capture(name: str, text: str) -> str:
+        chunk = {"object": "chat.completion.chunk", "model": "m",
+                 "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}
+        path = tmp_path / name
+        path.write_text(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n")
+        return str(path)
+
+    code, out, _ = streamfold("diff", capture("a.sse", "one\ntwo\nthree"), capture("b.sse", "one\ntwo\nthr33"))
+    assert code == 1
+    assert 'differs content (first difference at character 11, line 3:4): A "one\\ntwo\\nthree" · B ' in out

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 import click
+from rich.console import Console
 from rich.text import Text
 
 from ..result import Result
@@ -69,22 +70,34 @@ def check(capture: str, input_format: str, entry: str | None, expected: str, cho
     sys.exit(EXIT_MISMATCH)
 
 
+#: How many frames of each kind, and characters of each value, `diff` shows unless --all.
+SHOWN_FRAMES = 20
+SHOWN_CHARS = 200
+
+
 @click.command()
 @click.argument("first", metavar="A")
 @click.argument("second", metavar="B")
 @dialect_option
-def diff(first: str, second: str, dialect: str | None) -> None:
+@click.option("--all", "show_all", is_flag=True,
+              help=f"Show every differing frame and whole values (by default the first {SHOWN_FRAMES} frames of "
+                   f"each kind and {SHOWN_CHARS} characters of a value, and how many more there are).")
+def diff(first: str, second: str, dialect: str | None, show_all: bool) -> None:
     """Compare two captures: which frames differ or are missing, and how the replies differ.
 
     B may also be a non-streaming JSON response to the same request ("stream=false
-    works"): then only the replies are compared. Exit 1 when they differ.
+    works"): then only the replies are compared. Values are shown as JSON; for a
+    differing text, where it first differs (character, and line:column when it
+    has several lines). Exit 1 when they differ.
 
     \b
     Examples:
       streamfold diff through-proxy.sse direct.sse
       streamfold diff stream.sse non-streaming-response.json
+      streamfold diff --all through-proxy.sse direct.sse
     """
     shown = console()
+    limit = None if show_all else SHOWN_FRAMES
     a = load_capture(first, dialect=dialect).result
     second_bytes = read_input(second)
     response, unread = _response(second_bytes)
@@ -102,19 +115,48 @@ def diff(first: str, second: str, dialect: str | None) -> None:
         differences = diff_results(a, b)
         shown.print(Text(f"A: {a.dialect}, {len(a.frames)} frames · B: {b.dialect}, {len(b.frames)} frames · "
                          f"{frames.same} frames alike (ids, timestamps and padding ignored)", style="dim"))
-        for index_a, index_b in frames.changed[:20]:
+        for index_a, index_b in frames.changed[:limit]:
             shown.print(Text.assemble(("changed ", "yellow"), f"frame A{index_a} ≠ B{index_b}: ",
                                       (_short(a, index_a), "red"), " → ", (_short(b, index_b), "green")))
+        _more(shown, len(frames.changed), limit, "changed frames")
         for label, indexes, result in (("only in A", frames.only_a, a), ("only in B", frames.only_b, b)):
-            for index in indexes[:20]:
+            for index in indexes[:limit]:
                 shown.print(Text.assemble((f"{label} ", "yellow"), f"frame {index}: ", _short(result, index)))
+            _more(shown, len(indexes), limit, f"frames {label}")
         frames_differ = bool(frames.changed or frames.only_a or frames.only_b)
     for key, left, right in differences:
-        shown.print(Text.assemble(("differs ", "bold red"), (key, "bold"), f": A {left!r:.200} · B {right!r:.200}"))
+        where = _first_difference(left, right)
+        shown.print(Text.assemble(("differs ", "bold red"), (key, "bold"), where and f" ({where})",
+                                  f": A {_value(left, show_all)} · B {_value(right, show_all)}"))
     if not differences and not frames_differ:
         shown.print(Text("the replies are the same", style="green"))
         return
     sys.exit(EXIT_MISMATCH)
+
+
+def _more(shown: Console, count: int, limit: int | None, what: str) -> None:
+    if limit is not None and count > limit:
+        shown.print(Text(f"… and {count - limit} more {what} (--all shows every one)", style="yellow"))
+
+
+def _value(value: Any, whole: bool) -> str:
+    """The value as JSON (`"a"`, `null`, `true`), cut at SHOWN_CHARS characters unless `whole`, saying so."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if whole or len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}… ({len(text) - SHOWN_CHARS} more characters; --all shows them)"
+
+
+def _first_difference(left: Any, right: Any) -> str:
+    """Where two differing texts first differ: `first difference at character 12` (and `, line 2:5`)."""
+    if not isinstance(left, str) or not isinstance(right, str) or left == right:
+        return ""
+    at = next((i for i, (x, y) in enumerate(zip(left, right)) if x != y), min(len(left), len(right)))
+    where = f"first difference at character {at}"
+    if "\n" in left or "\n" in right:
+        before = left[:at]
+        where += f", line {before.count(chr(10)) + 1}:{at - (before.rfind(chr(10)) + 1) + 1}"
+    return where
 
 
 def _response(data: bytes) -> tuple[Summary | None, str | None]:

@@ -53,8 +53,12 @@ def reply_of(value: Any) -> dict[str, Any]:
 def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
     """Compare what a client built with the reference fold; an empty list means they agree.
 
-    The fields compared are `diff`'s (`CHECKED` of them); a divergence says where and why.
+    The fields compared are `diff`'s (`CHECKED` of them); a divergence says where and why. Text
+    given as text may end with one newline the reference does not have (every editor, `echo` and
+    `jq -r` write one): it is not counted as a difference.
     """
+    if isinstance(expected_value, str):
+        expected_value = _without_final_newline(expected_value, result, choice)
     client = summary_of_response(expected_value, choice=choice, calls_when_absent=False)
     reference = result.choice(choice)
     differing = [found for found in compare(Summary(result, choices=frozenset({choice})), client, only=CHECKED)
@@ -74,6 +78,15 @@ def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list
     return divergences
 
 
+def _without_final_newline(text: str, result: Result, choice: int) -> str:
+    found = result.choice(choice)
+    reference = found.content if found is not None else ""
+    for newline in ("\r\n", "\n"):
+        if text.endswith(newline) and not reference.endswith(newline):
+            return text[: -len(newline)]
+    return text
+
+
 def _text_divergence(result: Result, choice: int, reference: str, client: str) -> Divergence:
     at = next((i for i, (a, b) in enumerate(zip(reference, client)) if a != b), min(len(reference), len(client)))
     frame = result.frame_producing_char(at, choice=choice, field="content") if at < len(reference) else None
@@ -84,6 +97,9 @@ def _text_divergence(result: Result, choice: int, reference: str, client: str) -
 
 
 def _text_cause(result: Result, choice: int, reference: str, client: str) -> str:
+    if reference.rstrip() == client.rstrip():
+        return ("the only difference is whitespace or newlines at the end of the text: the stream is not at "
+                "fault (an editor, echo or print may have added them, or the client strips them)")
     runs = result.text_runs(choice=choice, field="content")
     dropped = _dropped_frames(reference, runs, client)
     if dropped is not None and dropped:
