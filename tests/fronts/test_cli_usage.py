@@ -43,6 +43,10 @@ def test_group_options_work_after_the_command_too() -> None:
     (["--colr", "never", "show", REASONING],
      "streamfold: unknown option --colr; did you mean --color? (try: streamfold --help)"),
     (["shw", REASONING], "streamfold: unknown command 'shw'; did you mean show? (try: streamfold --help)"),
+    (["show", REASONING, "--entry"],
+     "streamfold show: option '--entry' requires an argument (try: streamfold show --help)"),
+    (["web", "/no/such/capture"],
+     "streamfold web: invalid FILE: File '/no/such/capture' does not exist (try: streamfold web --help)"),
     (["blame", REASONING, "--offset", "q"],
      "streamfold blame: invalid --offset: 'q' is not a valid integer (try: streamfold blame --help)"),
 ])

@@ -74,10 +74,11 @@ class _OneLine(click.UsageError):
         click.echo(self.message, err=True)
 
 
-def one_line(exc: click.UsageError) -> str:
-    """`exc` in one line: `streamfold show: missing FILE (try: streamfold show --help)`."""
+def one_line(exc: click.UsageError, path: str = "streamfold") -> str:
+    """`exc` in one line: `streamfold show: missing FILE (try: streamfold show --help)`; `path` names
+    the command when the error does not."""
     ctx = exc.ctx
-    path = ctx.command_path if ctx is not None else "streamfold"
+    path = ctx.command_path if ctx is not None else path
     if isinstance(exc, click.MissingParameter) and exc.param is not None:
         param = exc.param
         if isinstance(param, click.Argument):
@@ -91,6 +92,8 @@ def one_line(exc: click.UsageError) -> str:
             said += f"; did you mean {' or '.join(sorted(exc.possibilities)[:3])}?"
     elif isinstance(exc, click.BadParameter) and (exc.param_hint or exc.param is not None):
         hint = exc.param_hint or (exc.param.opts[0] if exc.param is not None and exc.param.opts else "")
+        if isinstance(exc.param, click.Argument) and ctx is not None:
+            hint = exc.param.make_metavar(ctx).strip("[]")
         named = hint if isinstance(hint, str) else " / ".join(hint)
         said = f"invalid {named}: {' '.join(exc.message.split()).rstrip('.')}"
     else:
@@ -128,10 +131,11 @@ class OneLineGroup(click.Group):
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as exc:
-            raise _brief(exc) from None
+            command = ctx.invoked_subcommand
+            raise _brief(exc, f"{ctx.command_path} {command}" if command else ctx.command_path) from None
 
 
-def _brief(exc: click.UsageError) -> click.UsageError:
+def _brief(exc: click.UsageError, path: str = "streamfold") -> click.UsageError:
     if isinstance(exc, _OneLine):
         return exc
-    return _OneLine(one_line(exc), exc.ctx)  # exit 2 (EXIT_USAGE), as every UsageError
+    return _OneLine(one_line(exc, path), exc.ctx)  # exit 2 (EXIT_USAGE), as every UsageError
