@@ -5,6 +5,7 @@ The bounds are asserted structurally (sizes, counts, operations), not by timing.
 from __future__ import annotations
 
 import json
+import random
 import sys
 import tracemalloc
 from collections.abc import Callable
@@ -15,10 +16,11 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import Folder, Result, fold
+from streamfold.dialects._calls import CallIndex
 from streamfold.dialects.openai_chat.tools import ChoiceState
 from streamfold.framing import NDJSONParser, SSEParser
 from streamfold.framing._records import PackedRun, expand
-from streamfold.merge import TextBuffer
+from streamfold.merge import Merger, TextBuffer, ToolPath, WholeText
 
 
 def _sse(*payloads: Any) -> bytes:
@@ -140,6 +142,66 @@ def test_whole_calls_repeated_after_many_others_are_still_found() -> None:
     assert len(result.choices[0].tool_calls) == 50
     repeated = [d for d in result.diagnostics if d.code == "tool-call-repeated"]
     assert [(d.frame, d.details["tool_call"]) for d in repeated] == [(50, 7), (51, 9)]
+
+
+def test_whole_gemini_calls_peak_under_20x_their_input() -> None:
+    # The cap raised past the size, so it does not hide the growth. Before: 26.7x (3.2 KB a call:
+    # a list per call twice in the dedupe index, a TextBuffer with two arrays for args that arrive
+    # whole, a block dict per part, a sources dict, sets of keys, the last 1 MiB slice held); now ~15x.
+    data = _tools_gemini(5000)
+    tracemalloc.start()
+    try:
+        result = fold(data, max_tool_calls=10**6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    calls = result.choices[0].tool_calls
+    assert len(calls) == 5000 and calls[4999].parsed == {"i": 4999} and calls[4999].arguments == '{"i":4999}'
+    assert peak < 20 * len(data), peak / len(data)
+
+
+def test_call_index_finds_what_a_scan_finds() -> None:
+    # One key per content is held as an int, more as a sorted list: `first` is still the scan's answer.
+    rng = random.Random(7)
+    index, held = CallIndex(), {}
+    for step in range(3000):
+        key = rng.randrange(40)
+        if key in held:
+            index.remove(key, *held.pop(key))
+        if rng.random() < 0.7:
+            held[key] = (rng.randrange(4), rng.random() < 0.3)
+            index.add(key, *held[key])
+        content, has_id = rng.randrange(4), rng.random() < 0.5
+        scan = [k for k, (c, i) in sorted(held.items()) if c == content and (not has_id or not i)]
+        assert index.first(content, has_id) == (scan[0] if scan else None), step
+
+
+def test_whole_text_grows_into_a_buffer_when_appended_to() -> None:
+    whole, merger = Merger(journal=True), Merger(journal=True)
+    path: ToolPath = (0, "tool", 0, "arguments")
+    whole.append_whole(path, '{"a":', 3)
+    merger.append(path, '{"a":', 3)
+    assert type(whole.texts[path]) is WholeText
+    assert whole.texts[path].fragments() == [('{"a":', 3)] and whole.frames_of(path) == (3, 3)
+    assert whole.texts[path].frame_at(4) == 3 and whole.texts[path].frame_at(5) is None
+    for m in (whole, merger):
+        m.append_whole(path, "1}", 5)  # not its first text: a plain append
+    assert type(whole.texts[path]) is TextBuffer
+    for m in (whole, merger):
+        assert m.texts[path].fragments() == [('{"a":', 3), ("1}", 5)]
+        assert m.parse(path, 5).value == {"a": 1} and m.frames_of(path) == (3, 5)
+    assert whole.drain() == merger.drain()
+
+
+def test_sources_are_the_texts_and_calls_of_the_result() -> None:
+    data = _sse({"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]},
+                *({"candidates": [{"content": {"role": "model", "parts": [
+                    {"functionCall": {"name": "f", "args": {"i": i}}}]}}]} for i in range(2)))
+    result = fold(data)
+    assert list(result.sources) == [(0, "content"), (0, "tool:0"), (0, "tool:1")] and len(result.sources) == 3
+    assert result.sources[(0, "tool:1")].frame_at(0) == 2 and result.sources[(0, "content")].frame_at(1) == 0
+    for missing in ((0, "reasoning"), (0, "tool:01"), (0, "tool:2"), (0, "tool:-1"), (1, "content"), "x", (0,)):
+        assert result.sources.get(missing) is None
 
 
 # -- findings collapse per code ---------------------------------------------------------

@@ -25,37 +25,58 @@ def content_key(*values: object) -> Hashable:
 
 
 class CallIndex:
-    """The keys of whole tool calls by content: all of them, and those without an id."""
+    """The keys of whole tool calls by content, those with an id apart from those without.
 
-    __slots__ = ("_all", "_idless")
+    A content's keys are one int, or a sorted list once a second call has that content: a stream
+    of distinct calls (the usual one, and the hostile one) holds no list per call."""
+
+    __slots__ = ("_idless", "_with_id")
 
     def __init__(self) -> None:
-        self._all: dict[Hashable, list[int]] = {}
-        self._idless: dict[Hashable, list[int]] = {}
+        self._idless: dict[Hashable, int | list[int]] = {}
+        self._with_id: dict[Hashable, int | list[int]] = {}
 
     def add(self, key: int, content: Hashable, has_id: bool) -> None:
-        insort(self._all.setdefault(content, []), key)
-        if not has_id:
-            insort(self._idless.setdefault(content, []), key)
+        index = self._with_id if has_id else self._idless
+        keys = index.get(content)
+        if keys is None:
+            index[content] = key
+        elif type(keys) is int:
+            index[content] = sorted((keys, key))
+        else:
+            assert isinstance(keys, list)
+            insort(keys, key)
 
     def remove(self, key: int, content: Hashable, has_id: bool) -> None:
-        _discard(self._all, content, key)
-        if not has_id:
-            _discard(self._idless, content, key)
+        index = self._with_id if has_id else self._idless
+        keys = index.get(content)
+        if keys is None:
+            return
+        if type(keys) is int:
+            if keys == key:
+                del index[content]
+            return
+        assert isinstance(keys, list)
+        position = bisect_left(keys, key)
+        if position < len(keys) and keys[position] == key:
+            del keys[position]
+            if len(keys) == 1:
+                index[content] = keys[0]
 
     def first(self, content: Hashable, has_id: bool) -> int | None:
         """The smallest key with this content that a call with (`has_id`) or without an id repeats:
         a call with an id repeats only calls that had none (calls with ids match by id)."""
-        keys = (self._idless if has_id else self._all).get(content)
-        return keys[0] if keys else None
+        idless = _first(self._idless.get(content))
+        if has_id:
+            return idless
+        with_id = _first(self._with_id.get(content))
+        if idless is None or with_id is None:
+            return with_id if idless is None else idless
+        return min(idless, with_id)
 
 
-def _discard(index: dict[Hashable, list[int]], content: Hashable, key: int) -> None:
-    keys = index.get(content)
-    if keys is None:
-        return
-    position = bisect_left(keys, key)
-    if position < len(keys) and keys[position] == key:
-        del keys[position]
-        if not keys:
-            del index[content]
+def _first(keys: int | list[int] | None) -> int | None:
+    if keys is None or type(keys) is int:
+        return keys
+    assert isinstance(keys, list)
+    return keys[0]

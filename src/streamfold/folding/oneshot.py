@@ -28,6 +28,7 @@ def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None
         data = data.encode("utf-8", "surrogatepass")
     for done, piece in slices(data, lambda: folder._frames.records):
         folder._feed(piece)
+        del piece  # a slice is a copy (up to 1 MiB): not held while the result is built
         if progress is not None:
             progress(done, len(data))
     return folder.close()

@@ -316,6 +316,7 @@ class Gemini(Parts):
             if state.parts:
                 last = state.parts[-1]
                 self.merger.replace((index, "block", last.key), last.block, last.last_frame)
+            state.forget_calls()
         self._unframed_errors()
 
     def _unframed_errors(self) -> None:

@@ -15,6 +15,7 @@ are kept whole, and every `thoughtSignature` stays with the part it rode on
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 from ..._json import MAX_DEPTH
@@ -109,6 +110,8 @@ class Parts(Dialect):
     def _function_call(self, index: int, state: Candidate, call: dict[str, Any], signature: str | None,
                        frame: int) -> None:
         name = self.string(call.get("name"), frame, f"a `functionCall` `name` in candidate {index}") or None
+        if name is not None:
+            name = intern(name)  # held by the call's merger value and its dedupe key: one copy per name
         call_id = self.string(call.get("id"), frame, f"a `functionCall` `id` in candidate {index}") or None
         streamed = state.streamed
         if streamed is not None:
@@ -159,7 +162,7 @@ class Parts(Dialect):
         merger = self.merger
         merger.set_once((*path, "id"), call_id, frame)
         merger.set_once((*path, "name"), name, frame)
-        merger.append((*path, "arguments"), arguments, frame)
+        merger.append_whole((*path, "arguments"), arguments, frame)
         merger.parse((*path, "arguments"), frame)  # a whole call is a closed block
 
     def _known_call(self, state: Candidate, call_id: str | None, name: str | None, arguments: str) -> int | None:
@@ -247,7 +250,7 @@ class Parts(Dialect):
         arguments = dumps(streamed.args)
         state.set_tool(streamed.key, streamed.id, streamed.name, arguments)
         path: ToolPath = (index, "tool", streamed.key, "arguments")
-        self.merger.append(path, arguments, frame)
+        self.merger.append_whole(path, arguments, frame)
         self.merger.parse(path, frame)
         part = streamed.part
         self.merger.replace((index, "block", part.key), part.block, part.last_frame)

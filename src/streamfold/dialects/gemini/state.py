@@ -28,6 +28,19 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+#: kind -> the block value its parts share (a dict per part cost ~180 bytes a function call).
+_BLOCKS: dict[str, dict[str, Any]] = {}
+
+
+def _block(kind: str) -> dict[str, Any]:
+    block = _BLOCKS.get(kind)
+    if block is None:
+        block = {"type": kind}
+        if len(_BLOCKS) < 64:  # the kinds Gemini sends, not every name a hostile stream makes up
+            _BLOCKS[kind] = block
+    return block
+
+
 class Part:
     """One part of a candidate's reply, as the non-streaming response would list it."""
 
@@ -46,7 +59,9 @@ class Part:
         self.tool: int | None = None
         #: For whole parts: the part as sent.
         self.whole: dict[str, Any] | None = None
-        self.block: dict[str, Any] = {"type": kind, "index": key}
+        #: The block's value in the merger, {"type": kind}: its index is the block key, which the result
+        #: builder reads from the block's path. Shared by the parts of a kind (read, never changed).
+        self.block = _block(kind)
         self.last_frame = frame
 
 
@@ -111,6 +126,14 @@ class Candidate:
             self.tools_by_content.remove(key, content_key(held[1], held[2]), held[0] is not None)
         self.tools[key] = (call_id, name, arguments)
         self.tools_by_content.add(key, content_key(name, arguments), call_id is not None)
+
+    def forget_calls(self) -> None:
+        """The stream has ended: no call can repeat one any more, so the dedupe state goes (~250
+        bytes a call) before the result is built beside what the fold holds."""
+        self.tools.clear()
+        self.tools_by_content = CallIndex()
+        self.tool_ids.clear()
+        self.tool_parts.clear()
 
     def keep_fields(self, candidate: dict[str, Any]) -> list[tuple[str, Any]]:
         """The candidate's fields beyond its content and finish reason, kept for export. Returns
