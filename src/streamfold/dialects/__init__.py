@@ -6,8 +6,6 @@ that claims a decoded payload (reference §3 order), or None.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..result import register_exporter
 from ._base import Dialect
 from .anthropic import Anthropic
@@ -45,7 +43,7 @@ def for_transport(transport: str) -> type[Dialect] | None:
     return next((dialect for dialect in _ALL if transport in dialect.transports), None)
 
 
-def detect(value: Any) -> type[Dialect] | None:
+def detect(value: object) -> type[Dialect] | None:
     for dialect in _DETECTION_ORDER:
         if dialect.claims(value):
             return dialect

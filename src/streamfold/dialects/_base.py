@@ -142,11 +142,11 @@ class Dialect:
     # -- what a dialect implements ----------------------------------------------------
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         """Does this decoded payload look like this dialect's?"""
         return False
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         """Fold one decoded JSON payload into the merger."""
 
     def fold_fast(self, value: Any, frame: int, event: bytes | None) -> bool:
@@ -166,7 +166,7 @@ class Dialect:
         for index in unfinished:
             merger.replace((index, "error"), message, frame)
 
-    def _not_text(self, path: Path, value: Any, frame: int) -> None:
+    def _not_text(self, path: Path, value: object, frame: int) -> None:
         """The merger refused a value that is not a string where the Result holds text."""
         field = str(path[-1]).replace("_", " ")
         if len(path) == 4:
@@ -175,7 +175,7 @@ class Dialect:
             where = f"the {field} of choice {path[0]}" if type(path[0]) is int else f"the {field}"
         self.wrong_type(value, frame, where, "a string")
 
-    def wrong_type(self, value: Any, frame: int | None, what: str, expected: str,
+    def wrong_type(self, value: object, frame: int | None, what: str, expected: str,
                    consequence: str = "ignored") -> None:
         """Report a payload value of the wrong JSON type (`what` names it, `expected` is what
         belongs there) as `unexpected-payload` at its frame."""
@@ -185,7 +185,7 @@ class Dialect:
             if frame is not None else f"{what} is {_a_json_type(value)}, not {expected}; {consequence}",
             expected=expected)
 
-    def string(self, value: Any, frame: int, what: str) -> str | None:
+    def string(self, value: object, frame: int, what: str) -> str | None:
         """`value` if it is a string, None if it is None; anything else is reported and None."""
         if value is None or type(value) is str:
             return value
@@ -263,7 +263,7 @@ class Dialect:
             return TOOL_CALLS
         return value
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         return None
 
     @classmethod
@@ -273,14 +273,14 @@ class Dialect:
         raise NotImplementedError(f"export is not available for the {cls.name} dialect yet")
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         """The reverse of `export`: the facts of this vendor's non-streaming response body, or
         None when `value` is not one: {"content", "reasoning", "tool_calls": [(name, arguments
         text)], "finish_reason" (raw), "usage" (the raw usage object)}. Used by `check`/`diff`."""
         return None
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         """A one-line description of a payload, for the frames table."""
         return compact_json(value)
 
@@ -295,7 +295,7 @@ def _frame_at(fragments: Sequence[tuple[str, int]], offset: int) -> int:
     return fragments[-1][1]
 
 
-def event_type(value: Any) -> str | None:
+def event_type(value: object) -> str | None:
     """The `type` of a typed-event payload (Anthropic, Responses, Cohere, LM Studio), if it is a string.
 
     `claims` runs on any payload during detection, so a `type` that is a list or
@@ -307,22 +307,22 @@ def event_type(value: Any) -> str | None:
     return kind if type(kind) is str else None
 
 
-def dumps_arguments(value: Any) -> str:
+def dumps_arguments(value: object) -> str:
     """Object-valued tool arguments/input as the raw `arguments` string (compact, UTF-8 kept)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def compact_json(value: Any, limit: int = 200) -> str:
+def compact_json(value: object, limit: int = 200) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def top_level_keys(value: Any) -> list[str]:
+def top_level_keys(value: object) -> list[str]:
     return sorted(value) if isinstance(value, dict) else [type(value).__name__]
 
 
 
-def _a_json_type(value: Any) -> str:
+def _a_json_type(value: object) -> str:
     """`value`'s JSON type with its article, for messages: "a number", "an object"..."""
     if value is True or value is False:
         return "a boolean"

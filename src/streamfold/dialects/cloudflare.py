@@ -57,12 +57,12 @@ class Cloudflare(Dialect):
         self._by_id: dict[str, int] = {}
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         return (type(value) is dict and type(value.get("response")) is str
                 and "done" not in value and "created_at" not in value and "type" not in value
                 and "choices" not in value)
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self._unexpected(f"expected a JSON object, got {type(value).__name__}; ignored", frame)
             return
@@ -137,7 +137,7 @@ class Cloudflare(Dialect):
         self._tool_keys.append(key)
         return key
 
-    def _error(self, error: Any, frame: int) -> None:
+    def _error(self, error: object, frame: int) -> None:
         if type(error) is list and error and type(error[0]) is dict:
             first = error[0]
             message = first.get("message") or compact_json(first)
@@ -177,7 +177,7 @@ class Cloudflare(Dialect):
         failed = [error.message for error in result.errors if error.code == "in-stream-error"]
         return {"result": body, "success": not failed, "errors": [{"message": m} for m in failed], "messages": []}
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_tokens = raw.get("prompt_tokens")
@@ -191,7 +191,7 @@ class Cloudflare(Dialect):
                 "cache_read_tokens": cached, "total_tokens": total}
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         parts: list[str] = []

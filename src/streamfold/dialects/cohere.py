@@ -94,12 +94,12 @@ class Cohere(Dialect):
         }
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         return event_type(value) in _TYPES
 
     # -- the fold loop -------------------------------------------------------
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self._unexpected(f"expected a JSON object, got {type(value).__name__}", frame, None)
             return
@@ -145,7 +145,7 @@ class Cohere(Dialect):
             self._item(value.get("index"), "thinking")
             self._reasoning.add(thinking, frame)
 
-    def _item(self, index: Any, kind: str) -> None:
+    def _item(self, index: object, kind: str) -> None:
         """Open content item `index` lazily (a delta without its content-start)."""
         if type(index) is int and index not in self._items:
             buffer = self._content if kind == "text" else self._reasoning
@@ -193,7 +193,7 @@ class Cohere(Dialect):
         elif type(calls) is dict:
             self._one_tool_call(index, calls, frame)
 
-    def _one_tool_call(self, index: Any, call: Any, frame: int) -> None:
+    def _one_tool_call(self, index: object, call: Any, frame: int) -> None:
         if type(call) is not dict:
             return
         if type(index) is not int:
@@ -266,7 +266,7 @@ class Cohere(Dialect):
             merger.parse((0, "tool", key, "arguments"), frame)
         self.terminate(frame)
 
-    def _unexpected(self, message: str, frame: int, once: Any) -> None:
+    def _unexpected(self, message: str, frame: int, once: object) -> None:
         self.report.diagnostic("unexpected-payload", frame, message, severity=Severity.INFO,
                                once=("cohere", once) if once is not None else None)
 
@@ -277,7 +277,7 @@ class Cohere(Dialect):
         for key in self._tool_keys:
             self.check_arguments(0, key, last_frame)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         # Cohere reports two counts. `tokens` is what the model actually read and wrote (the
         # rendered prompt with its preamble and tool definitions, every generated token); this
         # is what every other vendor calls input/output tokens, so it is used here.
@@ -345,7 +345,7 @@ class Cohere(Dialect):
         return out
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         kind = value.get("type")

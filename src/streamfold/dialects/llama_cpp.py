@@ -66,12 +66,12 @@ class LlamaCpp(Dialect):
         self._final: dict[str, Any] | None = None
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         return (type(value) is dict and type(value.get("stop")) is bool
                 and ("content" in value or "prompt_progress" in value)
                 and "type" not in value and "choices" not in value and "object" not in value)
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -114,7 +114,7 @@ class LlamaCpp(Dialect):
         self._final = value
         self.terminate(frame)
 
-    def _error(self, error: Any, frame: int) -> None:
+    def _error(self, error: object, frame: int) -> None:
         if type(error) is dict:
             message = error.get("message") or compact_json(error)
             code = error.get("type") or error.get("code")
@@ -164,7 +164,7 @@ class LlamaCpp(Dialect):
             f"probably a token that is only part of a multi-byte UTF-8 character; {reason}. The content "
             "is kept as streamed", replaced=count)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_tokens = raw.get("tokens_evaluated")
@@ -196,7 +196,7 @@ class LlamaCpp(Dialect):
         return out
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         parts: list[str] = []

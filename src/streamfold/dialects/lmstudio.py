@@ -67,10 +67,10 @@ class LMStudio(Dialect):
         self._result: dict[str, Any] | None = None
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         return event_type(value) in _TYPES
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self._unexpected(f"expected a JSON object, got {type(value).__name__}; ignored", frame, None)
             return
@@ -132,7 +132,7 @@ class LMStudio(Dialect):
         if arguments is not None:
             self._set_arguments(key, arguments, frame)
 
-    def _set_arguments(self, key: int, arguments: Any, frame: int) -> None:
+    def _set_arguments(self, key: int, arguments: object, frame: int) -> None:
         """WHOLE: the arguments arrive complete; a second copy replaces the first."""
         text = arguments if type(arguments) is str else dumps_arguments(arguments)
         path: ToolPath = (0, "tool", key, "arguments")
@@ -234,11 +234,11 @@ class LMStudio(Dialect):
             f"{what}. The `chat.end` result is kept, because LM Studio makes it the aggregated, authoritative "
             "reply; a client that only joins the deltas shows the other version", field=field)
 
-    def _unexpected(self, message: str, frame: int, once: Any) -> None:
+    def _unexpected(self, message: str, frame: int, once: object) -> None:
         self.report.diagnostic("unexpected-payload", frame, message, severity=Severity.INFO,
                                once=("lmstudio", once) if once is not None else None)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_tokens = raw.get("input_tokens")
@@ -310,7 +310,7 @@ class LMStudio(Dialect):
         return out
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         kind = value.get("type")

@@ -36,7 +36,7 @@ _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval
             "eval_duration")
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -66,7 +66,7 @@ class Ollama(Dialect):
         self.fast_decoder = _FAST_SHAPES
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         return (type(value) is dict and type(value.get("done")) is bool
                 and (type(value.get("message")) is dict or type(value.get("response")) is str))
 
@@ -155,7 +155,7 @@ class Ollama(Dialect):
         if calls:
             self._tool_calls(calls, frame)
 
-    def _tool_calls(self, calls: Any, frame: int) -> None:
+    def _tool_calls(self, calls: object, frame: int) -> None:
         for call in calls if type(calls) is list else [calls]:
             if type(call) is not dict:
                 continue
@@ -245,7 +245,7 @@ class Ollama(Dialect):
         if line.get("error"):
             self._in_stream_error(line["error"], frame)
 
-    def _in_stream_error(self, error: Any, frame: int) -> None:
+    def _in_stream_error(self, error: object, frame: int) -> None:
         message = (error.get("message") or _dumps(error)) if type(error) is dict else str(error)
         self.report.error(
             "in-stream-error", frame,
@@ -253,7 +253,7 @@ class Ollama(Dialect):
             raw=_dumps({"error": error}))
         self.merger.replace((0, "error"), str(message), frame)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_tokens = raw.get("prompt_eval_count")
@@ -336,7 +336,7 @@ class Ollama(Dialect):
         return out
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         """Ollama's non-streaming `/api/chat` or `/api/generate` response."""
         if not (isinstance(value, dict) and "done" in value and ("message" in value or "response" in value)):
             return None
@@ -355,7 +355,7 @@ class Ollama(Dialect):
         }
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         out: list[str] = []

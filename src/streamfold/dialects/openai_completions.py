@@ -22,7 +22,7 @@ class OpenAICompletions(OpenAIChat):
     name = "openai-completions"
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         if not isinstance(value, dict):
             return False
         if value.get("object") in ("text_completion", "completion.chunk"):
@@ -44,6 +44,6 @@ class OpenAICompletions(OpenAIChat):
         return export_completion(result)
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         """A legacy `Completion` (`text_completion`)."""
         return read_completion(value)

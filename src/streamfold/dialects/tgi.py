@@ -53,7 +53,7 @@ class TGI(Dialect):
         self._details: dict[str, Any] | None = None
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         if type(value) is not dict:
             return False
         if type(value.get("token")) is dict and "generated_text" in value:
@@ -61,7 +61,7 @@ class TGI(Dialect):
         # TGI's ErrorResponse: a stream that fails before its first token has only this.
         return type(value.get("error")) is str and type(value.get("error_type")) is str
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self._unexpected(value, frame)
             return
@@ -79,14 +79,14 @@ class TGI(Dialect):
         elif "error" in value and value["error"] is not None:
             self._error(value, frame)
 
-    def _special(self, text: Any, frame: int) -> None:
+    def _special(self, text: object, frame: int) -> None:
         self.report.diagnostic(
             "special-token-skipped", frame,
             f"frame {frame} streams the special token {text!r} (`token.special: true`): it is a tokenizer "
             "marker, not reply text, so it was not added to the content. A client that appends every "
             "`token.text` shows it", severity=Severity.INFO, once="tgi-special", token=text)
 
-    def _last_event(self, value: dict[str, Any], generated: Any, frame: int) -> None:
+    def _last_event(self, value: dict[str, Any], generated: object, frame: int) -> None:
         merger = self.merger
         details = value.get("details")
         if type(details) is dict:
@@ -127,12 +127,12 @@ class TGI(Dialect):
         self.in_stream_error(frame, f"TGI sent an error inside the HTTP 200 stream{detail}: {message}",
                              raw=json.dumps(value, ensure_ascii=False))
 
-    def _unexpected(self, value: Any, frame: int) -> None:
+    def _unexpected(self, value: object, frame: int) -> None:
         self.report.diagnostic(
             "unexpected-payload", frame,
             f"expected a JSON object (a TGI stream event), got {type(value).__name__}; ignored")
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_tokens = raw.get("input_length")
@@ -163,7 +163,7 @@ class TGI(Dialect):
         return out
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
         parts: list[str] = []

@@ -9,7 +9,7 @@ envelope are still reported.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._base import Dialect, top_level_keys
 
@@ -31,7 +31,7 @@ class Unknown(Dialect):
         self.keys_seen: dict[str, int] = {}
         self.first_frame: int | None = None
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if self.first_frame is None:
             self.first_frame = frame
         for key in top_level_keys(value):

@@ -221,7 +221,7 @@ class ContentBlocks(Dialect):
             "field; ignored, as the anthropic SDK does",
             once=("misfit", index, kind), index=index, delta_type=kind, block_type=block.kind)
 
-    def _missing_start(self, index: int, kind: Any, frame: int) -> Block | None:
+    def _missing_start(self, index: int, kind: object, frame: int) -> Block | None:
         block_kind = _DELTA_BLOCK.get(kind) if type(kind) is str else None
         if block_kind is None:
             self.report.diagnostic(

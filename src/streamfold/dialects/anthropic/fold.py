@@ -73,19 +73,19 @@ class Anthropic(ContentBlocks):
         }
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         kind = event_type(value)
         if kind is None:
             return False
         if kind in _EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.
-        error = value.get("error")
+        error = value.get("error") if isinstance(value, dict) else None
         return kind == "error" and type(error) is dict and "type" in error
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -157,7 +157,7 @@ class Anthropic(ContentBlocks):
             self.merger.append((CHOICE, "tool", index, "arguments"), piece, frame)
         return True
 
-    def _event_mismatch(self, event: str | None, kind: Any, frame: int) -> None:
+    def _event_mismatch(self, event: str | None, kind: object, frame: int) -> None:
         if event is None:
             if self.transport == "sse":  # only SSE has `event:` lines to lose
                 seen = self._no_event
@@ -263,7 +263,7 @@ class Anthropic(ContentBlocks):
 
     # -- vocabulary -------------------------------------------------------------
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         # U2: Anthropic's `input_tokens` EXCLUDES cache reads and cache writes
@@ -296,9 +296,9 @@ class Anthropic(ContentBlocks):
         return export_message(result)
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         return read_message(value)
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         return summarize(value)

@@ -115,14 +115,14 @@ def _export_block(block: dict[str, Any], texts: tuple[str, str], calls: Mapping[
     return out
 
 
-def _text_of(held: Any, text: str) -> str:
+def _text_of(held: object, text: str) -> str:
     if type(held) is list:
         start, end = held
         return text[start:end]
     return str(held)
 
 
-def read_message(value: Any) -> dict[str, Any] | None:
+def read_message(value: object) -> dict[str, Any] | None:
     """An Anthropic `Message`: text and thinking blocks, tool_use blocks with their input."""
     if not (isinstance(value, dict) and isinstance(value.get("content"), list)
             and (value.get("type") == "message" or value.get("role") == "assistant")):

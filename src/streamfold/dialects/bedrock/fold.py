@@ -48,7 +48,7 @@ _ENVELOPE_PREFIX = "amazon-bedrock-"
 SERVER_TOOL = "server_tool_use"
 
 
-def converse_event(value: Any) -> tuple[str, dict[str, Any]] | None:
+def converse_event(value: object) -> tuple[str, dict[str, Any]] | None:
     """(event, body) of a wrapped ConverseStream event, `amazon-bedrock-*` keys aside; else None."""
     if type(value) is not dict:
         return None
@@ -102,17 +102,17 @@ class Bedrock(Dialect):
         return True
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         # SDK-shaped events ({"contentBlockDelta": {...}}); raw event-stream
         # frames are Bedrock by their transport.
         return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _CONVERSE_EVENTS
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         headers = dict(self.frames.headers(frame)) if frame < len(self.frames) else {}
         if headers.get(":message-type") in ("exception", "error"):
             return  # framing reported it as an in-stream error
         event = headers.get(":event-type")
-        if event is None and self.claims(value):
+        if event is None and isinstance(value, dict) and self.claims(value):
             ((event, value),) = value.items()
         if type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame,
@@ -306,7 +306,7 @@ class Bedrock(Dialect):
                 severity=Severity.INFO, block=index)
             self._close(index, last_frame)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         return {
@@ -331,7 +331,7 @@ class Bedrock(Dialect):
         return export_converse(result)
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         if isinstance(value, dict) and "bytes" in value:
             try:
                 inner = loads(base64.b64decode(value["bytes"]).decode("utf-8", "replace"))

@@ -85,7 +85,7 @@ class Gemini(Parts):
         self._prefix_checked = False
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         if type(value) is not dict:
             return False
         if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:
@@ -240,7 +240,7 @@ class Gemini(Parts):
                 self.wrong_type(value, frame, f"a citation's `{field}` in candidate {index}", "an integer",
                                 "the citation is kept as sent")
 
-    def _finish(self, index: int, state: Candidate, raw: Any, frame: int) -> None:
+    def _finish(self, index: int, state: Candidate, raw: object, frame: int) -> None:
         if type(raw) is not str:
             self.wrong_type(raw, frame, f"the `finishReason` of candidate {index}", "a string")
             return
@@ -269,7 +269,7 @@ class Gemini(Parts):
         ended = [state.ended for state in self._candidates.values() if state.real]
         self.finish_reply((bool(ended) and all(ended)) or (not ended and self._blocked is not None))
 
-    def _feedback(self, feedback: Any, has_candidates: bool, frame: int) -> None:
+    def _feedback(self, feedback: object, has_candidates: bool, frame: int) -> None:
         self._prompt_feedback = feedback  # REPLACE
         if type(feedback) is not dict or has_candidates:
             return
@@ -291,7 +291,7 @@ class Gemini(Parts):
             once=True, reason=reason)
         self._update_finished()
 
-    def _in_stream_error(self, error: Any, frame: int, how: str = "") -> None:
+    def _in_stream_error(self, error: object, frame: int, how: str = "") -> None:
         if type(error) is dict:
             message = error.get("message") or error.get("status") or dumps(error)
             code = " ".join(str(part) for part in (error.get("code"), error.get("status")) if part not in (None, ""))
@@ -344,7 +344,7 @@ class Gemini(Parts):
             return CONTENT_FILTER  # G7: any blockReason, OTHER included
         return super().normalise_finish(raw, has_tool_calls)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         prompt = _count(raw.get("promptTokenCount"))
@@ -379,13 +379,13 @@ class Gemini(Parts):
         return _export(result)
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         return _read_response(value)
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         return _summarize(value)
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     return value if type(value) is int else None

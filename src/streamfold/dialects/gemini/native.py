@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["export", "read_response", "snapshot"]
 
 
-def snapshot(candidates: dict[int, Candidate], prompt_feedback: Any, create_time: Any,
+def snapshot(candidates: dict[int, Candidate], prompt_feedback: object, create_time: Any,
              model_status: Any) -> dict[str, Any]:
     """The `native` snapshot of a folded stream (see the module docstring)."""
     listed = []
@@ -128,11 +128,13 @@ def export(result: Result) -> dict[str, Any]:
     return out
 
 
-def read_response(value: Any) -> dict[str, Any] | None:
+def read_response(value: object) -> dict[str, Any] | None:
     """A `GenerateContentResponse` (candidate 0): text and thought parts, function calls."""
-    candidates = value.get("candidates") if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    candidates = value.get("candidates")
     if not (isinstance(candidates, list) and candidates and isinstance(candidates[0], dict)):
-        feedback = value.get("promptFeedback") if isinstance(value, dict) else None
+        feedback = value.get("promptFeedback")
         if isinstance(feedback, dict) and feedback.get("blockReason"):
             # A blocked prompt (G7): no candidates. Whatever the block reason (even OTHER),
             # the fold ends choice 0 as content_filter, which is what SAFETY normalises to.

@@ -122,7 +122,7 @@ def _get_path(root: Any, keys: list[str | int]) -> Any:
     return node
 
 
-def _set_path(root: dict[str, Any], keys: list[str | int], value: Any) -> None:
+def _set_path(root: dict[str, Any], keys: list[str | int], value: object) -> None:
     node: Any = root
     for position, key in enumerate(keys):
         last = position == len(keys) - 1

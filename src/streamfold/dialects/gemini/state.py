@@ -20,7 +20,7 @@ CONTINUATION = "CONTINUATION"
 PART_EXTRAS = frozenset(("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"))
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._base import compact_json
 from .state import PART_EXTRAS
 
 __all__ = ["summarize"]
 
 
-def summarize(value: Any) -> str:
+def summarize(value: object) -> str:
     """What a chunk carries: each part (text, thought, call, or the whole part's type), finish, usage."""
     if type(value) is not dict:
         return compact_json(value)

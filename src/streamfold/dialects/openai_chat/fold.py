@@ -52,7 +52,7 @@ class OpenAIChat(ToolCallFolding):
         self._identified = False
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         if not isinstance(value, dict):
             return False
         kind = value.get("object")
@@ -232,7 +232,7 @@ class OpenAIChat(ToolCallFolding):
                     if type(inner) is dict and inner.get("type") == "text":
                         self.merger.append((index, "reasoning"), inner.get("text"), frame)
 
-    def _reasoning_details(self, index: int, details: Any, frame: int) -> None:
+    def _reasoning_details(self, index: int, details: object, frame: int) -> None:
         """OpenRouter `reasoning_details`, read only when no plain reasoning string came."""
         for detail in details if type(details) is list else ():
             if type(detail) is dict:
@@ -242,7 +242,7 @@ class OpenAIChat(ToolCallFolding):
                 elif kind == "reasoning.summary":
                     self.merger.append((index, "reasoning"), detail.get("summary"), frame)
 
-    def _finish(self, index: int, state: ChoiceState, raw: Any, frame: int) -> None:
+    def _finish(self, index: int, state: ChoiceState, raw: object, frame: int) -> None:
         if type(raw) is not str:
             self.wrong_type(raw, frame, f"the `finish_reason` of choice {index}", "a string")
             return
@@ -270,7 +270,7 @@ class OpenAIChat(ToolCallFolding):
             "finish_reason; it is folded, but a client that stops at the finish_reason loses it",
             once=(index,), choice=index, finish_frame=state.finish_frame)
 
-    def _in_stream_error(self, error: Any, frame: int) -> None:
+    def _in_stream_error(self, error: object, frame: int) -> None:
         if type(error) is dict:
             message = error.get("message") or error.get("type") or json.dumps(error)
             code = error.get("code") or error.get("type")
@@ -280,7 +280,7 @@ class OpenAIChat(ToolCallFolding):
         self.in_stream_error(frame, f"the server sent an error inside the HTTP 200 stream{detail}: {message}",
                              raw=json.dumps(error, ensure_ascii=False) if not isinstance(error, str) else error)
 
-    def _unexpected(self, value: Any, frame: int) -> None:
+    def _unexpected(self, value: object, frame: int) -> None:
         self.report.diagnostic(
             "unexpected-payload", frame,
             f"expected a JSON object (a chat.completion.chunk), got {type(value).__name__}; ignored")
@@ -309,7 +309,7 @@ class OpenAIChat(ToolCallFolding):
                     choice=index, position=at, tag=tag)
                 return
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         details = raw.get("completion_tokens_details")
@@ -343,10 +343,10 @@ class OpenAIChat(ToolCallFolding):
         return export_chat(result)
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
         return read_chat(value)
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         return summarize(value)

@@ -74,7 +74,7 @@ def envelope(kind: str, result: Result, choices: list[dict[str, Any]]) -> dict[s
     return out
 
 
-def read_chat(value: Any) -> dict[str, Any] | None:
+def read_chat(value: object) -> dict[str, Any] | None:
     """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
     if not isinstance(value, dict):
         return None
@@ -99,9 +99,11 @@ def read_chat(value: Any) -> dict[str, Any] | None:
     }
 
 
-def read_completion(value: Any) -> dict[str, Any] | None:
+def read_completion(value: object) -> dict[str, Any] | None:
     """A legacy `Completion` (`text_completion`)."""
-    choices = value.get("choices") if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    choices = value.get("choices")
     if not (isinstance(choices, list) and choices and isinstance(choices[0], dict) and "text" in choices[0]):
         return None
     return {"content": choices[0].get("text") or "", "reasoning": None, "tool_calls": None,
@@ -116,7 +118,7 @@ def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
     return raw
 
 
-def _arguments_text(arguments: Any) -> str:
+def _arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else dumps_arguments(arguments)
 
 

@@ -107,14 +107,14 @@ class OpenAIResponses(ResponsesEvents):
             self._handlers[kind] = self._terminal
 
     @classmethod
-    def claims(cls, value: Any) -> bool:
+    def claims(cls, value: object) -> bool:
         kind = event_type(value)
         if kind is None:
             return False
         if kind.startswith("response."):
             return True
         # The Responses `error` event; Anthropic's has an `error` object and no sequence number.
-        return kind == "error" and "sequence_number" in value and "error" not in value
+        return kind == "error" and isinstance(value, dict) and "sequence_number" in value and "error" not in value
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
 
@@ -146,7 +146,7 @@ class OpenAIResponses(ResponsesEvents):
             self._add(segment, value.delta, frame)
         return True
 
-    def fold(self, value: Any, frame: int) -> None:
+    def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -270,7 +270,7 @@ class OpenAIResponses(ResponsesEvents):
     def _error_event(self, value: dict[str, Any], frame: int) -> None:
         self._in_stream_error(value, frame, "an `error` event", value)
 
-    def _in_stream_error(self, error: dict[str, Any], frame: int, where: str, raw: Any, keep: bool = False) -> None:
+    def _in_stream_error(self, error: dict[str, Any], frame: int, where: str, raw: object, keep: bool = False) -> None:
         """Report an error the server sent; `keep`: an earlier, more specific error stays the choice's error."""
         message = error.get("message") or error.get("code") or json.dumps(error, ensure_ascii=False)
         code = error.get("code")
@@ -283,7 +283,7 @@ class OpenAIResponses(ResponsesEvents):
             self._error = {"code": code, "message": str(message)}
             self.merger.replace((CHOICE, "error"), str(message), frame)
 
-    def _sequence(self, seq: int, top: int, kind: Any, frame: int) -> None:
+    def _sequence(self, seq: int, top: int, kind: object, frame: int) -> None:
         self._seq_reports += 1
         if self._seq_reports > _SEQUENCE_REPORTS:
             self._seq_unreported.append(frame)
@@ -340,7 +340,7 @@ class OpenAIResponses(ResponsesEvents):
             return INCOMPLETE  # an incomplete_details.reason this version does not know
         return super().normalise_finish(raw, has_tool_calls)
 
-    def normalise_usage(self, raw: Any) -> dict[str, Any] | None:
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
         input_details = raw.get("input_tokens_details")
@@ -368,9 +368,9 @@ class OpenAIResponses(ResponsesEvents):
         return export(result)
 
     @classmethod
-    def read_response(cls, value: Any) -> dict[str, Any] | None:
+    def read_response(cls, value: object) -> dict[str, Any] | None:
         return read_response(value)
 
     @classmethod
-    def summarize(cls, value: Any) -> str:
+    def summarize(cls, value: object) -> str:
         return summarize(value)

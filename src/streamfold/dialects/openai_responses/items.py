@@ -159,7 +159,7 @@ class ResponsesItems(Dialect):
         segment.runs = [[at, at + 1]]
         text.owner = None
 
-    def _final(self, segment: Segment, value: Any, frame: int, source: str) -> None:
+    def _final(self, segment: Segment, value: object, frame: int, source: str) -> None:
         """The vendor's final word on a segment (a `.done` event, a final item, the terminal output)."""
         if segment.kind == "arguments" and value is not None and type(value) is not str:
             value = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -243,7 +243,7 @@ class ResponsesItems(Dialect):
             item.type = kind
         return item
 
-    def _new_item(self, index: int, kind: str | None, item_id: Any, frame: int) -> Item:
+    def _new_item(self, index: int, kind: str | None, item_id: object, frame: int) -> Item:
         item = self._items[index] = Item(index, kind, item_id if type(item_id) is str else None)
         if item.id:
             self._by_id[item.id] = item
@@ -259,7 +259,7 @@ class ResponsesItems(Dialect):
             kind = "tool_call"
         self.merger.replace((CHOICE, "block", item.index), {"type": kind or "unknown", "index": item.index}, frame)
 
-    def _part(self, item: Item, index: Any, kind: str, frame: int, event: str | None = None) -> Segment | None:
+    def _part(self, item: Item, index: object, kind: str, frame: int, event: str | None = None) -> Segment | None:
         if type(index) is not int:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -280,7 +280,7 @@ class ResponsesItems(Dialect):
                 self._block(item, frame)
         return segment
 
-    def _summary(self, item: Item, index: Any, frame: int) -> Segment | None:
+    def _summary(self, item: Item, index: object, frame: int) -> Segment | None:
         if type(index) is not int:
             self.report.diagnostic(
                 "unexpected-payload", frame,

@@ -210,7 +210,7 @@ def _full_usage(usage: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_response(value: Any) -> dict[str, Any] | None:
+def read_response(value: object) -> dict[str, Any] | None:
     """An OpenAI Responses `Response`: output_text of message items, function_call items."""
     if not (isinstance(value, dict) and isinstance(value.get("output"), list) and value.get("object") == "response"):
         return None

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._base import compact_json
 
 __all__ = ["summarize"]
 
 
-def summarize(value: Any) -> str:
+def summarize(value: object) -> str:
     """A one-line description of a Responses event, for the frames table."""
     if type(value) is not dict:
         return compact_json(value)
