@@ -235,8 +235,3 @@ def frame_ranges(frames: Iterable[int]) -> list[list[int]]:
             ranges.append([frame, frame])
     return ranges
 
-
-def is_error_kind(code: str) -> bool:
-    """Does this code belong in `errors` (rather than `diagnostics`)?"""
-    info = CODES.get(code)
-    return info is not None and info.kind is Kind.ERROR
