@@ -30,7 +30,7 @@ from operator import sub
 from typing import Any
 
 __all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting",
-           "loads_utf8", "nesting_error", "strict_error", "too_deep_bytes", "without_lone_surrogates"]
+           "loads_utf8", "nesting_error", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
@@ -217,14 +217,3 @@ def too_deep_bytes(data: bytes) -> bool:
     return (len(data) >= COMPLETE_SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
             and nesting_error(data.decode("utf-8", "replace")) is not None)
 
-
-def strict_error(text: str) -> json.JSONDecodeError | None:
-    """The standard library's error for `text`, or None if it decodes."""
-    try:
-        _std_loads(text)
-    except json.JSONDecodeError as exc:
-        return exc
-    except RecursionError:
-        return json.JSONDecodeError(TOO_DEEP, text, nesting_error(text) or 0)
-    position = nesting_error(text)
-    return None if position is None else json.JSONDecodeError(TOO_DEEP, text, position)

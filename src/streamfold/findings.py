@@ -134,7 +134,6 @@ class Report:
         self.diagnostics: list[Diagnostic] = []
         self._seen: set[Any] = set()
         #: Index into errors/diagnostics of what `drain()` has not returned yet.
-        self._drained = (0, 0)
         #: The server sent an error inside the stream (the reply is not complete).
         self.server_failed = False
 
@@ -210,12 +209,6 @@ class Report:
             if self._journal is not None:
                 self._journal.append(("finding", (), diagnostic, first))
         self._dropped.clear()
-
-    def drain(self) -> tuple[list[StreamError], list[Diagnostic]]:
-        """Findings added since the last drain (also in the journal, when there is one)."""
-        errors_seen, diagnostics_seen = self._drained
-        self._drained = (len(self.errors), len(self.diagnostics))
-        return self.errors[errors_seen:], self.diagnostics[diagnostics_seen:]
 
     def __iter__(self) -> Iterator[StreamError | Diagnostic]:
         yield from self.errors

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .decoding import Payload, PayloadKind, decode_frame
 from .findings import Diagnostic, StreamError
 from .framing import Frame
 
+if TYPE_CHECKING:
+    from .merge import ChoiceField
+
 __all__ = ["SCHEMA", "Block", "Choice", "Provenance", "Result", "ToolCall", "Usage", "register_exporter"]
 
 SCHEMA = 1
-TEXT_FIELDS = ("content", "reasoning", "refusal")
+TEXT_FIELDS: tuple[ChoiceField, ...] = ("content", "reasoning", "refusal")
 
 
 @dataclass(frozen=True, slots=True)

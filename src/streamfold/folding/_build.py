@@ -10,12 +10,11 @@ from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
 from ..framing._records import FrameSequence, FrameStore
-from ..merge import BlockPath, ChoiceField, Merger, Path, TextBuffer, ToolCallPath, ToolField, ToolPath
-from ..result import Block, Choice, Provenance, Result, ToolCall, Usage
+from ..merge import BlockPath, Merger, Path, TextBuffer, ToolCallPath, ToolField, ToolPath
+from ..result import TEXT_FIELDS, Block, Choice, Provenance, Result, ToolCall, Usage
 
 __all__ = ["build_result"]
 
-_TEXT_FIELDS: tuple[ChoiceField, ...] = ("content", "reasoning", "refusal")
 _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal"}
 
 
@@ -40,7 +39,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
     for index in sorted(choice_indexes):
         calls = []
         blocks = []
-        for name in _TEXT_FIELDS:
+        for name in TEXT_FIELDS:
             buffer = merger.texts.get((index, name))
             if buffer is not None and buffer.length:
                 blocks.append(Block(_BLOCK_TYPES[name], 0, (buffer.first_frame, buffer.last_frame)))
@@ -111,7 +110,7 @@ class _Sources(Mapping[tuple[int, str], Provenance]):
         buffer = None
         if type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is str:
             choice, field = key
-            if field in _TEXT_FIELDS:
+            if field in TEXT_FIELDS:
                 buffer = self._texts.get((choice, field))
                 if buffer is not None and not buffer.length:
                     buffer = None
@@ -126,8 +125,8 @@ class _Sources(Mapping[tuple[int, str], Provenance]):
         for path, buffer in self._texts.items():
             if type(path[0]) is not int:
                 continue
-            if len(path) == 2 and path[1] in _TEXT_FIELDS and buffer.length:
-                found.append((path[0], 0, _TEXT_FIELDS.index(path[1]), path[1]))
+            if len(path) == 2 and path[1] in TEXT_FIELDS and buffer.length:
+                found.append((path[0], 0, TEXT_FIELDS.index(path[1]), path[1]))
             elif len(path) == 4 and path[1] == "tool" and path[3] == "arguments":
                 found.append((path[0], 1, path[2], f"tool:{path[2]}"))
         return iter([(choice, field) for choice, _, _, field in sorted(found)])

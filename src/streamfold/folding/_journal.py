@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from ..result import TEXT_FIELDS
 
 __all__ = ["events_of"]
 
-_TEXT_FIELDS = ("content", "reasoning", "refusal")
 
 
 def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]], names: dict[tuple[Any, ...], Any]) -> list[Event]:
@@ -25,7 +25,7 @@ def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]], names: dict[
         choice_path = type(path[0]) is int
         tool_path = choice_path and len(path) == 4 and path[1] == "tool"
         if op == "append":
-            if choice_path and len(path) == 2 and path[1] in _TEXT_FIELDS:
+            if choice_path and len(path) == 2 and path[1] in TEXT_FIELDS:
                 events.append(TextDelta(frame, path[0], path[1], value))
             elif tool_path and path[3] == "arguments":
                 events.append(ToolCallDelta(frame, path[0], path[2], names.get(path[:3]), value))

@@ -429,6 +429,5 @@ class Folder(RunFolding):
                 "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
-        self._report.drain()
         return events_of(self._merger.drain(), self._tool_names)
 

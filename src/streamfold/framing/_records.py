@@ -49,7 +49,6 @@ _EVENT: Final = 3
 _DATA: Final = 4
 _RAW: Final = 8
 _TERMINATED: Final = 9
-_ISSUES: Final = 10
 _HEADERS: Final = 11
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from ..findings import location
 from ..result import Result, ToolCall
-from .diff import Summary, compare, read_response, summary_of_response
+from .diff import Summary, compare, summary_of_response
 
-__all__ = ["Divergence", "check_reply", "reply_of"]
+__all__ = ["Divergence", "check_reply"]
 
 #: The fields `check` compares: the reply text, and each tool call's name and arguments.
 CHECKED = ("content", "name", "parsed")
@@ -42,12 +42,6 @@ class Divergence:
         where = f" ({location(self.frame, self.byte, self.line, self.transport)})" if self.frame is not None else ""
         return (f"{self.field} differs at character {self.offset}{where}: the reference has {self.expected!r}, "
                 f"the client has {self.got!r}. Probable cause: {self.cause}")
-
-
-def reply_of(value: Any) -> dict[str, Any]:
-    """The comparable parts of what a client built: {"content", "tool_calls" [(name, arguments)] or None}."""
-    found = read_response(value)
-    return {"content": found["content"], "tool_calls": found.get("tool_calls")}
 
 
 def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
