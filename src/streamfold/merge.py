@@ -39,9 +39,9 @@ from typing import Any, Final, Literal, TypeAlias
 
 from ._toolargs import ParsedArguments, parse_arguments
 
-__all__ = ["DEFAULT_MAX_CHOICES", "DEFAULT_MAX_TOOL_CALLS", "BlockPath", "CapHit", "ChoiceField", "ChoicePath",
-           "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer",
-           "ToolCallPath", "ToolField", "ToolKey", "ToolPath", "TopField", "TopPath", "WholeText"]
+__all__ = ["DEFAULT_MAX_CHOICES", "DEFAULT_MAX_TOOL_CALLS", "EMPTY_VALUES", "BlockPath", "CapHit", "ChoiceField",
+           "ChoicePath", "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer", "ToolCallPath", "ToolField",
+           "ToolKey", "ToolPath", "TopField", "TopPath", "WholeText"]
 
 # The canonical paths as types, so a misspelt field is a type error, not a
 # silent private path that the result builder never reads.
@@ -59,7 +59,8 @@ BlockPath: TypeAlias = tuple[int, Literal["block"], int]
 #: A value a dialect keeps for its own native snapshot; the result builder never reads it.
 DialectPath: TypeAlias = tuple[Literal["dialect"], str]
 Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
-_EMPTY = (None, "", "null")
+#: What SET-ONCE takes for no value: dialects test ids and names against the same.
+EMPTY_VALUES: Final = (None, "", "null")
 #: The last field of each path whose value is text in the Result.
 _STRING_FIELDS = frozenset({"id", "model", "role", "finish_reason", "name"})
 
@@ -330,7 +331,7 @@ class Merger:
         slot = self.values.get(path)
         if slot is not None:
             return slot[0]
-        if value in _EMPTY:
+        if value in EMPTY_VALUES:
             return None
         if type(value) is not str and path[-1] in _STRING_FIELDS:
             if self.rejected is not None:

@@ -24,6 +24,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..findings import Severity
+from ..merge import EMPTY_VALUES
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Cloudflare"]
 
-_NO_ID = (None, "", "null")
 
 
 class Cloudflare(Dialect):
@@ -97,13 +97,13 @@ class Cloudflare(Dialect):
             partial = type(function) is dict
             source: dict[str, Any] = function if type(function) is dict else call
             name, arguments, call_id = source.get("name"), source.get("arguments"), call.get("id")
-            if call_id in _NO_ID and name in _NO_ID and arguments in (None, ""):
+            if call_id in EMPTY_VALUES and name in EMPTY_VALUES and arguments in (None, ""):
                 continue  # the null "finalisation" entry that closes streamed calls
             key = self._key(call, call_id, name, partial)
             path: ToolCallPath = (0, "tool", key)
-            if call_id not in _NO_ID:
+            if call_id not in EMPTY_VALUES:
                 merger.set_once((*path, "id"), call_id, frame)
-            if name not in _NO_ID:
+            if name not in EMPTY_VALUES:
                 held = merger.set_once((*path, "name"), name, frame)
                 if held != name:
                     self.report.diagnostic(
@@ -122,13 +122,13 @@ class Cloudflare(Dialect):
             key = self._by_index.get(index)
             if key is None:
                 key = self._by_index[index] = self._new_key()
-        elif type(call_id) is str and call_id not in _NO_ID and call_id in self._by_id:
+        elif type(call_id) is str and call_id not in EMPTY_VALUES and call_id in self._by_id:
             key = self._by_id[call_id]
-        elif partial and self._tool_keys and call_id in _NO_ID and name in _NO_ID:
+        elif partial and self._tool_keys and call_id in EMPTY_VALUES and name in EMPTY_VALUES:
             key = self._tool_keys[-1]  # an argument fragment of the open call
         else:
             key = self._new_key()  # a flat entry is a whole call; a partial with an id or name starts one
-        if type(call_id) is str and call_id not in _NO_ID:
+        if type(call_id) is str and call_id not in EMPTY_VALUES:
             self._by_id.setdefault(call_id, key)
         return key
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..findings import Report, Severity
 from ..framing import FrameView
-from ..merge import Merger
+from ..merge import EMPTY_VALUES, Merger
 from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Cohere"]
 
-_NO_ID = (None, "", "null")
 
 
 # -- Cohere v2 ---------------------------------------------------------------
@@ -208,13 +207,13 @@ class Cohere(Dialect):
         merger = self.merger
         path: ToolCallPath = (0, "tool", index)
         call_id = call.get("id")
-        if call_id not in _NO_ID:
+        if call_id not in EMPTY_VALUES:
             merger.set_once((*path, "id"), call_id, frame)
         function = call.get("function")
         if type(function) is not dict:
             return
         name = function.get("name")
-        if name not in _NO_ID:
+        if name not in EMPTY_VALUES:
             held = merger.set_once((*path, "name"), name, frame)
             if held != name:
                 self.report.diagnostic(

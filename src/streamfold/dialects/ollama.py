@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, fast_decoder
+from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
 from ._calls import CallIndex, content_key
 
 if TYPE_CHECKING:
@@ -34,10 +34,6 @@ __all__ = ["Ollama"]
 
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
             "eval_duration")
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class Ollama(Dialect):
@@ -174,7 +170,7 @@ class Ollama(Dialect):
                     once=("empty-call",))
                 continue
             # B3: arguments is a JSON object; a string (older servers, proxies) is taken as sent.
-            text = "" if arguments is None else arguments if type(arguments) is str else _dumps(arguments)
+            text = "" if arguments is None else arguments if type(arguments) is str else dumps_arguments(arguments)
             known = self._known_call(call_id, position, name, text)
             if known is not None:
                 self._repeated_call(known, call_id, name, text, frame)
@@ -246,11 +242,11 @@ class Ollama(Dialect):
             self._in_stream_error(line["error"], frame)
 
     def _in_stream_error(self, error: object, frame: int) -> None:
-        message = (error.get("message") or _dumps(error)) if type(error) is dict else str(error)
+        message = (error.get("message") or dumps_arguments(error)) if type(error) is dict else str(error)
         self.report.error(
             "in-stream-error", frame,
             f"the server sent an error inside the HTTP 200 stream: {message}",
-            raw=_dumps({"error": error}))
+            raw=dumps_arguments({"error": error}))
         self.merger.replace((0, "error"), str(message), frame)
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:

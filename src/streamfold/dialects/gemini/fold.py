@@ -20,12 +20,12 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Severity
-from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, fast_decoder
+from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, fast_decoder
 from .native import export as _export
 from .native import read_response as _read_response
 from .native import snapshot as _snapshot
 from .parts import Parts
-from .state import CONTINUATION, Candidate, dumps
+from .state import CONTINUATION, Candidate
 from .summary import summarize as _summarize
 
 if TYPE_CHECKING:
@@ -293,7 +293,7 @@ class Gemini(Parts):
 
     def _in_stream_error(self, error: object, frame: int, how: str = "") -> None:
         if type(error) is dict:
-            message = error.get("message") or error.get("status") or dumps(error)
+            message = error.get("message") or error.get("status") or dumps_arguments(error)
             code = " ".join(str(part) for part in (error.get("code"), error.get("status")) if part not in (None, ""))
         else:
             message, code = str(error), ""

@@ -20,10 +20,10 @@ from typing import Any
 
 from ..._json import MAX_DEPTH
 from ...merge import ToolCallPath, ToolPath
-from .._base import Dialect, compact_json
+from .._base import Dialect, compact_json, dumps_arguments
 from .._calls import content_key
 from .partial_args import apply_fragment
-from .state import PART_EXTRAS, Candidate, Part, StreamedCall, dumps, snake
+from .state import PART_EXTRAS, Candidate, Part, StreamedCall, snake
 
 __all__ = ["Parts"]
 
@@ -140,7 +140,7 @@ class Parts(Dialect):
             self._continue_streamed(index, state, streamed, call, None, frame)
             return
         args = call.get("args")
-        arguments = "" if args is None else dumps(args)
+        arguments = "" if args is None else dumps_arguments(args)
         if name is None and args is None:
             self.report.diagnostic(
                 "unexpected-payload", frame,
@@ -247,7 +247,7 @@ class Parts(Dialect):
         streamed = state.streamed
         assert streamed is not None
         state.streamed = None
-        arguments = dumps(streamed.args)
+        arguments = dumps_arguments(streamed.args)
         state.set_tool(streamed.key, streamed.id, streamed.name, arguments)
         path: ToolPath = (index, "tool", streamed.key, "arguments")
         self.merger.append_whole(path, arguments, frame)

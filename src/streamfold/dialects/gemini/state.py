@@ -13,15 +13,11 @@ from .._calls import CallIndex, content_key
 if TYPE_CHECKING:
     from ...merge import TextBuffer
 
-__all__ = ["CONTINUATION", "PART_EXTRAS", "Candidate", "Part", "StreamedCall", "dumps", "snake"]
+__all__ = ["CONTINUATION", "PART_EXTRAS", "Candidate", "Part", "StreamedCall", "snake"]
 
 CONTINUATION = "CONTINUATION"
 #: Part keys that are not the part's data (they ride along with it).
 PART_EXTRAS = frozenset(("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"))
-
-
-def dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def snake(name: str) -> str:

@@ -14,18 +14,17 @@ from typing import Any
 
 from ..._json import loads
 from ...findings import Severity
-from ...merge import TextBuffer, ToolCallPath
+from ...merge import EMPTY_VALUES, TextBuffer, ToolCallPath
 from .._base import Dialect, dumps_arguments
 
 __all__ = ["ChoiceState", "ToolCallFolding"]
 
 #: What an id or a name is when there is none (Mistral sends the string "null").
-NO_ID = (None, "", "null")
 
 
 def _whole(function: dict[str, Any]) -> bool:
     """A named call whose arguments are one complete JSON object: a string, or an object (B4)."""
-    if function.get("name") in NO_ID:
+    if function.get("name") in EMPTY_VALUES:
         return False
     arguments = function.get("arguments")
     if type(arguments) is dict:
@@ -84,9 +83,9 @@ class ToolCallFolding(Dialect):
             name = self.string(function.get("name"), frame, f"a tool call's `name` in choice {index}")
             key = self._tool_key(index, state, call_id, call.get("index"), name, function, frame)
             path: ToolCallPath = (index, "tool", key)
-            if call_id not in NO_ID:
+            if call_id not in EMPTY_VALUES:
                 merger.set_once((*path, "id"), call_id, frame)
-            if name not in NO_ID:
+            if name not in EMPTY_VALUES:
                 held = merger.set_once((*path, "name"), name, frame)
                 if held != name:
                     self.report.diagnostic(
@@ -104,7 +103,7 @@ class ToolCallFolding(Dialect):
     def _tool_key(self, index: int, state: ChoiceState, call_id: str | None, position: Any,
                   name: str | None, function: dict[str, Any], frame: int) -> int:
         """Which tool call a fragment belongs to: by its index, else inferred (O4-O7)."""
-        if call_id in NO_ID:
+        if call_id in EMPTY_VALUES:
             call_id = None
         if position is not None and type(position) is not int:
             self.wrong_type(position, frame, f"a tool call's `index` in choice {index}", "an integer",
@@ -119,7 +118,7 @@ class ToolCallFolding(Dialect):
                     key = self._identity_changed(index, state, key, position, held, call_id, frame)
         else:
             key = self._infer_tool_key(index, state, call_id, name)
-            if call_id is not None and name not in NO_ID and _whole(function):
+            if call_id is not None and name not in EMPTY_VALUES and _whole(function):
                 # Mistral's (and Gemini's OpenAI layer's) normal shape: keyed by its id, nothing is ambiguous.
                 self.report.diagnostic(
                     "tool-call-missing-index", frame,
@@ -146,7 +145,7 @@ class ToolCallFolding(Dialect):
         last = state.last_tool
         if last is not None:
             held_name = self.merger.get((index, "tool", last, "name"))
-            starts_new_call = name not in NO_ID and held_name is not None and (
+            starts_new_call = name not in EMPTY_VALUES and held_name is not None and (
                 name != held_name or self._arguments_complete(index, last))
             if not starts_new_call:
                 return last
