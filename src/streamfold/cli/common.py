@@ -146,6 +146,7 @@ def console() -> Console:
 
 
 def end(result: Result) -> None:
-    """--strict: a stream with errors fails the command."""
-    if settings().strict and (result.errors or any(d.severity == Severity.ERROR for d in result.diagnostics)):
+    """--strict: a stream with errors, or nothing folded (no reply), fails the command."""
+    if settings().strict and (result.errors or not result.choices
+                              or any(d.severity == Severity.ERROR for d in result.diagnostics)):
         sys.exit(EXIT_MISMATCH)

@@ -8,6 +8,7 @@ shown as typed.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
@@ -143,16 +144,37 @@ def _usage(result: Result) -> Text:
     return text
 
 
+#: Findings of one code shown in full; the others are one line that counts them (`--json` lists them).
+SHOWN_PER_CODE = 3
+
+
 def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
     transport = result.transport
-    for error in result.errors:
-        lines.append(_finding("error", error.code, location(error.frame, error.offset, error.line, transport),
-                              error.message))
+    found = [("error", error.code, location(error.frame, error.offset, error.line, transport), error.message, None)
+             for error in result.errors]
     # Most severe first; within a severity, stream order.
-    for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
-        where = location(diagnostic.frame, diagnostic.offset, diagnostic.line, transport)
-        lines.append(_finding(diagnostic.severity, diagnostic.code, where, diagnostic.message))
+    found += [(str(d.severity), d.code, location(d.frame, d.offset, d.line, transport), d.message,
+               d.details.get("count") if d.code == "findings-collapsed" else None)
+              for d in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3))]
+    totals = Counter(str(code) for _, code, *_ in found)
+    # Past the core's cap its findings-collapsed diagnostic has the real count: the count line says it instead.
+    counted = {str(d.details.get("code")): d.details["count"] for d in result.diagnostics
+               if d.code == "findings-collapsed" and isinstance(d.details.get("count"), int)}
+    listed = {str(d.details.get("code")): d.details.get("listed") for d in result.diagnostics
+              if d.code == "findings-collapsed"}
+    shown: Counter[str] = Counter()
+    for severity, code, where, message, count in found:
+        if count is not None and any(totals[of] > SHOWN_PER_CODE and counted[of] == count for of in counted):
+            continue
+        shown[code] += 1
+        if shown[code] <= SHOWN_PER_CODE:
+            lines.append(_finding(severity, code, where, message))
+        elif shown[code] == SHOWN_PER_CODE + 1:
+            total = counted.get(code, totals[code])
+            which = f"the first {listed[code]}" if code in listed else "them"
+            lines.append(Text(f"{'':8}… and {total - SHOWN_PER_CODE:,} more {code} findings ({total:,} in all; "
+                              f"--json lists {which})", style="dim"))
     return Group(*lines)
 
 

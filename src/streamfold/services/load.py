@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from ..findings import Diagnostic
 from ..folding import fold
 from ..result import Result
+from ._whole_reply import read_whole_reply
+from ._wrong_input import NOT_A_STREAM, recognise
 from .inputs import Capture, read_capture, transport_notes
 from .timing import DEFAULT_STALL, Timing, analyse
 
@@ -55,8 +57,19 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     """
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
-    result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
-    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture, result.transport)))
+    wrong = recognise(capture.body)
+    forced = bool(dialect or transport)
+    if forced and wrong is not None and wrong.code != "empty-input":
+        wrong = None  # told what to read it as: it is folded as that
+    folded = wrong is None or wrong.code not in NOT_A_STREAM
+    result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress)
+    whole = None if forced or not folded else read_whole_reply(capture.body, result)
+    if whole is not None:
+        result = whole[0]
+    checks = transport_notes(capture, result.transport if folded else None)
+    notes = tuple(note.diagnostic() for note in (
+        *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
+        *(note for note in checks if folded or note.code == "http-status")))  # not folded: the rest is moot
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
     return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
 

@@ -1,0 +1,62 @@
+"""A non-streaming reply given where a stream was expected: a ChatCompletion,
+an Anthropic Message, a Responses object, a Gemini GenerateContentResponse,
+an Ollama `/api/chat` reply, `streamfold export`'s own output. Read by the
+dialect that knows it (`diff.summary_of_response`, the reader `check` and
+`diff` use) and shown as the reply, with a note that it was not a stream."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from ..findings import Severity
+from ..result import Result
+from .capture import Note
+from .diff import summary_of_response
+
+__all__ = ["read_whole_reply"]
+
+# A body larger than this is not parsed whole to look for a reply (a stream that big is a stream).
+_MAX_BODY = 64 * 1024 * 1024
+# The fold's findings that only say it did not read the object as a stream.
+_STREAM_ONLY = frozenset({"unknown-dialect", "unexpected-payload", "missing-terminal", "unterminated-final-frame"})
+
+
+def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
+    """The reply `body` holds when it is one JSON object that a dialect reads as a non-streaming
+    reply and the fold did not read it as a stream of its own dialect; else None."""
+    value = _one_object(body)
+    if value is None or (result.choices and result.dialect != "unknown" and not _whole_shape(value)):
+        return None
+    try:
+        summary = summary_of_response(value)
+    except ValueError:
+        return None
+    read = summary.result
+    model, reply_id = value.get("model", value.get("modelVersion")), value.get("id", value.get("responseId"))
+    note = Note("not-a-stream", f"the input is one non-streaming reply of the {read.dialect} dialect (one JSON "
+                                "object), not a stream: it was read as the reply by that dialect's reader, so "
+                                "there are no deltas, frames or arrival times to show", Severity.INFO)
+    kept = tuple(d for d in result.diagnostics if d.code not in _STREAM_ONLY)
+    return dataclasses.replace(
+        result, dialect=read.dialect, complete=True, choices=read.choices, usage=read.usage,
+        model=model if isinstance(model, str) else result.model,
+        id=reply_id if isinstance(reply_id, str) else result.id, diagnostics=kept, native=None), note
+
+
+def _one_object(body: bytes) -> dict[str, Any] | None:
+    text = body.strip()
+    if not text.startswith(b"{") or len(text) > _MAX_BODY:
+        return None
+    try:
+        value = json.loads(text.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _whole_shape(value: dict[str, Any]) -> bool:
+    """The marks of a non-streaming body, which no stream's chunk carries."""
+    return (value.get("object") in ("chat.completion", "response")
+            or value.get("type") == "message")
