@@ -344,6 +344,21 @@ class Cohere(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The non-streaming v2 `ChatResponse`: `{id, finish_reason, message: {content, tool_calls}, usage}`."""
+        message = value.get("message") if isinstance(value, dict) else None
+        if not (isinstance(value, dict) and "finish_reason" in value and isinstance(message, dict)
+                and isinstance(message.get("content", []), list) and "choices" not in value):
+            return None
+        items = [item for item in message.get("content") or [] if isinstance(item, dict)]
+        calls = [call.get("function", {}) for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+        return {"content": "".join(str(i.get("text") or "") for i in items if i.get("type") == "text"),
+                "reasoning": "".join(str(i.get("thinking") or "") for i in items if i.get("type") == "thinking")
+                or message.get("tool_plan") or None,
+                "tool_calls": [(call.get("name"), call.get("arguments") or "") for call in calls],
+                "finish_reason": value.get("finish_reason"), "usage": value.get("usage")}
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)

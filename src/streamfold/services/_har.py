@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from ..findings import Severity
+from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
 __all__ = ["from_har"]
@@ -66,10 +67,12 @@ class _Entry:
 
     @property
     def failed(self) -> bool:
-        """A request that failed with a JSON error body (a 429, a 401, ...): the finding when nothing streamed."""
+        """A request that failed with a JSON error body (a 429, a 401, ...) or a proxy's HTML error page (a 502):
+        the finding when nothing streamed."""
         status = self.response.get("status")
         mime = self.content.get("mimeType")
         json_body = (self.text or "").lstrip()[:1] in ("{", "[") or (isinstance(mime, str) and "json" in mime.lower())
+        json_body = json_body or is_html((self.text or "")[:4096].encode("utf-8", "replace"))
         return (isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 400
                 and status != 0 and not self.preflight and bool(self.text) and json_body)
 

@@ -68,7 +68,8 @@ def from_sdk_repr(body: bytes) -> tuple[bytes, Note] | None:
             out.append("".join(f"data: {part}\n" for part in str(value).splitlines()) + "\n")
     message = (f"the input is a Python repr() of {read} SDK object(s) (printed chunks), not the stream's bytes: "
                "each was read back into the JSON chunk it prints and framed as SSE, so lines and byte offsets in "
-               "the findings refer to that rebuilt stream")
+               "the findings refer to that rebuilt stream. An SDK does not hand out the end-of-stream marker "
+               "(`data: [DONE]`), so a missing-terminal finding says nothing about the stream here")
     if kept:
         lines = ", ".join(str(n) for n in kept[:_SHOWN]) + (f" and {len(kept) - _SHOWN} more" if len(kept) > _SHOWN
                                                              else "")
@@ -89,8 +90,9 @@ def _value(node: ast.AST) -> Any:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
-            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
-        number: int | float = node.operand.value
+            and isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float)) \
+            and not isinstance(node.operand.value, bool):
+        number = node.operand.value
         return -number if isinstance(node.op, ast.USub) else number
     if isinstance(node, ast.Name) and node.id in ("None", "True", "False"):
         return {"None": None, "True": True, "False": False}[node.id]

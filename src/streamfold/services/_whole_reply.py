@@ -24,10 +24,10 @@ _STREAM_ONLY = frozenset({"unknown-dialect", "unexpected-payload", "missing-term
 
 
 def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
-    """The reply `body` holds when it is one JSON object that a dialect reads as a non-streaming
-    reply and the fold did not read it as a stream of its own dialect; else None."""
+    """The reply `body` holds when it is one JSON object (a stream has more than one event) that a
+    dialect reads as a non-streaming reply; else None. The fold's frames are kept."""
     value = _one_object(body)
-    if value is None or (result.choices and result.dialect != "unknown" and not _whole_shape(value)):
+    if value is None:
         return None
     try:
         summary = summary_of_response(value)
@@ -37,7 +37,7 @@ def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
     model, reply_id = value.get("model", value.get("modelVersion")), value.get("id", value.get("responseId"))
     note = Note("not-a-stream", f"the input is one non-streaming reply of the {read.dialect} dialect (one JSON "
                                 "object), not a stream: it was read as the reply by that dialect's reader, so "
-                                "there are no deltas, frames or arrival times to show", Severity.INFO)
+                                "it has no deltas and no arrival times", Severity.INFO)
     kept = tuple(d for d in result.diagnostics if d.code not in _STREAM_ONLY)
     return dataclasses.replace(
         result, dialect=read.dialect, complete=True, choices=read.choices, usage=read.usage,
@@ -54,9 +54,3 @@ def _one_object(body: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
-
-
-def _whole_shape(value: dict[str, Any]) -> bool:
-    """The marks of a non-streaming body, which no stream's chunk carries."""
-    return (value.get("object") in ("chat.completion", "response")
-            or value.get("type") == "message")

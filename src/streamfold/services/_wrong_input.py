@@ -71,7 +71,7 @@ def _title(body: bytes) -> str:
     found = _TITLE.search(body[:65536]) or _HEADING.search(body[:65536])
     if found is None:
         return ""
-    text = _TAG.sub("", html.unescape(found.group(1).decode("utf-8", "replace")))
+    text = html.unescape(_TAG.sub("", found.group(1).decode("utf-8", "replace")))
     text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
     if not text:
         return ""

@@ -33,7 +33,7 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
-from .native import export_converse, snapshot
+from .native import export_converse, read_converse, snapshot
 
 if TYPE_CHECKING:
     from ...merge import ChoiceField
@@ -329,6 +329,10 @@ class Bedrock(Dialect):
     def export(cls, result: Result) -> dict[str, Any]:
         """The `ConverseResponse` a non-streaming `Converse` would have returned."""
         return export_converse(result)
+
+    @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        return read_converse(value)
 
     @classmethod
     def summarize(cls, value: object) -> str:
