@@ -140,3 +140,15 @@ def test_show_reads_an_exported_object_back_as_the_streams_reply(path: Path, tmp
     # What the reply tells of the usage is the stream's (TGI's /generate details have no input_length).
     assert _usage(back).items() <= _usage(original).items()
     assert bool(_usage(back)) == bool(_usage(original))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_web_page_says_the_same_as_show(kind: str) -> None:
+    from starlette.testclient import TestClient
+
+    from streamfold.web.app import create_app
+
+    data, code, _ = KINDS[kind]
+    response = TestClient(create_app(), base_url="http://127.0.0.1").post("/api/fold", content=data)
+    assert response.status_code == 200
+    assert code in [d["code"] for d in response.json()["result"]["diagnostics"]]

@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from ..findings import Severity
-from ..result import Result
+from ..merge import ToolPath, WholeText
+from ..result import TEXT_FIELDS, Result
 from .capture import Note
 from .diff import summary_of_response
 
@@ -27,8 +28,8 @@ def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
     """The reply `body` holds when it is one JSON object (a stream has more than one event) that a
     dialect reads as a non-streaming reply; else None. The fold's frames are kept."""
     value = _one_object(body)
-    if value is None:
-        return None
+    if value is None or value.get("done") is False:
+        return None  # no object at all, or one chunk of a cut Ollama stream
     try:
         summary = summary_of_response(value)
     except ValueError:
@@ -39,16 +40,44 @@ def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
                                 "object), not a stream: it was read as the reply by that dialect's reader, so "
                                 "it has no deltas and no arrival times", Severity.INFO)
     kept = tuple(d for d in result.diagnostics if d.code not in _STREAM_ONLY)
+    if result.dialect == read.dialect and result.choices:
+        # The dialect folded the object as a one-chunk stream (Gemini, Ollama, llama.cpp replies are shaped
+        # as their chunks): that fold is the reply, with its provenance and what `export` needs.
+        return dataclasses.replace(result, complete=result.complete or _finished(read), diagnostics=kept), note
     return dataclasses.replace(
-        result, dialect=read.dialect, complete=True, choices=read.choices, usage=read.usage,
-        model=model if isinstance(model, str) else result.model,
-        id=reply_id if isinstance(reply_id, str) else result.id, diagnostics=kept, native=None), note
+        # Complete when the reply says how it ended (a lone chunk of a cut stream does not).
+        result, dialect=read.dialect, complete=result.complete or _finished(read), choices=read.choices,
+        usage=read.usage, model=model if isinstance(model, str) else result.model,
+        id=reply_id if isinstance(reply_id, str) else result.id, diagnostics=kept, native=None,
+        sources=_sources(read, result)), note
+
+
+def _finished(read: Result) -> bool:
+    return any(choice.finish_reason for choice in read.choices)
+
+
+def _sources(read: Result, folded: Result) -> dict[tuple[int, str], WholeText]:
+    """Every character of the reply came from the one frame that holds the object (`blame` says so)."""
+    if not folded.frames:
+        return {}
+    frame = len(folded.frames) - 1
+    sources: dict[tuple[int, str], WholeText] = {}
+    for choice in read.choices:
+        for field in TEXT_FIELDS:
+            text = getattr(choice, field)
+            if text:
+                sources[(choice.index, field)] = WholeText((choice.index, field), text, frame)
+        for call in choice.tool_calls:
+            if call.arguments:
+                path: ToolPath = (choice.index, "tool", call.key, "arguments")
+                sources[(choice.index, f"tool:{call.key}")] = WholeText(path, call.arguments, frame)
+    return sources
 
 
 def _one_object(body: bytes) -> dict[str, Any] | None:
-    text = body.strip()
-    if not text.startswith(b"{") or len(text) > _MAX_BODY:
+    if len(body) > _MAX_BODY or not body[:4096].lstrip().startswith(b"{"):
         return None
+    text = body.strip()
     try:
         value = json.loads(text.decode("utf-8", "replace"))
     except (ValueError, RecursionError):

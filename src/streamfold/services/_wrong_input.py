@@ -34,7 +34,7 @@ _SHOWN_TITLE = 120
 
 def recognise(body: bytes) -> Note | None:
     """The finding for a body that is not a stream, or None when it may be one."""
-    if not body.strip():
+    if not body[:4096].strip() and not body.strip():  # the head first: a huge body is not copied
         what = "it is empty (0 bytes)" if not body else f"it holds only whitespace ({len(body):,} bytes)"
         return Note("empty-input", f"there was nothing to fold: {what}", Severity.WARNING)
     if is_html(body):
