@@ -1,14 +1,18 @@
 """Inputs: whatever a person has at hand becomes the stream's body bytes, plus
 arrival times and HTTP headers when the input carries them.
 
-Recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
+UTF-16 or UTF-32 text (PowerShell's `>`) is decoded to UTF-8 first. Then
+recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
 dump (with `--trace-time` per-read times); `curl -v` or `-i` output (headers
 stripped and kept, the responses before the reply skipped); a log (a
 timestamp prefix kept as arrival times, or Python logging's default formats);
-a gzip body; a body still in HTTP chunked transfer-encoding
-(`curl --raw`); otherwise the raw body as it is (SSE, NDJSON, JSONL of chunk
-objects, a JSON array, AWS event-stream bytes). Each unwrapping is reported
-as a note, so the debugger can say what it did to the bytes.
+rows copied from Chrome DevTools' EventStream tab (`_devtools.py`); a Python
+`repr()` of SDK chunk objects (`_sdk_repr.py`); a gzip body; a body still in
+HTTP chunked transfer-encoding (`curl --raw`); otherwise the raw body as it
+is (SSE, NDJSON, JSONL of chunk objects, a JSON array, AWS event-stream
+bytes). Each unwrapping is reported as a note, so the debugger can say what
+it did to the bytes. (A body that is no stream at all, or one non-streaming
+reply, is `load`'s to say: `_wrong_input.py`, `_whole_reply.py`.)
 
 Part of the services layer under the fronts: the core never imports it.
 """

@@ -4,7 +4,10 @@
 `load` unwraps the input (HAR, curl output, a log, ...), folds the stream
 body, and annotates the Result the same way for all of them: the notes on
 the input and the transport first in its diagnostics, the stalls (when the
-input had arrival times) last. `annotate` is that last step alone, for a
+input had arrival times) last. A body that is no stream (nothing, an HTML
+page, bytes that are not text) is said in one finding and not folded, unless
+a transport or dialect was forced; one non-streaming reply is read as the
+reply by its dialect. `annotate` is that last step alone, for a
 fold that was not made from bytes at once (`streamfold tail`).
 """
 
