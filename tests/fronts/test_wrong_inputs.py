@@ -103,6 +103,12 @@ def test_binary_that_is_a_stream_is_not_called_not_text() -> None:
     assert gzipped.choices[0].content == REPLY and not NEW_CODES & {d.code for d in gzipped.diagnostics}
 
 
+def test_an_eventstream_cut_at_its_start_is_not_called_not_text() -> None:
+    for path in (ROOT / "tests" / "captures").rglob("*.bin"):
+        data = path.read_bytes()
+        assert recognise(data[7:]) is None, path  # the first prelude is gone: mostly text still, the framer resyncs
+
+
 def test_a_forced_transport_folds_what_is_not_text_anyway() -> None:
     data = random.Random(7).randbytes(4096)
     result = load(data, transport="sse").result
