@@ -2,7 +2,7 @@
 kind says whether it is an error (bytes lost or damaged) or a diagnostic, and
 its default severity how much it matters. Errors the transport carried (an AWS
 exception message, llama.cpp's `error:` field) go to the dialect as in-stream
-errors; the vendor rule that recognises the latter lives with its dialect.
+errors; the rule that recognises the latter is its dialect's (`Dialect.carried_error`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .._codes import CODES, Kind
 from ..decoding import Payload
-from ..dialects.llama_cpp import error_field
+from ..dialects import carried_error
 from ..findings import Report
 from ..framing import FrameIssue
 
@@ -19,8 +19,6 @@ __all__ = ["report_frame_issues", "report_lenient"]
 
 #: (frame, message, raw, offset, line) of an error the transport carried.
 StreamErrorSink = Callable[[int, str, "str | None", int, int], None]
-#: A vendor's rule: the in-stream error a frame issue stands for, as (message, raw), or None.
-_VENDOR_RULES: tuple[Callable[[FrameIssue], tuple[str, str] | None], ...] = (error_field,)
 
 
 def report_frame_issues(frame: int, issues: tuple[FrameIssue, ...], report: Report,
@@ -29,8 +27,7 @@ def report_frame_issues(frame: int, issues: tuple[FrameIssue, ...], report: Repo
         if issue.code == "eventstream-exception":
             stream_error(frame, issue.message, issue.text or None, issue.offset, issue.line)
             continue
-        carried = next((found for rule in _VENDOR_RULES if (found := rule(issue)) is not None), None)
-        if carried is not None:
+        if (carried := carried_error(issue)) is not None:
             stream_error(frame, carried[0], carried[1], issue.offset, issue.line)
             continue
         info = CODES.get(issue.code)
