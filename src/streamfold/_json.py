@@ -227,7 +227,11 @@ def _deeper_than_max(segment: str) -> bool:
     bracket is its running sum less the lowest the sum has been before it. Exact on JSON documents
     (what its callers ask about; tests/folding/test_json_depth.py); outside strings, where JSON has no
     backslash, it takes one for an escape as it would inside."""
-    data = segment.encode("utf-8", "surrogatepass")
+    return _utf8_deeper_than_max(segment.encode("utf-8", "surrogatepass"))
+
+
+def _utf8_deeper_than_max(data: bytes) -> bool:
+    """`_deeper_than_max` of the UTF-8 bytes of a text (brackets, quotes and backslashes are the same bytes)."""
     if b"\\" in data:
         data = _ESCAPE.sub(b"", data)
     parts = data.translate(None, _NOT_STRUCTURE).split(b'"')
@@ -240,5 +244,5 @@ def _deeper_than_max(segment: str) -> bool:
 def too_deep_bytes(data: bytes) -> bool:
     """`data` (UTF-8 JSON, one document that decoded) nests deeper than `MAX_DEPTH`."""
     return (len(data) >= COMPLETE_SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
-            and nesting_error(data.decode("utf-8", "replace")) is not None)
+            and _utf8_deeper_than_max(data))
 
