@@ -35,8 +35,8 @@ from ..decoding import PayloadKind, decode_frame
 from ..result import Result
 from ..services import load
 from ..services.inputs import Capture
-from ..services.timing import DEFAULT_STALL
 from ..services.rows import frame_rows
+from ..services.timing import DEFAULT_STALL
 
 __all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]
 

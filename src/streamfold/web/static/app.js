@@ -114,7 +114,9 @@ function markedCharacter(character) {
   const code = character.charCodeAt(0);
   const hex = code.toString(16).toUpperCase().padStart(4, '0');
   const name = MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
-  return h('span', { class: 'cc', title: `U+${hex} ${name}`, dataset: { label: name.split(' ')[0] } }, character);
+  // A C0 control or DEL would be drawn as a missing-glyph box: only its badge shows (class c0).
+  const cls = code < 0x20 || code === 0x7f ? 'cc c0' : 'cc';
+  return h('span', { class: cls, title: `U+${hex} ${name}`, dataset: { label: name.split(' ')[0] } }, character);
 }
 
 // Stream text as nodes: plain text, with the characters above as badges.
@@ -329,11 +331,13 @@ function visibleControls(text) {
 // response part of curl's output, a log's data lines), which is not the file's own bytes.
 const SOURCE_LABEL = { har: 'the HAR entry', 'curl-verbose': "curl's output", 'curl-trace': "curl's trace",
   log: 'the log', raw: null };
-function rawSubtitle(capture, binary) {
+function rawSubtitle(capture, binary, pasted) {
   const source = capture.source || 'raw';
   const from = source in SOURCE_LABEL ? SOURCE_LABEL[source] : `the ${source} input`;
-  if (from === null) return binary ? 'binary, shown as UTF-8 text' : 'the file as it is';
-  return `the stream body extracted from ${from} (${formatBytes(capture.size)} of a ${formatBytes(capture.input_size)} file), not the file's own bytes`;
+  if (from === null) return { text: binary ? 'binary, shown as UTF-8 text' : pasted ? 'as pasted' : 'the file as it is' };
+  const whole = pasted ? 'the pasted text' : 'the file';
+  return { text: `the stream body extracted from ${from}, not ${whole}'s own bytes`,
+    title: `${formatBytes(capture.size)} of stream body, read out of ${formatBytes(capture.input_size)} of ${whole}` };
 }
 
 class RawView {
@@ -362,7 +366,10 @@ class RawView {
     // A binary framing has no lines: its bytes are shown as text, without line numbers.
     this.binary = isBinary(state.result.transport);
     this.scroller.classList.toggle('sse', this.sse);
-    $('raw-sub').textContent = rawSubtitle(state.view.capture, this.binary);
+    const subtitle = rawSubtitle(state.view.capture, this.binary, state.capture && state.capture.name === 'pasted text');
+    $('raw-sub').textContent = subtitle.text;
+    $('raw-sub').title = subtitle.title || '';
+    $('raw-sub').classList.toggle('extracted', Boolean(subtitle.title));
     const frames = state.frames;
     this.blockCount = frames.length + (state.view.trailing ? 1 : 0);
     const lastLine = frames.length ? frames[frames.length - 1].line + 2 : 1;
