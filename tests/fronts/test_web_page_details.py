@@ -271,6 +271,10 @@ def test_a_reply_cut_at_the_token_limit_or_with_broken_arguments_is_not_complete
     fold_text(page, chunk({"role": "assistant"}) + arguments + chunk({}, "tool_calls") + "data: [DONE]\n\n")
     text, classes, title = summary_badge(page)
     assert text == "cut" and "tool call 0's arguments do not parse" in title
+    # Anthropic's max_tokens is the same normalised finish reason: said in the vendor's words.
+    open_file(page, "max-tokens.sse", (ROOT / "tests/captures/anthropic/b8-max-tokens-cuts-tool-input.sse").read_bytes())
+    text, _, title = summary_badge(page)
+    assert text == "cut" and '"max_tokens"' in title
     fold_text(page, text_stream("Hello"))
     assert summary_badge(page)[:2] == ("complete", "badge ok")
 
