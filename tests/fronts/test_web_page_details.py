@@ -11,6 +11,7 @@ The browser tests are skipped, with the reason, when playwright or the browser i
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -175,6 +176,9 @@ def test_bidi_and_invisible_characters_are_shown_and_cannot_reorder_text(page: P
     page.click("#event-list .vl-row[data-frame='1']")
     assert page.locator("#json-view .j-string .cc[data-label='RLO']").count() == 1
     assert page.locator("#event-list .ev-summary .cc").count() >= 1
+    # A ZWJ inside an emoji sequence joins it: no badge splits the family.
+    fold_text(page, text_stream("family: \U0001f468\u200d\U0001f469\u200d\U0001f467, a\u200db"))
+    assert page.locator(f"{element} .cc").evaluate_all("(nodes) => nodes.map((n) => n.dataset.label)") == ["ZWJ"]
     # Everything from the stream is text: no element came from it.
     assert page.evaluate("document.querySelectorAll('#result-view .cc *').length") == 0
     shot(page, "page-bidi.png")
@@ -220,6 +224,13 @@ def test_the_timeline_tip_does_not_outlive_the_pointer_or_the_capture(page: Page
     hover_timeline(page)
     page.mouse.move(5, 5)
     assert page.is_hidden("#timeline-tip")
+    # The result's hover label, too, names a frame of the capture shown only.
+    box = page.locator("#result-view .reply-text").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 4, box["y"] + box["height"] / 2)
+    page.wait_for_selector("#hover-label", state="visible")
+    open_file(page, "plain.sse", (EXAMPLES / "openai-plain-text.sse").read_bytes())  # the pointer stays put
+    assert page.is_hidden("#hover-label")
 
 
 def test_an_empty_capture_gets_a_sentence_instead_of_an_axis(page: Page) -> None:
@@ -239,6 +250,11 @@ def test_an_empty_capture_gets_a_sentence_instead_of_an_axis(page: Page) -> None
     shot(page, "page-empty-axis.png")
     fold_text(page, (EXAMPLES / "openai-plain-text.sse").read_text(encoding="utf-8"))
     assert page.is_hidden(".timeline-empty")
+    # Times that do not spread (every frame in one read) draw over bytes, and say why.
+    log = re.sub(r"^16:58:\d\d\.\d+", "16:58:35.441", (INPUTS / "timestamped.log").read_text(), flags=re.M)
+    open_file(page, "one-read.log", log.encode())
+    assert page.get_attribute("#timeline", "data-axis") == "bytes"
+    assert "every frame arrived in the same read" in page.text_content(".timeline-note")
 
 
 # -- 4: a finding once in the JSON column -----------------------------------------------------

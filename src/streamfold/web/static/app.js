@@ -1536,6 +1536,7 @@ function load(view) {
   state.frames = view.frames;
   state.selected = -1;
   state.hovered = -1;
+  $('hover-label').hidden = true; // it named a frame of the last capture
   const frames = view.frames;
   const problems = new Int8Array(frames.length);
   const findingsByFrame = new Map();
