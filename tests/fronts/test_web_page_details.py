@@ -22,8 +22,10 @@ import pytest
 from click.testing import CliRunner
 
 from streamfold.cli import cli
+from streamfold.services.inputs import read_capture
 from streamfold.web.app import create_app
 from streamfold.web.diff import _field, diff_captures
+from streamfold.web.fold_view import build_fold_view
 from streamfold.web.server import RunningServer, start_in_thread
 
 try:
@@ -199,6 +201,9 @@ def test_the_axis_note_and_raw_pane_say_what_the_input_holds(page: Page) -> None
     sub = page.text_content("#raw-sub")
     assert "extracted from the HAR entry" in sub and "not the file's own bytes" in sub
     assert '"entries"' not in page.evaluate("document.getElementById('raw-list').textContent")
+    # What a HAR does know: its entry's own timing.
+    assert page.text_content("#summary-bar .entry-timing") == (
+        "HAR entry: first byte after 353 ms, body received over 259 ms, 612 ms in all (no per-frame times)")
     open_file(page, "curl-v.txt", (INPUTS / "curl-v.txt").read_bytes())
     assert "curl -v output has no arrival times" in page.text_content(".timeline-note")
     assert "extracted from curl's output" in page.text_content("#raw-sub")
@@ -362,6 +367,17 @@ def test_word_marks_cover_whole_tokens() -> None:
     # UTF-16 positions after an emoji; an insertion is a zero-width mark on the side without it.
     found = _field("s", "l", "😀 one", "😀 one two")
     assert found["marks"] == {"left": [[6, 6]], "right": [[6, 10]]}
+
+
+def test_a_har_entry_s_own_timing_is_kept_and_odd_values_left_out() -> None:
+    har = json.loads((INPUTS / "chrome-export.har").read_text())
+    assert dict(read_capture(json.dumps(har).encode()).entry_timing) == {
+        "total": 0.6124, "first_byte": 0.3531, "receive": 0.2593}
+    for entry in har["log"]["entries"]:
+        entry["time"] = "soon"
+        entry["timings"] = {"wait": -1, "receive": True, "send": float("nan")}
+    assert read_capture(json.dumps(har).encode()).entry_timing == ()
+    assert "entry_timing" not in build_fold_view((INPUTS / "raw-body.sse").read_bytes())
 
 
 def cli_diff(first: Path, second: Path) -> tuple[int, str]:

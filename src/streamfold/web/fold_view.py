@@ -12,6 +12,7 @@ to show every stage without asking the server again.
       "export_error": why there is none, or null,
       "capture":    {"size": bytes, "input_size": bytes, "source": "raw" | "har" | "curl-trace" | ...},
       "arrivals", "stream_timing": when the input had arrival times (each row then has "time"),
+      "entry_timing": a HAR entry's own times ({"total", "first_byte", "receive"} in seconds), when it has them,
       "timing":     {"fold_ms": ..., "views_ms": ...}
     }
 
@@ -80,6 +81,9 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
             row["time"] = round(arrived, 6)
         view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
                                  "first_byte": _first_byte(loaded.capture)}
+    if loaded.capture.entry_timing:
+        # A HAR times its entry as a whole (first byte, receiving), not each frame.
+        view["entry_timing"] = dict(loaded.capture.entry_timing)
     view["timing"] = {"fold_ms": round(loaded.fold_seconds * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view

@@ -1632,6 +1632,7 @@ function completeBadge(result) {
 // text, longest gap, stalls over the threshold the core used.
 function timingSummary(view) {
   const timing = view.stream_timing;
+  if (!timing && view.entry_timing) return entryTiming(view.entry_timing);
   if (!timing) return null;
   const stalls = view.result.diagnostics.filter((d) => d.code === 'stall').length;
   const parts = [];
@@ -1644,6 +1645,16 @@ function timingSummary(view) {
     ? 'times count from the first byte received (the capture does not say when the request was sent)'
     : 'times count from when the request was sent';
   return h('span', { class: `timing-summary${stalls ? ' has-stalls' : ''}`, title: origin, text: parts.join(' · ') });
+}
+
+// A HAR's times are the entry's, not the frames': said as such.
+function entryTiming(known) {
+  const parts = [];
+  if (known.first_byte !== undefined) parts.push(`first byte after ${formatSeconds(known.first_byte)}`);
+  if (known.receive !== undefined) parts.push(`body received over ${formatSeconds(known.receive)}`);
+  if (known.total !== undefined) parts.push(`${formatSeconds(known.total)} in all`);
+  return h('span', { class: 'timing-summary entry-timing', text: `HAR entry: ${parts.join(', ')} (no per-frame times)`,
+    title: "the HAR's own timing of the whole response; it does not say when each frame arrived" });
 }
 
 function renderSummary() {
