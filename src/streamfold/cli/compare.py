@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..result import Result
 from ..services.check import check_reply
-from ..services.diff import Summary, UnreadableReplyError, diff_frames, diff_results, summary_of_response
+from ..services.diff import Summary, diff_frames, diff_results, response_summary
 from ..services.rows import frame_summary
 from .common import (
     EXIT_MISMATCH,
@@ -162,18 +162,7 @@ def _first_difference(left: Any, right: Any) -> str:
 def _response(data: bytes) -> tuple[Summary | None, str | None]:
     """The facts of B when it is a non-streaming response body a dialect reads, else None; and why
     a JSON object that looks like a reply could not be read as one."""
-    try:
-        value = _json(data)
-    except ValueError:
-        return None, None
-    if not isinstance(value, dict) or data.lstrip().startswith(b"data:"):
-        return None, None
-    try:
-        return summary_of_response(value), None
-    except UnreadableReplyError as exc:
-        return None, str(exc)
-    except ValueError:
-        return None, None  # JSON, but no reply: maybe a HAR, or an error body, read as a capture
+    return response_summary(data)  # the page's diff reads its sides the same way
 
 
 def _json(data: str | bytes) -> Any:
