@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
-from typing import Any
+from typing import IO, Any
 
 import click
 from rich.console import Console
@@ -139,10 +140,50 @@ def settings() -> Settings:
 
 def console() -> Console:
     color = settings().color
+    out = _NoTrailingBlanks(sys.stdout)
     if color == "always":
-        return Console(highlight=False, soft_wrap=False, force_terminal=True)
-    return Console(highlight=False, soft_wrap=False, no_color=color == "never" or None,
+        return Console(file=out, highlight=False, soft_wrap=False, force_terminal=True)
+    return Console(file=out, highlight=False, soft_wrap=False, no_color=color == "never" or None,
                    color_system=None if color == "never" else "auto")
+
+
+#: Blanks at the end of a line (colour codes among them kept), and a run of them a newline may follow.
+_LINE_END_BLANKS = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)*[ \t](?:\x1b\[[0-9;]*m)*(?=\r?\n)")
+_HELD = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+\Z")
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class _NoTrailingBlanks:
+    """stdout without spaces or tabs at the end of a line: rich pads wrapped lines, table cells and
+    indented blocks with them, and copied output should not carry them. Blanks at the end of a write
+    are held until the next write says whether a newline follows (a flush lets them out)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        whole = _LINE_END_BLANKS.sub(lambda m: "".join(_COLOUR.findall(m.group())), self._held + text)
+        held = _HELD.search(whole)
+        self._held = held.group() if held else ""
+        self._out.write(whole[: held.start()] if held else whole)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._held:
+            self._out.write(self._held)
+            self._held = ""
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        return self._out.isatty()
+
+    def fileno(self) -> int:
+        return self._out.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._out, "encoding", None) or "utf-8"
 
 
 def end(result: Result) -> None:
