@@ -14,7 +14,7 @@ import dataclasses
 import json
 import re
 import sys
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import click
 from rich.console import Console
@@ -34,7 +34,8 @@ from ..result import Result
 from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
-           "input_options", "load_capture", "read_input", "settings", "transport_option", "write_json"]
+           "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
+           "write_json"]
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -51,7 +52,12 @@ transport_option = click.option(
 _input_argument = click.argument("capture", metavar="FILE|-")
 
 
-def input_options(command: Any) -> Any:
+def several_inputs(command: Any) -> Any:
+    """As `input_options`, for one FILE or more (the command gets a tuple of them)."""
+    return input_options(command, several=True)
+
+
+def input_options(command: Any, *, several: bool = False) -> Any:
     """FILE plus how to read it: shared by every command that takes a capture."""
     command = click.option(
         "--entry", default=None, metavar="N|URL",
@@ -60,6 +66,8 @@ def input_options(command: Any) -> Any:
         "--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="What FILE is: a raw body, a HAR, curl -v/-i output, a curl --trace dump, a timestamped log, "
              "or a chunked body. Detected by default.")(command)
+    if several:
+        return click.argument("capture", metavar="FILE|-...", nargs=-1, required=True)(command)
     return _input_argument(command)
 
 
@@ -140,7 +148,7 @@ def settings() -> Settings:
 
 def console() -> Console:
     color = settings().color
-    out = _NoTrailingBlanks(sys.stdout)
+    out = cast(IO[str], _NoTrailingBlanks(sys.stdout))
     if color == "always":
         return Console(file=out, highlight=False, soft_wrap=False, force_terminal=True)
     return Console(file=out, highlight=False, soft_wrap=False, no_color=color == "never" or None,
