@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -69,10 +70,10 @@ def test_check_shows_values_as_json_not_python_reprs() -> None:
 
 def test_check_names_a_missing_tool_name_null() -> None:
     tools = str(ROOT / "examples" / "openai-tool-calls.sse")
-    calls = ", ".join('{"id": "%s", "type": "function", "function": {"name": %s, "arguments": "{\\"location\\": '
-                      '\\"%s, Portugal\\", \\"unit\\": \\"celsius\\"}"}}' % (call_id, name, city)
-                      for call_id, name, city in (("call_DtrFk5YInvn1XlU38zqNPORr", "null", "Lisbon"),
-                                                  ("call_Aa75gcaVRgLlwQYEn9LJeiga", '"get_weather"', "Porto")))
+    calls = ", ".join(json.dumps({"id": call_id, "type": "function", "function": {
+                          "name": name, "arguments": json.dumps({"location": f"{city}, Portugal", "unit": "celsius"})}})
+                      for call_id, name, city in (("call_DtrFk5YInvn1XlU38zqNPORr", None, "Lisbon"),
+                                                  ("call_Aa75gcaVRgLlwQYEn9LJeiga", "get_weather", "Porto")))
     client = ('{"role": "assistant", "content": "I\'ll check the current weather in both cities.", '
               f'"tool_calls": [{calls}]}}')
     code, out = run("check", tools, "--expect", "-", input=client, columns=300)
