@@ -78,6 +78,9 @@ class Dialect:
     transports: ClassVar[tuple[str, ...]] = ()
     #: A stream of this dialect says when it is over (else no `missing-terminal`).
     expects_end: ClassVar[bool] = True
+    #: The JSON keys whose string is reply text, first the likeliest: what `services.lost`
+    #: reads out of a frame whose JSON broke off (`{"delta":{"content":"Hel` holds `Hel`).
+    text_keys: ClassVar[tuple[str, ...]] = ("content", "text")
 
     @staticmethod
     def carried_error(issue: FrameIssue) -> tuple[str, str] | None:

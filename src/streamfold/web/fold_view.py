@@ -8,6 +8,8 @@ to show every stage without asking the server again.
       "provenance": [{"choice": 0, "field": "content" | "reasoning" | "refusal" | "tool:K",
                       "runs": [[start, end, frame], ...]}, ...],
       "tool_argument_errors": [{"choice": 0, "tool": K, "position": P}, ...],
+      "lost_text":  [{"choice", "offset", "frame", "reason", "partial"}, ...]: each frame that did not
+                    decode, where in its choice's reply its text would have gone (`services.lost`),
       "export":     the vendor-native non-streaming object, or null,
       "export_error": why there is none, or null,
       "capture":    {"size": bytes, "input_size": bytes, "source": "raw" | "har" | "curl-trace" | ...},
@@ -36,6 +38,7 @@ from ..decoding import PayloadKind, decode_frame
 from ..result import Result
 from ..services import load
 from ..services.inputs import Capture
+from ..services.lost import lost_text
 from ..services.rows import frame_rows
 from ..services.timing import DEFAULT_STALL
 
@@ -69,6 +72,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         "provenance": [{"choice": choice, "field": field, "runs": provenance_runs(result, choice, field, text)}
                        for choice, field, text in text_fields(result)],
         "tool_argument_errors": _tool_argument_errors(result),
+        "lost_text": _lost_text(result),
         "export": exported,
         "export_error": export_error,
         "capture": {"size": len(body), "input_size": loaded.input_size, "source": loaded.capture.source},
@@ -226,6 +230,15 @@ def _tool_argument_errors(result: Result) -> list[dict[str, int]]:
         arguments = choice.tool_calls[position].arguments
         out.append({"choice": choice.index, "tool": position,
                     "position": utf16_position(arguments, min(details["position"], len(arguments)))})
+    return out
+
+
+def _lost_text(result: Result) -> list[dict[str, object]]:
+    out = []
+    for found in lost_text(result):
+        choice = result.choice(found.choice)
+        content = choice.content if choice is not None else ""
+        out.append({**found.to_dict(), "offset": utf16_position(content, min(found.offset, len(content)))})
     return out
 
 

@@ -1066,7 +1066,7 @@ function renderResult() {
       section.append(details);
     }
     section.append(h('h3', { class: 'section-title', text: 'Reply' }));
-    if (choice.content) section.append(provenanceText(choice.index, 'content', choice.content, 'reply-text'));
+    if (choice.content) section.append(markLostText(provenanceText(choice.index, 'content', choice.content, 'reply-text'), choice.index));
     else section.append(h('p', { class: 'empty-note', text: choice.tool_calls.length ? 'No text: the reply is tool calls.' : 'No text.' }));
     if (choice.refusal) {
       section.append(h('h3', { class: 'section-title error-text', text: 'Refusal' }));
@@ -1084,6 +1084,22 @@ function renderResult() {
   if (result.usage) parts.push(renderUsage(result.usage));
   parts.push(renderFindings(result));
   setChildren(container, parts);
+}
+
+// A marker in the reply where a frame that did not decode came (the fold view's lost_text), as the
+// CLI shows it: "⟦frame 17 lost: invalid JSON; partial text " wor"⟧". Its words are CSS content
+// (data-label), not text nodes, so the reply's character offsets (provenance, hover) stay the text's.
+function markLostText(element, choice) {
+  const lost = (state.view.lost_text || []).filter((entry) => entry.choice === choice);
+  const unit = isBinary(state.result.transport) ? 'message' : 'frame';
+  for (const entry of lost.reverse()) {
+    const partial = entry.partial ? `; partial text ${JSON.stringify(entry.partial)}` : '';
+    const label = `⟦${unit} ${entry.frame} lost: ${entry.reason}${partial}⟧`;
+    const marker = h('span', { class: 'lost-text', role: 'note', 'aria-label': label, dataset: { label, frame: String(entry.frame) } });
+    const range = textRange(element, entry.offset, entry.offset);
+    if (range) range.insertNode(marker); else element.append(marker);
+  }
+  return element;
 }
 
 function renderToolCall(choice, call, position, provenanceText) {
