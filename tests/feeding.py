@@ -57,6 +57,11 @@ def tr_fold(data: bytes, **options: Any) -> Result:
     """`fold(data)`, checked against a Folder fed every chunking: the same Result, the same frames,
     and the same events put end to end."""
     reference = fold(data, **options)
+    kinds = [kind.value for kind in reference.frame_kinds]
+    # The counts are kept as the fold goes; they are those of the kinds.
+    assert dict(reference.frame_counts) == {
+        "total": len(kinds), "data": len(kinds) - kinds.count("comment"), "comments": kinds.count("comment"),
+        "invalid": kinds.count("invalid")}
     events_reference: list[Event] | None = None
     for name, chunks in chunkings(data):
         folder = Folder(**options)

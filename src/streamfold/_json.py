@@ -29,8 +29,8 @@ from itertools import accumulate, chain
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "loads", "loads_noting",
-           "loads_utf8", "nesting_error", "too_deep_bytes", "without_lone_surrogates"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "loads",
+           "loads_noting", "loads_utf8", "nesting_error", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
@@ -59,6 +59,31 @@ def _finite(literal: str) -> float | None:
 
 #: The standard library's decoder as the fallback uses it, for callers that split documents.
 LENIENT_DECODER = json.JSONDecoder(parse_constant=_null, parse_float=_finite)
+
+
+def documents(text: str, *, data_prefix: bool = False) -> tuple[list[tuple[Any, int, int]], bool]:
+    """The JSON documents back to back in `text`, each as (value, start, stop), and whether they
+    are all of it: False when the rest from some point is not a document (or nests too deep).
+    With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data)."""
+    found: list[tuple[Any, int, int]] = []
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= end:
+            return found, True
+        if data_prefix and text.startswith("data:", pos):
+            pos += 6 if text.startswith(" ", pos + 5) else 5
+        try:
+            value, stop = LENIENT_DECODER.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return found, False
+        if nesting_error(text, pos, stop) is not None:
+            return found, False
+        if "\\u" in text:
+            value = without_lone_surrogates(value)[0]
+        found.append((value, pos, stop))
+        pos = stop
 
 
 try:
@@ -202,7 +227,11 @@ def _deeper_than_max(segment: str) -> bool:
     bracket is its running sum less the lowest the sum has been before it. Exact on JSON documents
     (what its callers ask about; tests/folding/test_json_depth.py); outside strings, where JSON has no
     backslash, it takes one for an escape as it would inside."""
-    data = segment.encode("utf-8", "surrogatepass")
+    return _utf8_deeper_than_max(segment.encode("utf-8", "surrogatepass"))
+
+
+def _utf8_deeper_than_max(data: bytes) -> bool:
+    """`_deeper_than_max` of the UTF-8 bytes of a text (brackets, quotes and backslashes are the same bytes)."""
     if b"\\" in data:
         data = _ESCAPE.sub(b"", data)
     parts = data.translate(None, _NOT_STRUCTURE).split(b'"')
@@ -215,5 +244,5 @@ def _deeper_than_max(segment: str) -> bool:
 def too_deep_bytes(data: bytes) -> bool:
     """`data` (UTF-8 JSON, one document that decoded) nests deeper than `MAX_DEPTH`."""
     return (len(data) >= COMPLETE_SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
-            and nesting_error(data.decode("utf-8", "replace")) is not None)
+            and _utf8_deeper_than_max(data))
 

@@ -19,11 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import LENIENT_DECODER, loads, nesting_error, without_lone_surrogates
+from ._json import documents, loads
 
 __all__ = ["ParsedArguments", "parse_arguments"]
-
-_decoder = LENIENT_DECODER
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +75,10 @@ def parse_arguments(joined: str, fragments: Fragments) -> ParsedArguments:
 
 
 def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
-    """All documents back to back in `joined` as (value, start, stop), or None."""
-    out: list[tuple[Any, int, int]] = []
-    pos, end = 0, len(joined)
-    while True:
-        while pos < end and joined[pos] in " \t\r\n":
-            pos += 1
-        if pos >= end:
-            return out
-        try:
-            value, stop = _decoder.raw_decode(joined, pos)
-        except (ValueError, RecursionError):
-            # Trailing garbage after at least one document: still usable for (3).
-            return out or None
-        if nesting_error(joined, pos, stop) is not None:
-            return out or None  # too deep to take, like a document that does not parse
-        if "\\u" in joined:
-            value = without_lone_surrogates(value)[0]
-        out.append((value, pos, stop))
-        pos = stop
+    """All documents back to back in `joined` as (value, start, stop), or None: trailing garbage
+    after at least one document still leaves them usable for (3)."""
+    found, whole = documents(joined)
+    return found if whole or found else None
 
 
 def _extends(documents: list[tuple[Any, int, int]], joined: str) -> bool:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import LENIENT_DECODER, loads_noting, loads_utf8, nesting_error, without_lone_surrogates
+from ._json import documents, loads_noting, loads_utf8
 from .framing import Frame
 
 __all__ = ["Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text"]
@@ -120,8 +120,6 @@ def _not_one_document(data: str, exc: ValueError) -> Payload:
     return Payload(PayloadKind.INVALID, None, str(exc), None)
 
 
-_decoder = LENIENT_DECODER
-_WHITESPACE = " \t\r\n"
 
 
 def split_glued(data: str) -> list[tuple[Any, int]] | None:
@@ -130,25 +128,5 @@ def split_glued(data: str) -> list[tuple[Any, int]] | None:
     Covers a lost blank line (two `data:` lines joined by "\\n"), documents
     back to back on one line, and a `data:` prefix left inside the data.
     """
-    documents: list[tuple[Any, int]] = []
-    pos, end = 0, len(data)
-    while True:
-        while pos < end and data[pos] in _WHITESPACE:
-            pos += 1
-        if pos >= end:
-            break
-        if data.startswith("data:", pos):
-            pos += 5
-            if data.startswith(" ", pos):
-                pos += 1
-        try:
-            value, stop = _decoder.raw_decode(data, pos)
-        except (ValueError, RecursionError):
-            return None
-        if nesting_error(data, pos, stop) is not None:
-            return None
-        if "\\u" in data:
-            value = without_lone_surrogates(value)[0]
-        documents.append((value, pos))
-        pos = stop
-    return documents if len(documents) >= 2 else None
+    found, whole = documents(data, data_prefix=True)
+    return [(value, start) for value, start, _ in found] if whole and len(found) >= 2 else None

@@ -14,7 +14,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamfold._json import MAX_DEPTH, _deeper_than_max, nesting_error
+from streamfold._json import MAX_DEPTH, _deeper_than_max, nesting_error, too_deep_bytes
 
 
 def _plain_max_depth(text: str) -> int:
@@ -52,3 +52,6 @@ def test_the_fast_check_is_the_plain_count(value: object, depth: int, opener: st
     deepest = _plain_max_depth(text)
     assert _deeper_than_max(text) == (deepest > MAX_DEPTH)
     assert (nesting_error(text) is not None) == (deepest > MAX_DEPTH)
+    # The check the fold makes on a run's UTF-8 bytes, without their text.
+    assert too_deep_bytes(text.encode()) == (deepest > MAX_DEPTH)
+    assert too_deep_bytes(json.dumps(json.loads(text), ensure_ascii=False).encode()) == (deepest > MAX_DEPTH)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
@@ -19,6 +20,7 @@ from rich.text import Text
 
 from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
+from ..services.lost import LostText
 from ..services.rows import frame_rows
 from ..services.timing import Timing, chart_top, sparkline
 
@@ -28,13 +30,20 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
+def render_result(result: Result, *, annotate: bool = False, numbered: bool = False,
+                  lost: Sequence[LostText] = ()) -> RenderableType:
+    """The header, each choice's reply (with `annotate`, each frame's piece marked; with `numbered`,
+    preceded by its frame's number; the frames in `lost` marked where their text would have gone),
+    usage and findings."""
     parts: list[RenderableType] = [_header(result)]
     for choice in result.choices:
-        parts.append(_choice(choice, several=len(result.choices) > 1,
-                             content=_annotated(result, choice.index) if annotate else None))
+        marks = [found for found in lost if found.choice == choice.index]
+        content = _Reply(result, choice.index, annotate or numbered, numbered, marks) \
+            if marks or (choice.content and (annotate or numbered)) else None
+        parts.append(_choice(choice, several=len(result.choices) > 1, content=content))
     if not result.choices:
         parts.append(Text("(no reply was folded)", style="dim"))
+        parts.extend(_Reply(result, found.choice, False, False, [found]) for found in lost)
     if result.usage is not None:
         parts.append(_usage(result))
     if result.errors or result.diagnostics:
@@ -89,26 +98,67 @@ def _header(result: Result) -> RenderableType:
     return _Header(result)
 
 
-def _annotated(result: Result, choice: int) -> Text:
-    """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet."""
-    text = Text()
-    content = result.choice(choice).content  # type: ignore[union-attr]
-    for position, (start, end, _frame) in enumerate(result.text_runs(choice=choice, field="content")):
-        if position:
-            text.append("¦", style="dim")
-        text.append(content[start:end], style="cyan" if position % 2 else "")
-    return text
+class _Reply:
+    """A choice's reply, marked. `annotate`: each frame's piece in turn plain and cyan, a dim ¦ where
+    frames meet (`numbered`: a dim ‹N› before each piece instead, N its frame). `lost`: a marker where
+    each frame that did not decode came, `⟦frame 17 lost: invalid JSON; partial text " wor"⟧`
+    (`[[...]]` on a terminal that only takes ASCII)."""
+
+    def __init__(self, result: Result, choice: int, annotate: bool, numbered: bool, lost: Sequence[LostText]) -> None:
+        self.result, self.choice, self.annotate, self.numbered = result, choice, annotate, numbered
+        self.lost = sorted(lost, key=lambda found: (found.offset, found.frame))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        found = self.result.choice(self.choice)
+        content = _shown(found.content) if found is not None else ""
+        pieces: list[tuple[int, int, int | None]] = list(self.result.text_runs(choice=self.choice)) \
+            if self.annotate else [(0, len(content), None)]
+        opening, closing = ("[[", "]]") if options.ascii_only else ("⟦", "⟧")
+        unit = "message" if self.result.transport in BINARY_TRANSPORTS else "frame"
+        text = Text()
+        lost = iter(self.lost)
+        waiting = next(lost, None)
+
+        def mark() -> None:
+            nonlocal waiting
+            assert waiting is not None
+            said = f"{unit} {waiting.frame} lost: {waiting.reason}"
+            if waiting.partial:
+                said += f"; partial text {json.dumps(waiting.partial, ensure_ascii=options.ascii_only)}"
+            text.append(f"{opening}{said}{closing}", style="bold red")
+            waiting = next(lost, None)
+
+        for position, (start, end, frame) in enumerate(pieces):
+            while waiting is not None and waiting.offset <= start:
+                mark()
+            if self.numbered:
+                text.append(f"‹{frame}›", style="dim")
+            elif self.annotate and position:
+                text.append("¦", style="dim")
+            style = "cyan" if self.annotate and position % 2 else ""
+            at = start
+            while waiting is not None and waiting.offset < end:
+                cut = max(at, waiting.offset)
+                text.append(content[at:cut], style=style)
+                at = cut
+                mark()
+            text.append(content[at:end], style=style)
+        while waiting is not None:
+            mark()
+        yield text
 
 
-def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> RenderableType:
+def _choice(choice: Choice, *, several: bool, content: RenderableType | None = None) -> RenderableType:
     parts: list[RenderableType] = []
     title = f"choice {choice.index}" if several else "reply"
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
         parts.append(Padding(Text(_shown(choice.reasoning), style="dim"), (0, 0, 1, 2)))
-    if choice.content:
-        parts.append(content if content is not None else Text(_shown(choice.content)))
+    if content is not None:
+        parts.append(content)
+    elif choice.content:
+        parts.append(Text(_shown(choice.content)))
     if choice.refusal:
         parts.append(Text.assemble(("refusal: ", "bold red"), _shown(choice.refusal)))
     for call in choice.tool_calls:
@@ -151,22 +201,24 @@ SHOWN_PER_CODE = 3
 def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
     transport = result.transport
-    found = [("error", error.code, location(error.frame, error.offset, error.line, transport), error.message, None)
-             for error in result.errors]
+    # (severity, code, where, message, the code a findings-collapsed one counts)
+    found: list[tuple[str, str, str, str, str | None]] = [
+        ("error", error.code, location(error.frame, error.offset, error.line, transport), error.message, None)
+        for error in result.errors]
     # Most severe first; within a severity, stream order.
     found += [(str(d.severity), d.code, location(d.frame, d.offset, d.line, transport), d.message,
-               d.details.get("count") if d.code == "findings-collapsed" else None)
+               str(d.details.get("code")) if d.code == "findings-collapsed" else None)
               for d in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3))]
-    totals = Counter(str(code) for _, code, *_ in found)
+    totals = Counter(code for _, code, *_ in found)
     # Past the core's cap its findings-collapsed diagnostic has the real count: the count line says it instead.
     counted = {str(d.details.get("code")): d.details["count"] for d in result.diagnostics
                if d.code == "findings-collapsed" and isinstance(d.details.get("count"), int)}
     listed = {str(d.details.get("code")): d.details.get("listed") for d in result.diagnostics
               if d.code == "findings-collapsed"}
     shown: Counter[str] = Counter()
-    for severity, code, where, message, count in found:
-        if count is not None and any(totals[of] > SHOWN_PER_CODE and counted[of] == count for of in counted):
-            continue
+    for severity, code, where, message, of in found:
+        if of is not None and totals[of] > SHOWN_PER_CODE:
+            continue  # the count line of that code says what this one does
         shown[code] += 1
         if shown[code] <= SHOWN_PER_CODE:
             lines.append(_finding(severity, code, where, message))

@@ -6,6 +6,7 @@ that claims a decoded payload (reference §3 order), or None.
 
 from __future__ import annotations
 
+from ..framing import FrameIssue
 from ..result import register_exporter
 from ._base import Dialect
 from .anthropic import Anthropic
@@ -22,7 +23,7 @@ from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
 
-__all__ = ["DIALECTS", "Dialect", "detect", "for_transport"]
+__all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport"]
 
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
@@ -41,6 +42,14 @@ def for_transport(transport: str) -> type[Dialect] | None:
     """The dialect a transport decides on its own (the payloads alone do not say): AWS
     event-stream bytes are Bedrock's."""
     return next((dialect for dialect in _ALL if transport in dialect.transports), None)
+
+
+def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
+    """The in-stream error a frame issue stands for in some vendor's streams (`Dialect.carried_error`)."""
+    for dialect in _ALL:
+        if (found := dialect.carried_error(issue)) is not None:
+            return found
+    return None
 
 
 def detect(value: object) -> type[Dialect] | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..findings import Report, Severity
-from ..framing import FrameView
+from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
 
@@ -78,6 +78,15 @@ class Dialect:
     transports: ClassVar[tuple[str, ...]] = ()
     #: A stream of this dialect says when it is over (else no `missing-terminal`).
     expects_end: ClassVar[bool] = True
+    #: The JSON keys whose string is reply text, first the likeliest: what `services.lost`
+    #: reads out of a frame whose JSON broke off (`{"delta":{"content":"Hel` holds `Hel`).
+    text_keys: ClassVar[tuple[str, ...]] = ("content", "text")
+
+    @staticmethod
+    def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
+        """The in-stream error a transport's frame issue stands for in this vendor's streams, as
+        (message, raw), or None. Asked of every dialect, before any is chosen (llama.cpp's `error:`)."""
+        return None
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:

@@ -39,6 +39,7 @@ __all__ = ["Cloudflare"]
 
 class Cloudflare(Dialect):
     name = "cloudflare"
+    text_keys = ("response",)
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "length": LENGTH,

@@ -55,6 +55,15 @@ class LlamaCpp(Dialect):
     }
     terminal_hint = "an event with `stop: true`"
 
+    @staticmethod
+    def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
+        """llama.cpp before ggml-org/llama.cpp#16109 sent errors as an SSE `error:` field, which SSE
+        clients ignore as an unknown field: the in-stream error it stands for, as (message, raw)."""
+        if issue.code != "unknown-field" or issue.text.partition(":")[0] != "error":
+            return None
+        value = issue.text.partition(":")[2].strip()
+        return f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}", value
+
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
@@ -261,12 +270,3 @@ def _agrees(content: str, rebuilt: str) -> bool:
             return False
         position = found + len(segment)
     return len(rebuilt) - len(last) >= position + 1 and rebuilt.endswith(last)
-
-
-def error_field(issue: FrameIssue) -> tuple[str, str] | None:
-    """llama.cpp before ggml-org/llama.cpp#16109 sent errors as an SSE `error:` field, which SSE
-    clients ignore as an unknown field: the in-stream error it stands for, as (message, raw)."""
-    if issue.code != "unknown-field" or issue.text.partition(":")[0] != "error":
-        return None
-    value = issue.text.partition(":")[2].strip()
-    return f"the server sent an error as a non-standard `error:` field (SSE clients ignore it): {value}", value

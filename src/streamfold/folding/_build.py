@@ -18,10 +18,12 @@ __all__ = ["build_result"]
 _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal"}
 
 
-def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore, kinds: list[PayloadKind],
-                 errors: list[StreamError], diagnostics: list[Diagnostic]) -> Result:
+def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore,
+                 kinds: tuple[list[PayloadKind], int, int], errors: list[StreamError],
+                 diagnostics: list[Diagnostic]) -> Result:
     """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
-    normalised, its `native` snapshot taken (by the vendor's dialect a carrier found)."""
+    normalised, its `native` snapshot taken (by the vendor's dialect a carrier found). `kinds`:
+    each frame's, and how many are comments and invalid."""
     carrier, dialect = dialect, dialect.reported
     choice_indexes: set[int] = set()
     # Keys as dicts, not sets, and the paths chained, not copied: a set of n keys takes 4-8n slots
@@ -84,10 +86,10 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
         complete=carrier.ended and not carrier.failed,
         model=merger.get(("model",)),
         id=merger.get(("id",)),
-        frame_counts=_counts(kinds),
+        frame_counts=_counts(*kinds),
         native=dialect.native(),
         frames=FrameSequence(frames),
-        frame_kinds=tuple(kinds),
+        frame_kinds=tuple(kinds[0]),
         choices=tuple(choices),
         usage=usage,
         errors=tuple(errors),
@@ -154,7 +156,5 @@ def _counts_only(dialect: Dialect, usage: dict[str, Any], frames: tuple[int, int
     return usage
 
 
-def _counts(kinds: list[PayloadKind]) -> dict[str, int]:
-    comments = kinds.count(PayloadKind.COMMENT)
-    return {"total": len(kinds), "data": len(kinds) - comments, "comments": comments,
-            "invalid": kinds.count(PayloadKind.INVALID)}
+def _counts(kinds: list[PayloadKind], comments: int, invalid: int) -> dict[str, int]:
+    return {"total": len(kinds), "data": len(kinds) - comments, "comments": comments, "invalid": invalid}

@@ -46,12 +46,11 @@ class RunFolding:
     _frames: FrameStore
     _kinds: list[PayloadKind]
 
-    def __init__(self) -> None:
-        # Payloads the dialect's fast decoder refused since frame _fast_since. When too
-        # many are, it is not tried again before frame _fast_paused_until, and each pause
-        # is twice as long as the last.
-        self._fast_misses = self._fast_since = self._fast_paused_until = 0
-        self._fast_pause = 256
+    # Payloads the dialect's fast decoder refused since frame _fast_since. When too many are,
+    # it is not tried again before frame _fast_paused_until, and each pause is twice as long
+    # as the last. (Class values until a fold sets its own: a fold pays no __init__ for them.)
+    _fast_misses = _fast_since = _fast_paused_until = 0
+    _fast_pause = 256
 
     def _folding_dialect(self) -> Dialect | None:
         raise NotImplementedError

@@ -20,21 +20,21 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from .._codes import CODES
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
-from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, Severity
+from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ._build import build_result
-from ._issues import report_frame_issues, report_lenient
+from ._issues import report_frame_issues, report_lenient, report_stream_end
 from ._journal import events_of
 from ._limits import check_limits
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
@@ -48,11 +48,15 @@ _FRAMERS: dict[str, type[Framer]] = {
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
 
-_JSON, _DONE, _COMMENT = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT
+_JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
 
 
 class Phase(enum.Enum):
     """Where a `Folder` is in its stream."""
+
+    # Members are singletons, so they hash by identity, in C (`Enum.__hash__` is Python code,
+    # and the table `_ON_PAYLOAD` is read once a frame).
+    __hash__ = object.__hash__
 
     #: Bytes wait until the first ones say the transport (SSE, NDJSON, JSON array, event-stream).
     SNIFF = "sniff"
@@ -90,7 +94,6 @@ class Folder(RunFolding):
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
         if transport is not None and transport not in TRANSPORTS:
             raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
-        super().__init__()
         self.max_frame_size = max_frame_size
         self.transport = transport
         self.phase = Phase.SNIFF
@@ -99,8 +102,11 @@ class Folder(RunFolding):
         self._head = bytearray()
         self._frames = FrameStore()
         self._kinds: list[PayloadKind] = []
-        check_limits(max_findings_per_code=max_findings_per_code, max_choices=max_choices,
-                     max_tool_calls=max_tool_calls)
+        self._comments = self._invalid = 0  # counted as kinds are set (counting them at the end cost 3%)
+        if (max_findings_per_code is not DEFAULT_MAX_FINDINGS_PER_CODE or max_choices is not DEFAULT_MAX_CHOICES
+                or max_tool_calls is not DEFAULT_MAX_TOOL_CALLS):
+            check_limits(max_findings_per_code=max_findings_per_code, max_choices=max_choices,
+                         max_tool_calls=max_tool_calls)
         self._merger = Merger(journal=events, max_choices=max_choices, max_tool_calls=max_tool_calls,
                               on_cap=lambda code, frame, message: self._report.diagnostic(code, frame, message))
         self._report = Report(self._frames, journal=self._merger.journal, max_per_code=max_findings_per_code)
@@ -117,9 +123,6 @@ class Folder(RunFolding):
         self._tool_names: dict[tuple[Any, ...], Any] = {}
         self._result: Result | None = None
         self._returned = False
-        self._on_payload: dict[Phase, Callable[[PayloadKind, Any, int], None]] = {
-            Phase.DETECT: self._detect_payload, Phase.FOLD: self._fold_payload,
-            Phase.AFTER_TERMINAL: self._listed_payload}
         if transport is not None:
             self._start(transport)
 
@@ -166,11 +169,13 @@ class Folder(RunFolding):
             dialect = self._adopt(Unknown)
         dialect.finish(max(len(self._frames) - 1, 0))
         self._merger.flush_caps(max(len(self._frames) - 1, 0))
-        self._stream_findings(dialect)
+        report_stream_end(self._report, self._frames, self.transport, dialect, self._after_terminal,
+                          has_data=self._comments < len(self._kinds))
         self._report.collapse()
         self.phase = Phase.CLOSED
         assert self.transport is not None
-        self._result = build_result(self.transport, dialect, self._merger, self._frames, self._kinds,
+        self._result = build_result(self.transport, dialect, self._merger, self._frames,
+                                    (self._kinds, self._comments, self._invalid),
                                     self._report.errors, self._report.diagnostics)
         return self._drain()
 
@@ -284,9 +289,13 @@ class Folder(RunFolding):
     def _kind(self, frame: int, kind: PayloadKind) -> None:
         kinds = self._kinds
         if frame < len(kinds):
-            kinds[frame] = kind  # a run's frame, taken for JSON
+            kinds[frame] = kind  # a run's frame, taken for JSON (its kind is set here once)
         else:
             kinds.append(kind)
+        if kind is _COMMENT:
+            self._comments += 1
+        elif kind is _INVALID:
+            self._invalid += 1
 
     def _fold_record(self, record: FrameRecord) -> None:
         """The plain path of one frame: its findings, the decoding step, the payload by phase."""
@@ -314,7 +323,7 @@ class Folder(RunFolding):
         """A JSON payload or `[DONE]`, done as the phase says."""
         if self.phase is Phase.FOLD:
             self._folding_dialect()  # the phase may have moved on
-        self._on_payload[self.phase](kind, value, frame)
+        self._ON_PAYLOAD[self.phase](self, kind, value, frame)
 
     def _detect_payload(self, kind: PayloadKind, value: Any, frame: int) -> None:
         """Phase.DETECT: the first payload a dialect claims chooses it; until then payloads wait."""
@@ -342,6 +351,9 @@ class Folder(RunFolding):
         """Phase.AFTER_TERMINAL: data frames are listed; a gateway's extra `[DONE]` is a sentinel, not data."""
         if kind is not _DONE:
             self._after_terminal.append(frame)
+
+    _ON_PAYLOAD: ClassVar[dict[Phase, Callable[[Folder, PayloadKind, Any, int], None]]] = {
+        Phase.DETECT: _detect_payload, Phase.FOLD: _fold_payload, Phase.AFTER_TERMINAL: _listed_payload}
 
     def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
         """Choose the dialect, then fold what waited for it."""
@@ -397,36 +409,6 @@ class Folder(RunFolding):
             self._pending_errors.append((frame, message, raw, offset, line))
         else:
             self._dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
-
-    # -- end of stream ------------------------------------------------------------
-
-    def _stream_findings(self, dialect: Dialect) -> None:
-        report, frames = self._report, self._frames
-        if frames and not frames.terminated(-1):
-            last = make_frame(frames[-1])
-            if self.transport == "sse":
-                message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
-                           "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
-                severity = Severity.WARNING
-            else:
-                message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
-                severity = Severity.INFO
-            report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
-        shown = dialect.reported
-        if self._after_terminal:
-            first = self._after_terminal[0]
-            report.diagnostic(
-                "frame-after-terminal", first,
-                f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
-                f"({shown.terminal_hint}), "
-                f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
-                "but not folded", frames=list(self._after_terminal))
-        has_data = any(kind is not _COMMENT for kind in self._kinds)
-        if not dialect.ended and has_data and dialect.expects_end and not dialect.failed:
-            report.diagnostic(
-                "missing-terminal", len(frames) - 1 if frames else None,
-                f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
-                "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
         return events_of(self._merger.drain(), self._tool_names)

@@ -18,9 +18,8 @@ from collections.abc import Iterable
 from itertools import repeat
 
 from ._records import DATA_SPACE, DATA_TIGHT, FrameRecord, FramerOutput, Rebuild, SplitRun, new_record
-from .ndjson import NDJSONParser
+from .ndjson import NDJSONParser, line_record
 from .sse import SSEParser
-from .utf8 import decode
 
 __all__ = ["REBUILD", "DataRun", "LineRun", "NDJSONRunParser", "SSERunParser"]
 
@@ -213,12 +212,8 @@ def _utf8(data: bytes) -> bool:
 
 def _records_by_lines(piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
     """The record of one block (`piece`, without its "\\n\\n") by the line-by-line interpretation."""
-    parser = SSEParser(max_frame_size=len(piece) + 2)
-    parser._offset, parser._line, parser._index = offset, line, index
-    frames: list[FramerOutput] = []
-    parser._take_lines((piece + b"\n\n").splitlines(keepends=True), frames)
-    record = frames[0]
-    assert type(record) is tuple
+    record = _rebuild_sse(piece + b"\n\n", index, offset, line)
+    assert record is not None  # one complete block makes one record
     return record
 
 
@@ -255,13 +250,7 @@ class LineRun(SplitRun):
         self._lines = None
 
     def _record(self, piece: bytes, index: int, offset: int, line: int) -> FrameRecord:
-        return _line_record(piece, index, offset, line)
-
-
-def _line_record(line: bytes, index: int, offset: int, number: int) -> FrameRecord:
-    """A complete line's record (no CR, not blank, not too large), as `_take_line` makes it."""
-    text, issues = decode(line, offset, number)
-    return new_record(index, offset, number, None, text, None, None, (), line + b"\n", True, issues, ())
+        return line_record(piece, piece + b"\n", index, offset, line)
 
 
 def _rebuild_sse(raw: bytes, index: int, offset: int, line: int) -> FrameRecord | None:

@@ -8,7 +8,7 @@ small pieces stays linear.
 
 from __future__ import annotations
 
-from ._records import FramerOutput, new_record
+from ._records import FrameRecord, FramerOutput, new_record
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
 from .framer import Framer
 from .utf8 import decode
@@ -102,7 +102,12 @@ class NDJSONParser(Framer):
         content = line[:-1] if line.endswith(b"\r") else line
         if not content.strip(b" \t\r\n"):
             return
-        text, issues = decode(content, offset, number)
-        frames.append(new_record(self._index, offset, number, None, text, None, None, (), line + terminator,
-                                 bool(terminator), issues, ()))
+        frames.append(line_record(content, line + terminator, self._index, offset, number))
         self._index += 1
+
+
+def line_record(content: bytes, raw: bytes, index: int, offset: int, number: int) -> FrameRecord:
+    """The record of a line that is a frame: `content` (without line end) decoded, `raw` as it came
+    (terminated when it ends with its LF)."""
+    text, issues = decode(content, offset, number)
+    return new_record(index, offset, number, None, text, None, None, (), raw, raw.endswith(b"\n"), issues, ())

@@ -41,6 +41,9 @@ class _Entry:
         self.method = self._string(self.request, "method", "request.")
         text = self.content.get("text")
         self.text = text if isinstance(text, str) else None
+        self.time = entry.get("time")
+        timings = entry.get("timings")
+        self.timings: dict[str, Any] = timings if isinstance(timings, dict) else {}
 
     def _object(self, parent: dict[str, Any], key: str, path: str = "") -> dict[str, Any]:
         value = parent.get(key)
@@ -144,6 +147,18 @@ class _Entry:
                 raise InputError(f"HAR entry {self.index}: the base64 body does not decode: {exc}") from None
         return text.encode("utf-8", "surrogatepass")
 
+    def timing(self) -> tuple[tuple[str, float], ...]:
+        """The entry's own times, in seconds (a HAR gives milliseconds, -1 for unknown; values that are not
+        numbers are left out): what `Capture.entry_timing` holds."""
+        def seconds(value: Any) -> float | None:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            return round(value / 1000, 6) if number and 0 <= value < float("inf") else None
+        before = [seconds(self.timings.get(name)) for name in ("blocked", "dns", "connect", "send", "wait")]
+        wait, receive, total = before[-1], seconds(self.timings.get("receive")), seconds(self.time)
+        found = [("total", total), ("first_byte", round(sum(t for t in before if t is not None), 6)
+                                    if wait is not None else None), ("receive", receive)]
+        return tuple((name, value) for name, value in found if value is not None)
+
     def note(self) -> Note | None:
         if not self.problems:
             return None
@@ -221,7 +236,7 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     repaired = chosen_entry.note()
     return Capture(
         body, "har", status=status, response_headers=response_headers, request_headers=request_headers,
-        url=chosen_entry.url or None,
+        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(),
         notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
                *notes, *((repaired,) if repaired is not None else ())),
     )

@@ -8,9 +8,13 @@ to show every stage without asking the server again.
       "provenance": [{"choice": 0, "field": "content" | "reasoning" | "refusal" | "tool:K",
                       "runs": [[start, end, frame], ...]}, ...],
       "tool_argument_errors": [{"choice": 0, "tool": K, "position": P}, ...],
+      "lost_text":  [{"choice", "offset", "frame", "reason", "partial"}, ...]: each frame that did not
+                    decode, where in its choice's reply its text would have gone (`services.lost`),
       "export":     the vendor-native non-streaming object, or null,
       "export_error": why there is none, or null,
-      "capture":    {"size": bytes},
+      "capture":    {"size": bytes, "input_size": bytes, "source": "raw" | "har" | "curl-trace" | ...},
+      "arrivals", "stream_timing": when the input had arrival times (each row then has "time"),
+      "entry_timing": a HAR entry's own times ({"total", "first_byte", "receive"} in seconds), when it has them,
       "timing":     {"fold_ms": ..., "views_ms": ...}
     }
 
@@ -33,7 +37,10 @@ import msgspec
 from ..decoding import PayloadKind, decode_frame
 from ..result import Result
 from ..services import load
+from ..services.inputs import Capture
+from ..services.lost import lost_text
 from ..services.rows import frame_rows
+from ..services.timing import DEFAULT_STALL
 
 __all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]
 
@@ -65,6 +72,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         "provenance": [{"choice": choice, "field": field, "runs": provenance_runs(result, choice, field, text)}
                        for choice, field, text in text_fields(result)],
         "tool_argument_errors": _tool_argument_errors(result),
+        "lost_text": _lost_text(result),
         "export": exported,
         "export_error": export_error,
         "capture": {"size": len(body), "input_size": loaded.input_size, "source": loaded.capture.source},
@@ -73,10 +81,23 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         # The capture carried arrival times (curl --trace-time, a timestamped log): the
         # timeline runs over time (the stalls are among the findings).
         view["arrivals"] = list(loaded.timing.arrivals)
-        view["stream_timing"] = loaded.timing.to_dict()
+        for row, arrived in zip(frames, loaded.timing.arrivals):
+            row["time"] = round(arrived, 6)
+        view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
+                                 "first_byte": _first_byte(loaded.capture)}
+    if loaded.capture.entry_timing:
+        # A HAR times its entry as a whole (first byte, receiving), not each frame.
+        view["entry_timing"] = dict(loaded.capture.entry_timing)
     view["timing"] = {"fold_ms": round(loaded.fold_seconds * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view
+
+
+def _first_byte(capture: Capture) -> float | None:
+    """Seconds from the request to the first byte of the body, when the input says when it was sent."""
+    if capture.started is None or not capture.reads:
+        return None
+    return round(max(0.0, capture.reads[0][1] - capture.started), 6)
 
 
 def encode(value: Any) -> bytes:
@@ -209,6 +230,15 @@ def _tool_argument_errors(result: Result) -> list[dict[str, int]]:
         arguments = choice.tool_calls[position].arguments
         out.append({"choice": choice.index, "tool": position,
                     "position": utf16_position(arguments, min(details["position"], len(arguments)))})
+    return out
+
+
+def _lost_text(result: Result) -> list[dict[str, object]]:
+    out = []
+    for found in lost_text(result):
+        choice = result.choice(found.choice)
+        content = choice.content if choice is not None else ""
+        out.append({**found.to_dict(), "offset": utf16_position(content, min(found.offset, len(content)))})
     return out
 
 
