@@ -13,15 +13,13 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.json import JSON
 from rich.padding import Padding
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
-from ..findings import BINARY_TRANSPORTS, location
+from ..findings import location
 from ..result import Choice, Result, ToolCall
-from ..services.rows import frame_rows
 from ..services.timing import Timing, chart_top, sparkline
 
-__all__ = ["render_frames", "render_reply_only", "render_result", "render_timing"]
+__all__ = ["render_reply_only", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -161,34 +159,6 @@ def _finding(severity: str, code: str, where: str, message: str) -> Text:
     return Text.assemble(
         (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
         (f" ({where})" if where else "", "dim"), ": ", message)
-
-
-def render_frames(result: Result) -> Table:
-    rows = list(frame_rows(result))
-    kind_style = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
-
-    def widest(key: str, header: str, cap: int = 24) -> int:
-        return min(cap, max([len(header), *(len(str(row[key] or "")) for row in rows)]))
-
-    # A binary stream (AWS event-stream) has no lines: its messages are placed by byte alone.
-    lines = result.transport not in BINARY_TRANSPORTS
-    table = Table(box=None, pad_edge=False, expand=True, header_style="bold dim")
-    table.add_column("#", justify="right", no_wrap=True, min_width=widest("index", "#"))
-    if lines:
-        table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
-    table.add_column("offset", justify="right", style="dim", no_wrap=True, min_width=widest("offset", "offset"))
-    table.add_column("event", no_wrap=True, overflow="ellipsis", min_width=widest("event", "event", 16))
-    table.add_column("kind", no_wrap=True, min_width=widest("kind", "kind") + 6)
-    table.add_column("summary", overflow="ellipsis", no_wrap=True, ratio=1)
-    for row in rows:
-        kind = row["kind"] + ("" if row["terminated"] else " (cut)")
-        summary = Text(row["summary"])
-        if row["issues"]:
-            summary = Text.assemble((", ".join(row["issues"]) + " ", "yellow"), summary)
-        place = [str(row["line"]), str(row["offset"])] if lines else [str(row["offset"])]
-        table.add_row(str(row["index"]), *place, Text(row["event"] or ""),
-                      Text(kind, style=kind_style.get(row["kind"], "")), summary)
-    return table
 
 
 def render_timing(timing: Timing) -> RenderableType:

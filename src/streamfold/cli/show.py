@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 from rich.text import Text
@@ -13,7 +14,7 @@ from rich.text import Text
 from ..findings import BINARY_TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL
-from ..services.rows import frame_rows
+from ..services.rows import RowBounds
 from .common import (
     EXIT_USAGE,
     console,
@@ -25,7 +26,8 @@ from .common import (
     transport_option,
     write_json,
 )
-from .render import render_frames, render_reply_only, render_result, render_timing
+from .frame_table import FrameTable
+from .render import render_reply_only, render_result, render_timing
 from .usage import Seconds
 
 __all__ = ["blame", "export", "frames", "show"]
@@ -79,14 +81,14 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dial
       streamfold frames examples/openai-broken.sse
       streamfold frames --jsonl capture.sse | grep invalid
     """
-    result = load_capture(capture, input_format, entry, dialect, transport).result
-    if jsonl:
-        out = sys.stdout
-        for row in frame_rows(result):
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    else:
-        console().print(render_frames(result))
-    end(result)
+    # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
+    rows = _jsonl_rows if jsonl else FrameTable(console()).add
+    end(load_capture(capture, input_format, entry, dialect, transport, rows=rows).result)
+
+
+def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
+    sys.stdout.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    sys.stdout.flush()
 
 
 @click.command()

@@ -14,11 +14,13 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..findings import Diagnostic
 from ..folding import fold
 from ..result import Result
 from .inputs import Capture, read_capture, transport_notes
+from .rows import RowBounds, fold_rows
 from .timing import DEFAULT_STALL, Timing, analyse
 
 __all__ = ["Loaded", "Progress", "annotate", "load"]
@@ -47,15 +49,20 @@ class Loaded:
 
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
          transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
-         max_inflated: int | None = None) -> Loaded:
+         max_inflated: int | None = None,
+         rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
-    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`).
+    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`); `rows`: called
+    with the rows of the frames as they fold, to show them as they come (see `rows.fold_rows`).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
-    result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
+    if rows is None:
+        result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
+    else:
+        result = fold_rows(capture.body, rows, dialect=dialect, transport=transport, progress=progress)
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture, result.transport)))
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
     return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
