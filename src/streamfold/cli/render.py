@@ -18,6 +18,7 @@ from rich.text import Text
 from ..findings import location
 from ..result import Choice, Result, ToolCall
 from ..services.timing import Timing, chart_top, sparkline
+from .long_text import HEAD, TAIL, clip, clipped_runs, marker
 
 __all__ = ["render_reply_only", "render_result", "render_timing"]
 
@@ -25,11 +26,12 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
+def render_result(result: Result, *, annotate: bool = False, full: bool = True) -> RenderableType:
+    """The whole report; without `full`, long text fields are clipped (`long_text`)."""
     parts: list[RenderableType] = [_header(result)]
     for choice in result.choices:
         parts.append(_choice(choice, several=len(result.choices) > 1,
-                             content=_annotated(result, choice.index) if annotate else None))
+                             content=_annotated(result, choice.index, full) if annotate else None, full=full))
     if not result.choices:
         parts.append(Text("(no reply was folded)", style="dim"))
     if result.usage is not None:
@@ -39,14 +41,14 @@ def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
     return Group(*parts)
 
 
-def render_reply_only(result: Result) -> RenderableType:
+def render_reply_only(result: Result, *, full: bool = True) -> RenderableType:
     """--quiet: the reply text and the tool calls, nothing else."""
     parts: list[RenderableType] = []
     for choice in result.choices:
         if choice.content:
-            parts.append(Text(_shown(choice.content)))
+            parts.append(clip(_shown(choice.content), full))
         for call in choice.tool_calls:
-            parts.append(_tool_call(call))
+            parts.append(_tool_call(call, full))
     return Group(*parts)
 
 
@@ -86,30 +88,41 @@ def _header(result: Result) -> RenderableType:
     return _Header(result)
 
 
-def _annotated(result: Result, choice: int) -> Text:
-    """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet."""
+def _annotated(result: Result, choice: int, full: bool = True) -> Text:
+    """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet
+    (of a long reply without `full`: the pieces in its head and in its tail)."""
     text = Text()
     content = result.choice(choice).content  # type: ignore[union-attr]
-    for position, (start, end, _frame) in enumerate(result.text_runs(choice=choice, field="content")):
-        if position:
-            text.append("¦", style="dim")
-        text.append(content[start:end], style="cyan" if position % 2 else "")
+    runs = result.text_runs(choice=choice, field="content")
+    shown_to = 0
+    for low, high in clipped_runs(len(content), full):
+        if low > shown_to:
+            text.append(marker(low - shown_to))
+        shown_to, first = high, True
+        for position, (start, end, _frame) in enumerate(runs):
+            start, end = max(start, low), min(end, high)
+            if start >= end:
+                continue
+            if position and not first:
+                text.append("¦", style="dim")
+            text.append(content[start:end], style="cyan" if position % 2 else "")
+            first = False
     return text
 
 
-def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> RenderableType:
+def _choice(choice: Choice, *, several: bool, content: Text | None = None, full: bool = True) -> RenderableType:
     parts: list[RenderableType] = []
     title = f"choice {choice.index}" if several else "reply"
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
-        parts.append(Padding(Text(_shown(choice.reasoning), style="dim"), (0, 0, 1, 2)))
+        parts.append(Padding(clip(_shown(choice.reasoning), full, style="dim"), (0, 0, 1, 2)))
     if choice.content:
-        parts.append(content if content is not None else Text(_shown(choice.content)))
+        parts.append(content if content is not None else clip(_shown(choice.content), full))
     if choice.refusal:
-        parts.append(Text.assemble(("refusal: ", "bold red"), _shown(choice.refusal)))
+        parts.append(Text.assemble(("refusal: ", "bold red"), clip(_shown(choice.refusal), full)))
     for call in choice.tool_calls:
-        parts.append(_tool_call(call))
+        parts.append(_tool_call(call, full))
     finish = _shown(choice.finish_reason) or "none"
     line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
     if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
@@ -118,16 +131,18 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
     return Group(*parts)
 
 
-def _tool_call(call: ToolCall) -> RenderableType:
+def _tool_call(call: ToolCall, full: bool = True) -> RenderableType:
     title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ",
                           (_shown(call.name) or "?", "bold magenta"))
     if call.id:
         title.append(f"  {_shown(call.id)}", style="dim")
+    long = not full and len(call.arguments) > HEAD + TAIL  # then as sent: laying out a huge parsed value is slow
     if call.error is None:
-        body: RenderableType = JSON(json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
+        body: RenderableType = clip(call.arguments, full) if long else JSON(
+            json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
     else:
         body = Group(Text.assemble(("arguments do not parse: ", "bold red"), call.error),
-                     Text(call.arguments, style="red"))
+                     clip(call.arguments, full, style="red"))
     return Group(title, Padding(body, (0, 0, 0, 2), expand=False))
 
 

@@ -27,6 +27,7 @@ from .common import (
     write_json,
 )
 from .frame_table import FrameTable
+from .long_text import HEAD, TAIL
 from .render import render_reply_only, render_result, render_timing
 from .usage import Seconds
 
@@ -37,17 +38,23 @@ __all__ = ["blame", "export", "frames", "show"]
 @input_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
 @click.option("--annotate", is_flag=True, help="Mark where each frame's text begins in the reply (¦).")
+@click.option("--full", is_flag=True, help=f"Print long texts whole (by default a text over {HEAD + TAIL:,} "
+                                           f"characters shows its first {HEAD:,} and last {TAIL:,}).")
 @click.option("--stall", type=Seconds(), default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @dialect_option
 @transport_option
-def show(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, stall: float,
-         dialect: str | None, transport: str | None) -> None:
+def show(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, full: bool,
+         stall: float, dialect: str | None, transport: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
+
+    A long text shows its start and end, and how many characters are left out
+    between them; --full prints it all (--json and export always do).
 
     \b
     Examples:
       streamfold show examples/openai-reasoning.sse
+      streamfold show --full huge.sse | less -R
       streamfold show --json capture.sse | jq .choices[0].content
     """
     loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
@@ -58,10 +65,10 @@ def show(capture: str, input_format: str, entry: str | None, as_json: bool, anno
             out["timing"] = timing.to_dict()
         write_json(out)
     elif settings().quiet:
-        console().print(render_reply_only(result))
+        console().print(render_reply_only(result, full=full))
     else:
         shown = console()
-        shown.print(render_result(result, annotate=annotate))
+        shown.print(render_result(result, annotate=annotate, full=full))
         if timing is not None:
             shown.print(render_timing(timing))
     end(result)
