@@ -129,7 +129,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
     async def fold_endpoint(request: Request) -> Response:
         if request.query_params.get("frames") == "range":
             return await fold_by_range(request)
-        return await folding(request, lambda body, options: build_fold_view(body, max_inflated=max_size, **options))
+        return await folding(request, lambda body, options: build_fold_view(
+            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size))
 
     async def fold_by_range(request: Request) -> Response:
         """The page's fold: progress as it folds, the view without its rows (they come by range)."""
@@ -145,9 +146,9 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             slots.give_back()
             return prepared
         options, body = prepared
-        return fold_stream(lambda progress: build_fold_view(body, max_inflated=max_size, frames="range",
-                                                            progress=progress, keep=kept.keep, **options),
-                           slots.give_back)
+        return fold_stream(lambda progress: build_fold_view(
+            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size,
+            frames="range", progress=progress, keep=kept.keep), slots.give_back)
 
     async def frames_endpoint(request: Request) -> Response:
         return await frames_range(request, kept)
