@@ -14,6 +14,7 @@ import dataclasses
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import IO, Any, cast
 
 import click
@@ -32,6 +33,7 @@ from ..findings import Severity
 from ..framing.sniff import TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
+from ..services.rows import RowBounds
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
            "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
@@ -81,16 +83,17 @@ class Settings:
 
 
 def load_capture(path: str, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
-                 transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None) -> Loaded:
+                 transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None,
+                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read FILE (or take `data`, its bytes), unwrap, fold and annotate it; unusable input ends the
-    program with one line and exit 2."""
+    program with one line and exit 2. `rows`: see `services.load` (the rows are the progress: no bar)."""
     if data is None:
         data = read_input(path)
     err = Console(stderr=True)
-    bar = _ProgressBar(err) if err.is_terminal else None
+    bar = _ProgressBar(err) if err.is_terminal and rows is None else None
     try:
         return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
-                    progress=bar)
+                    progress=bar, rows=rows)
     except InputError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -321,8 +321,12 @@ def dumps_arguments(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+# One encoder for every summary (json.dumps makes one per call when given options: a third of a summary's time).
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def compact_json(value: object, limit: int = 200) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _compact(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -27,7 +27,7 @@ from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
-from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report
+from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
@@ -130,6 +130,11 @@ class Folder(RunFolding):
     def frames(self) -> FrameSequence:
         """The frames seen so far."""
         return FrameSequence(self._frames)
+
+    def settled(self) -> tuple[int, Sequence[PayloadKind], Sequence[StreamError]]:
+        """For a front that lists frames as they fold: how many are final (record and kind: a frame
+        held for its CR's LF is not), every frame's kind, and the errors so far."""
+        return len(self._frames) - (self._held is not None), self._kinds, self._report.errors
 
     @property
     def dialect(self) -> str | None:

@@ -17,6 +17,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..findings import Diagnostic
 from ..folding import fold
@@ -24,6 +25,7 @@ from ..result import Result
 from ._whole_reply import read_whole_reply
 from ._wrong_input import NOT_A_STREAM, recognise
 from .inputs import Capture, read_capture, transport_notes
+from .rows import RowBounds, fold_rows
 from .timing import DEFAULT_STALL, Timing, analyse
 
 __all__ = ["Loaded", "Progress", "annotate", "load"]
@@ -52,9 +54,11 @@ class Loaded:
 
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
          transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
-         max_inflated: int | None = None) -> Loaded:
+         max_inflated: int | None = None,
+         rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
-    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`).
+    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`); `rows`: called
+    with the rows of the frames as they fold, to show them as they come (see `rows.fold_rows`).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
@@ -65,7 +69,10 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     if forced and wrong is not None and wrong.code != "empty-input":
         wrong = None  # told what to read it as: it is folded as that
     folded = wrong is None or wrong.code not in NOT_A_STREAM
-    result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress)
+    if rows is None or not folded:
+        result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress)
+    else:
+        result = fold_rows(capture.body, rows, dialect=dialect, transport=transport, progress=progress)
     whole = None if forced or not folded else read_whole_reply(capture.body, result)
     if whole is not None:
         result = whole[0]

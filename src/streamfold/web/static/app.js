@@ -361,6 +361,7 @@ class RawView {
   }
 
   setData() {
+    this.loading = false;
     this.cache.clear();
     this.sse = state.result.transport === 'sse';
     // A binary framing has no lines: its bytes are shown as text, without line numbers.
@@ -377,6 +378,16 @@ class RawView {
     this.scroller.style.setProperty('--line-digits', String(Math.max(2, String(lastLine).length + 1)));
     this.cols = 0;
     this.reflow(true);
+  }
+
+  // Until every frame's row has come (frames by range): no rows, a line that says so.
+  setLoading() {
+    this.loading = true;
+    this.cache.clear();
+    this.blockCount = 0;
+    this.rowStart = new Int32Array(1);
+    this.list.setCount(0);
+    $('raw-sub').textContent = 'loading frames…';
   }
 
   columns() {
@@ -546,7 +557,7 @@ class RawView {
   }
 
   scrollToFrame(frameIndex, force) {
-    if (frameIndex < 0 || frameIndex >= state.frames.length) return;
+    if (this.loading || frameIndex < 0 || frameIndex >= state.frames.length) return;
     const row = this.firstRowOf(frameIndex);
     const lastRow = this.rowStart[frameIndex + 1] - 1;
     if (!force && this.list.isRowVisible(row) && this.list.isRowVisible(Math.min(lastRow, row + 3))) {
@@ -723,6 +734,7 @@ class EventsView {
   renderRow(row, el) {
     const index = this.order[row];
     const frame = state.frames[index];
+    if (frame.stub) frameLoader.need(index);
     const level = state.problems[index];
     const classes = ['vl-row', 'event-row', `k-${frame.kind}`];
     if (level === 3) classes.push('p-error');
@@ -731,7 +743,7 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
-    el.title = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
+    el.title = frame.stub ? `frame ${index} (loading)` : isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
       : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
     const label = kindLabel(frame);
     setChildren(el,
@@ -840,6 +852,11 @@ function renderJsonView() {
     return;
   }
   $('json-sub').textContent = `frame ${index} of ${formatCount(state.frames.length)}`;
+  if (frame.stub) {
+    frameLoader.need(index);
+    container.replaceChildren(h('p', { class: 'empty-note', text: `Loading frame ${index}…` }));
+    return;
+  }
   const facts = [
     ['line', formatCount(frame.line)], ['byte', formatCount(frame.offset)],
     ['size', formatBytes(frame.size)],
@@ -1468,6 +1485,160 @@ function revealRange({ range, entry }) {
 }
 
 // ---------------------------------------------------------------------------
+// Frames by range. The fold answers with its progress, then the result without
+// the frames' rows (POST /api/fold?frames=range); the rows come from
+// GET /api/frames by range: the ones in view first, then the rest in order, so
+// the raw view, the search and the timeline get every frame in the end.
+
+const FRAME_RANGE = 2000;
+const KIND_NAMES = { j: 'json', c: 'comment', d: 'done', e: 'empty', g: 'glued', i: 'invalid' };
+
+// Stand-ins for the rows not here yet: the kind is known, the place estimated (timeline).
+function stubFrames(view) {
+  const count = view.frame_count, kinds = view.frame_kinds || '', size = view.capture.size;
+  const frames = new Array(count);
+  for (let i = 0; i < count; i++) {
+    frames[i] = { stub: true, index: i, kind: KIND_NAMES[kinds[i]] || 'json', offset: Math.floor(i * size / Math.max(1, count)),
+      line: null, event: null, terminated: true, issues: [], summary: '…', raw: '', size: 0 };
+  }
+  return frames;
+}
+
+// POST the capture; `onProgress(stage, done, total)`: 'upload' bytes sent, then 'fold' bytes folded.
+function postFold(capture, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const query = foldQuery();
+    xhr.open('POST', `/api/fold?${query ? `${query}&` : ''}frames=range`);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    let seen = 0, last = null;
+    const readLines = () => {
+      const text = xhr.responseText;
+      for (let end = text.indexOf('\n', seen); end >= 0; end = text.indexOf('\n', seen)) {
+        const line = text.slice(seen, end);
+        seen = end + 1;
+        if (!line) continue;
+        const message = JSON.parse(line);
+        if (typeof message.progress === 'number') onProgress('fold', message.progress, message.total);
+        else last = message;
+      }
+    };
+    xhr.upload.onprogress = (event) => onProgress('upload', event.loaded, event.lengthComputable ? event.total : capture.size);
+    xhr.onprogress = () => { if (xhr.status === 200) readLines(); };
+    xhr.onload = () => {
+      if (xhr.status !== 200) {
+        let message = `The server answered ${xhr.status} ${xhr.statusText}`;
+        try {
+          const body = JSON.parse(xhr.responseText);
+          if (body && typeof body.error === 'string') message = body.error;
+        } catch (_) { /* not JSON: the status says it */ }
+        reject(new Error(message));
+        return;
+      }
+      try { readLines(); } catch (error) { reject(new Error(`The server's answer did not parse (${error.message})`)); return; }
+      if (last && last.view) resolve(last.view);
+      else reject(new Error(last && last.error ? last.error : 'The server\'s answer ended before the result'));
+    };
+    xhr.onerror = () => reject(new Error('The local streamfold server did not answer. Is it still running?'));
+    xhr.send(capture.body);
+  });
+}
+
+function showFoldProgress(capture, stage, done, total) {
+  const doing = stage === 'upload' ? 'Sending' : 'Folding';
+  $('summary-bar').replaceChildren(h('span', { class: 'spinner', 'aria-hidden': true }),
+    h('span', { text: `${doing} ${capture.name}: ${formatBytes(done)} of ${formatBytes(total)}` }),
+    Object.assign(h('progress', { class: 'fold-progress', 'aria-label': `${doing} progress` }),
+      { max: Math.max(1, total), value: Math.min(done, total) }));
+}
+
+class FrameLoader {
+  constructor() { this.token = 0; this.complete = true; }
+
+  start(view) {
+    this.token++;
+    this.view = view;
+    this.foldId = view.fold_id;
+    const count = view.frames ? 0 : view.frame_count;
+    this.ranges = Math.ceil(count / FRAME_RANGE);
+    this.loaded = new Uint8Array(this.ranges);
+    this.loadedCount = 0;
+    this.inFlight = new Map();
+    this.started = performance.now();
+    this.complete = this.ranges === 0;
+    document.body.dataset.framesLoaded = this.complete ? 'all' : '0';
+    // The first range comes first (the page is ready with it: every frame of a small capture).
+    this.first = this.complete ? Promise.resolve() : this.fetchRange(0);
+    if (!this.complete) this.background(this.token);
+  }
+
+  // The row of frame `index` is wanted now (it is in view, or selected).
+  need(index) {
+    const range = Math.floor(index / FRAME_RANGE);
+    if (range < this.ranges && !this.loaded[range]) this.fetchRange(range);
+  }
+
+  async background(token) {
+    for (let range = 0; range < this.ranges && token === this.token; range++) {
+      if (!this.loaded[range]) await this.fetchRange(range);
+    }
+  }
+
+  fetchRange(range) {
+    if (this.inFlight.has(range)) return this.inFlight.get(range);
+    const token = this.token;
+    const promise = (async () => {
+      let answer;
+      try {
+        const response = await fetch(`/api/frames?fold=${encodeURIComponent(this.foldId)}&start=${range * FRAME_RANGE}&count=${FRAME_RANGE}`);
+        if (!response.ok) throw new Error(await errorMessage(response));
+        answer = await response.json();
+      } catch (error) {
+        if (token === this.token) showAlert(`Frames ${formatCount(range * FRAME_RANGE)} on did not load: ${error.message}`);
+        this.token++; // stop loading this fold
+        return;
+      } finally {
+        this.inFlight.delete(range);
+      }
+      if (token !== this.token || this.loaded[range]) return;
+      this.take(range, answer.frames);
+    })();
+    this.inFlight.set(range, promise);
+    return promise;
+  }
+
+  take(range, rows) {
+    for (const row of rows) {
+      state.frames[row.index] = row;
+      if ((row.issues.length || !row.terminated) && state.problems[row.index] < 2) state.problems[row.index] = 2;
+    }
+    this.loaded[range] = 1;
+    this.loadedCount++;
+    if (range === 0) timings.firstRangeMs = performance.now() - this.started;
+    document.body.dataset.framesLoaded = String(Math.min(state.frames.length, this.loadedCount * FRAME_RANGE));
+    eventsView.refresh();
+    const selected = state.selected;
+    if (selected >= range * FRAME_RANGE && selected < (range + 1) * FRAME_RANGE) renderJsonView();
+    if (this.loadedCount === this.ranges) this.finish();
+    else $('raw-sub').textContent = `loading frames… ${formatCount(this.loadedCount * FRAME_RANGE)} of ${formatCount(state.frames.length)}`;
+  }
+
+  // Every row is here: lay out the raw view, place the frames on the timeline, search them all.
+  finish() {
+    this.complete = true;
+    timings.allFramesMs = performance.now() - this.started;
+    rawView.setData();
+    timeline.setData();
+    eventsView.haystack = null;
+    if (eventsView.search.value.trim() || eventsView.filter !== 'all') eventsView.apply(true);
+    if (state.selected >= 0) rawView.scrollToFrame(state.selected, true);
+    document.body.dataset.framesLoaded = 'all';
+  }
+}
+
+const frameLoader = new FrameLoader();
+
+// ---------------------------------------------------------------------------
 // Loading a capture.
 
 function setState(name) { document.body.dataset.state = name; }
@@ -1500,30 +1671,28 @@ async function foldCapture(capture) {
   state.capture = capture;
   showAlert(null);
   setState('loading');
-  $('summary-bar').replaceChildren(h('span', { class: 'spinner', 'aria-hidden': true }),
-    h('span', { text: `Folding ${capture.name} (${formatBytes(capture.size)})…` }));
+  showFoldProgress(capture, 'upload', 0, capture.size);
   const started = performance.now();
-  let response;
+  timings.progress = { upload: 0, fold: 0, total: capture.size, reports: 0 };
+  let view;
   try {
-    response = await fetch(`/api/fold?${foldQuery()}`, {
-      method: 'POST', body: capture.body, headers: { 'Content-Type': 'application/octet-stream' },
+    view = await postFold(capture, (stage, done, total) => {
+      if (token !== state.foldToken) return;
+      timings.progress[stage] = done;
+      timings.progress.reports++;
+      showFoldProgress(capture, stage, done, total);
     });
   } catch (error) {
-    if (token !== state.foldToken) return;
-    failLoad(`The local streamfold server did not answer (${error.message}). Is it still running?`);
+    if (token === state.foldToken) failLoad(error.message);
     return;
   }
+  if (token !== state.foldToken) return;
   timings.responseMs = performance.now() - started;
   const arrived = performance.now();
-  if (!response.ok) {
-    const message = await errorMessage(response);
-    if (token === state.foldToken) failLoad(message);
-    return;
-  }
-  const view = await response.json();
-  if (token !== state.foldToken) return;
-  timings.parsedMs = performance.now() - arrived;
+  timings.parsedMs = 0;
   load(view);
+  await frameLoader.first;
+  if (token !== state.foldToken) return;
   timings.renderedMs = performance.now() - arrived;
   // Interactive once the first frame with the new content has been painted.
   requestAnimationFrame(() => setTimeout(() => {
@@ -1549,11 +1718,11 @@ function load(view) {
   const step = (name) => { const now = performance.now(); steps[name] = Math.round(now - mark); mark = now; };
   state.view = view;
   state.result = view.result;
-  state.frames = view.frames;
+  state.frames = view.frames || stubFrames(view);
   state.selected = -1;
   state.hovered = -1;
   $('hover-label').hidden = true; // it named a frame of the last capture
-  const frames = view.frames;
+  const frames = state.frames;
   const problems = new Int8Array(frames.length);
   const findingsByFrame = new Map();
   const note = (frame, severity, code, message, offset) => {
@@ -1593,9 +1762,10 @@ function load(view) {
   renderSummary();
   renderResult();
   step('result');
+  frameLoader.start(view);
   eventsView.setData();
   step('events');
-  rawView.setData();
+  if (frameLoader.complete) rawView.setData(); else rawView.setLoading();
   step('raw');
   timeline.setData();
   step('timeline');
