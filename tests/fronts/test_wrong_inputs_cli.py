@@ -88,6 +88,19 @@ def test_html_and_binary_json_results_carry_one_finding_and_no_frames(tmp_path: 
         assert [d["code"] for d in out["diagnostics"]] == [code] and out["frames"]["total"] == 0
 
 
+@pytest.mark.parametrize("command", ["frames", "export"])
+@pytest.mark.parametrize("kind", ["empty", "html", "binary"])
+def test_frames_and_export_say_why_there_is_nothing(command: str, kind: str, tmp_path: Path) -> None:
+    """No rows and no object: what the input is, said where they would have been (stderr)."""
+    data = KINDS[kind][0]
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    result = CliRunner().invoke(cli, [command, str(path)], env={"COLUMNS": "100", "NO_COLOR": "1"})
+    said = {"empty": "nothing to fold", "html": 'HTML page (title "502 Bad Gateway")', "binary": "not text"}[kind]
+    assert said in result.stderr and result.stdout.strip() == ""
+    assert len(result.stderr.splitlines()) <= 3
+
+
 # -- export, then show: the non-streaming object reads back as the same reply ----------------------
 
 

@@ -139,7 +139,19 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dial
     """
     # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
     rows = _jsonl_rows if jsonl else FrameTable(console()).add
-    end(load_capture(capture, input_format, entry, dialect, transport, rows=rows).result)
+    result = load_capture(capture, input_format, entry, dialect, transport, rows=rows).result
+    _why_no_frames(result)
+    end(result)
+
+
+def _why_no_frames(result: Result) -> None:
+    """A capture with no frames (an HTML page, binary, an empty file): what the input said, on stderr,
+    where the rows or the exported object would have been."""
+    if len(result.frames):
+        return
+    said = [finding.message for finding in (*result.errors, *result.diagnostics) if finding.frame is None]
+    for message in said or ["the capture holds no frames"]:
+        click.echo(f"streamfold: {message}", err=True)
 
 
 def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
@@ -166,6 +178,7 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
     try:
         exported = result.export()
     except NotImplementedError as exc:
+        _why_no_frames(result)
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     write_json(exported)
