@@ -92,8 +92,9 @@ def test_diff_picks_the_har_entry_on_each_side() -> None:
     assert 'differs content: A "The kettle is on; tea in five minutes." · B ' in out
     # --entry-a/--entry-b override --entry for their side; a URL substring picks as `show --entry` does
     assert run("diff", har, har, "--entry", "0", "--entry-a", "1", "--entry-b", "1", columns=300)[0] == 0
-    code, out = run("diff", har, har, "--entry-a", "/v1/chat", "--entry-b", "2", columns=300)
-    assert code == 0 and out.startswith("A: unknown, 1 frames · B: unknown, 1 frames · 1 frames alike")
+    # /v1/chat matches entry 1 (the stream) and entry 2 (its 429): the one that streamed is picked
+    code, out = run("diff", har, har, "--entry-a", "/v1/chat", "--entry-b", "1", columns=300)
+    assert code == 0 and out.startswith("A: openai-chat, 13 frames · B: openai-chat, 13 frames · 13 frames alike")
 
 
 BEDROCK = ROOT / "tests" / "captures" / "bedrock"

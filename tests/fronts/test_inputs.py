@@ -66,6 +66,10 @@ def test_har_picks_the_streamed_entry_and_decodes_base64() -> None:
     assert {n.code for n in transport_notes(by_url)} == {"http-status", "content-encoding"}
     default = read_capture(data)
     assert "har-entries" in {n.code for n in default.notes}
+    # A URL part that matches the stream and a failed retry picks the stream, and says what else matched.
+    by_part = read_capture(data, entry="/v1/chat")
+    assert by_part.body == BODY and by_part.status == 200
+    assert any(n.code == "har-entries" and "retry=1" in n.message for n in by_part.notes)
 
 
 def test_har_without_a_streamed_entry_says_which_entries_it_has() -> None:

@@ -204,7 +204,12 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         if not chosen:
             raise InputError(f"no HAR entry matches {entry[:80]!r}; streamed entries: "
                              f"{_list_entries(streamed or entries)}")
-        streamed = chosen
+        # Of the entries a URL part matches, the streams that succeeded: a 429 around the retry that streamed is not it.
+        streams = [item for item in chosen if item.streamed]
+        streamed = [item for item in streams if (item.status() or 200) < 400] or streams or chosen
+        if len(streamed) < len(chosen):
+            notes.append(Note("har-entries", f"--entry {entry[:80]!r} also matches entries that did not stream or "
+                                             f"failed: {_list_entries([i for i in chosen if i not in streamed])}"))
     failed = [item for item in entries if item.failed]
     if not streamed and failed:
         # No stream came: the request that failed (a 429, a 401) and its error body are the finding.
