@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,3 +120,13 @@ def test_bedrock_rows_of_an_sdk_log_and_of_a_damaged_message() -> None:
         "usage input 5, output 6, total 11 · latency 120 ms"]
     _, out = run("frames", str(BEDROCK / "converse-bad-crc.bin"), columns=200)
     assert 'crc-mismatch [0] text " capital"' in out
+
+
+@pytest.mark.parametrize("command", [["show"], ["show", "--frame-numbers"], ["frames"], ["export"], ["blame", "--offset", "3"]])
+def test_an_ascii_only_output_gets_escapes_not_a_traceback(command: list[str]) -> None:
+    """PYTHONIOENCODING=ascii (or an old console): what it cannot take is escaped, the rest is shown."""
+    capture = ROOT / "examples" / "openai-broken.sse"
+    done = subprocess.run([sys.executable, "-m", "streamfold", *command, str(capture)], capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii", "NO_COLOR": "1"}, timeout=60)
+    assert b"Traceback" not in done.stderr and b"UnicodeEncodeError" not in done.stderr, done.stderr.decode()
+    assert done.returncode in (0, 1) and done.stdout.isascii() and done.stdout.strip()

@@ -10,6 +10,9 @@ imports the other.
 
 from __future__ import annotations
 
+import io
+import sys
+
 import click
 
 from .. import __version__
@@ -80,10 +83,19 @@ def make_cli(*extra: click.Command) -> click.Group:
           streamfold --strict show capture.har --entry /v1/chat
         """
         ctx.obj = Settings(color, quiet, strict)
+        _never_unencodable()
 
     for command in (*COMMANDS, *extra):
         cli.add_command(with_group_options(command))
     return cli
+
+
+def _never_unencodable() -> None:
+    """A terminal or pipe that takes only ASCII (PYTHONIOENCODING=ascii, an old Windows console) gets
+    `\\xb7` for what it cannot show, not a UnicodeEncodeError half way through the output."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
 
 
 #: The command line's commands alone (the `streamfold` program adds `web`: `streamfold.launcher.cli`).
