@@ -149,7 +149,8 @@ def _why_no_frames(result: Result) -> None:
     where the rows or the exported object would have been."""
     if len(result.frames):
         return
-    said = [finding.message for finding in (*result.errors, *result.diagnostics) if finding.frame is None]
+    said = [finding.message for finding in result.errors if finding.frame is None]
+    said += [finding.message for finding in result.diagnostics if finding.frame is None]
     for message in said or ["the capture holds no frames"]:
         click.echo(f"streamfold: {message}", err=True)
 
