@@ -21,7 +21,7 @@ from ..result import Result
 from .inputs import Capture, read_capture, transport_notes
 from .timing import DEFAULT_STALL, Timing, analyse
 
-__all__ = ["Loaded", "Progress", "annotate", "load"]
+__all__ = ["Loaded", "Progress", "annotate", "fold_capture", "load"]
 
 #: `progress(done, total)`: bytes of the stream body folded so far, and its size.
 Progress = Callable[[int, int], None]
@@ -55,10 +55,20 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     """
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
+    return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress,
+                        input_size=len(data), started=started)
+
+
+def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str | None = None,
+                 stall: float = DEFAULT_STALL, progress: Progress | None = None, input_size: int | None = None,
+                 started: float | None = None) -> Loaded:
+    """`load` for a capture already read (a stored one, `streamfold.store`): fold and annotate it."""
+    started = time.perf_counter() if started is None else started
     result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture, result.transport)))
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
-    return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
+    return Loaded(capture, notes, annotate(result, notes, timing), timing,
+                  len(capture.body) if input_size is None else input_size, time.perf_counter() - started)
 
 
 def annotate(result: Result, notes: Iterable[Diagnostic] = (), timing: Timing | None = None) -> Result:

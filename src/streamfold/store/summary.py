@@ -1,0 +1,60 @@
+"""One stored exchange as a `Capture` (the body, its reads with their arrival
+times, the HTTP status and headers), and the summary the store keeps in
+columns: what `show` would say about it, folded once when the exchange ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..findings import Severity
+from ..services.capture import Capture, Note
+from ..services.load import fold_capture
+
+__all__ = ["OUTCOMES", "Summary", "stored_capture", "summarize"]
+
+#: How an exchange ended. NULL in the store while it is in flight.
+OUTCOMES = ("complete", "client-cut", "upstream-cut", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    body_bytes: int
+    read_count: int
+    transport: str
+    dialect: str
+    complete: bool
+    ttft: float | None
+    duration: float | None
+    frames: int
+    finish_reason: str | None
+    #: The codes of the errors and diagnostics `show` reports, each once, in the order first seen.
+    findings: tuple[str, ...]
+
+
+def stored_capture(exchange_id: int, body: bytes, reads: Sequence[tuple[int, float]], *, status: int | None,
+                   response_headers: Sequence[tuple[str, str]], request_headers: Sequence[tuple[str, str]],
+                   url: str, method: str, outcome: str | None, error: str | None) -> Capture:
+    """The `Capture` every front folds: arrival times in seconds from the request's start (0.0)."""
+    ended = {None: "it is still in flight (not ended yet)", "complete": None,
+             "client-cut": "the client closed the connection before the reply ended",
+             "upstream-cut": "the upstream closed the connection before the reply ended",
+             "failed": f"the exchange failed: {error or 'no reason recorded'}"}.get(outcome, f"it ended {outcome!r}")
+    notes = [Note("input-store", f"stored capture {exchange_id}: {method} {url}, {len(reads)} read(s) with their "
+                                 "arrival times")]
+    if ended is not None:
+        notes.append(Note("store-unfinished", f"stored capture {exchange_id}: {ended}", Severity.WARNING))
+    return Capture(body, "store", tuple(reads) or None, status, tuple(response_headers), tuple(request_headers),
+                   url, tuple(notes), 0.0 if reads else None)
+
+
+def summarize(capture: Capture) -> Summary:
+    """Fold `capture` as `show` does and keep what the capture list shows."""
+    loaded = fold_capture(capture)
+    result, timing = loaded.result, loaded.timing
+    codes = dict.fromkeys([*(error.code for error in result.errors),
+                           *(diagnostic.code for diagnostic in result.diagnostics if diagnostic.code != "input-store")])
+    finish = next((choice.finish_reason for choice in result.choices if choice.finish_reason), None)
+    return Summary(len(capture.body), len(capture.reads or ()), result.transport, result.dialect, result.complete,
+                   timing.ttft if timing is not None else None, timing.duration if timing is not None else None,
+                   int(result.frame_counts.get("total", 0)), finish, tuple(str(code) for code in codes))
