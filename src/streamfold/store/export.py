@@ -128,7 +128,8 @@ def to_trace(exchange: StoredExchange) -> bytes:
         out.append(f"{stamp(exchange.reads[-1][1] if exchange.reads else head_at)} == Info: still in flight")
     elif exchange.outcome != "complete":
         end = exchange.ended_at if exchange.ended_at is not None else head_at
-        out.append(f"{stamp(end)} == Info: {exchange.outcome}" + (f": {_line(exchange.error)}" if exchange.error else ""))
+        reason = f": {_line(exchange.error)}" if exchange.error else ""
+        out.append(f"{stamp(end)} == Info: {exchange.outcome}{reason}")
     return ("\n".join(out) + "\n").encode("utf-8", "surrogateescape")
 
 
