@@ -241,3 +241,35 @@ def test_the_api_is_misused_loudly(db: str) -> None:
     with pytest.raises(StoreError, match="closed"):
         store.begin("GET", "http://127.0.0.1/", (), b"")
     assert json.loads(json.dumps(list_exchanges(db)))[0]["outcome"] == "client-cut"
+
+
+def test_a_failed_write_is_raised_to_the_recorder_not_lost_silently(db: str) -> None:
+    store = CaptureStore.open(db)
+    exchange = store.begin("GET", "http://127.0.0.1/", (), b"")
+    store.flush()
+    other = sqlite3.connect(db, timeout=10)
+    other.execute("DROP TABLE reads")  # the file changed under the writer: its next insert fails
+    other.commit()
+    other.close()
+    exchange.read(b"data: {}\n\n")
+    with pytest.raises(StoreError, match="writing the capture store .* failed: no such table: reads"):
+        store.flush()
+    exchange.read(b"data: {}\n\n")  # reads after that are not queued; end() says it
+    with pytest.raises(StoreError, match="failed"):
+        exchange.end("complete")
+    with pytest.raises(StoreError, match="failed"):
+        store.begin("GET", "http://127.0.0.1/", (), b"")
+    with pytest.raises(StoreError, match="failed"):
+        store.close()
+
+
+def test_a_store_one_may_only_read_is_read(db: str) -> None:
+    with CaptureStore.open(db) as store:
+        record(store, b"data: {}\n\n")
+    os.chmod(db, 0o400)
+    try:
+        if os.access(db, os.W_OK):
+            pytest.skip("running as a user who may write any file (root)")
+        assert list_exchanges(db)[0]["outcome"] == "complete"
+    finally:
+        os.chmod(db, 0o600)

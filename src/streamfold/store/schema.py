@@ -78,7 +78,8 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
         with _owner_only():
             if not existed:
                 os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-            connection = sqlite3.connect(f"file:{_uri_path(path)}?mode=rw", uri=True, timeout=10.0,
+            mode = "rw" if create or os.access(path, os.W_OK) else "ro"  # a store one may only read is read
+            connection = sqlite3.connect(f"file:{_uri_path(path)}?mode={mode}", uri=True, timeout=10.0,
                                          check_same_thread=False, isolation_level=None)
             try:
                 _prepare(connection, path, create=create)

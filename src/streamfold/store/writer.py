@@ -76,7 +76,13 @@ class CaptureStore:
                int(not self.keep_secrets))
         future: Future[int] = Future()
         self._queue.put(("begin", row, future))
-        return Exchange(self, future.result(), method, url, pairs, clock)
+        while True:
+            try:
+                exchange_id = future.result(timeout=0.5)
+                break
+            except TimeoutError:
+                self._check()  # the writer thread stopped before it took this exchange
+        return Exchange(self, exchange_id, method, url, pairs, clock)
 
     def flush(self) -> None:
         """Wait until everything recorded so far is committed (readers see it)."""
@@ -203,14 +209,15 @@ class Exchange:
             return
         data = bytes(chunk)
         seconds = self._at(at)
-        self._store._put(("read", (self.id, len(self._reads), self._size, seconds, data)))
+        if self._store._error is None:  # once writing failed, reads are not queued (end() says so)
+            self._store._put(("read", (self.id, len(self._reads), self._size, seconds, data)))
         self._reads.append((self._size, seconds))
         self._chunks.append(data)
         self._size += len(data)
 
     def end(self, outcome: str = "complete", error: str | None = None, *, at: float | None = None) -> Summary | None:
         """How the exchange ended; folds the body for the summary columns (unless the store was opened
-        with `summarize=False`) and returns that summary."""
+        with `summarize=False`) and returns that summary. Raises `StoreError` if writing the store failed."""
         if outcome not in OUTCOMES:
             raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
         if self._ended:
@@ -235,6 +242,7 @@ class Exchange:
                                     "duration = ?, frames = ?, finish_reason = ?, findings = ? WHERE id = ?",
                           (*columns, self.id)))
         self._chunks = []
+        self._store._check()
         return summary
 
     def _at(self, at: float | None) -> float:
