@@ -9,6 +9,7 @@ import os
 import sqlite3
 import stat
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -252,7 +253,7 @@ def test_a_failed_write_is_raised_to_the_recorder_not_lost_silently(db: str) -> 
     other.commit()
     other.close()
     exchange.read(b"data: {}\n\n")
-    with pytest.raises(StoreError, match="writing the capture store .* failed: no such table: reads"):
+    with pytest.raises(StoreError, match=r"writing the capture store .* failed: no such table: reads"):
         store.flush()
     exchange.read(b"data: {}\n\n")  # reads after that are not queued; end() says it
     with pytest.raises(StoreError, match="failed"):
@@ -273,3 +274,28 @@ def test_a_store_one_may_only_read_is_read(db: str) -> None:
         assert list_exchanges(db)[0]["outcome"] == "complete"
     finally:
         os.chmod(db, 0o600)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_compressed_body_is_inflated_read_by_read(db: str, encoding: str) -> None:
+    body = (CAPTURES / "openai" / "a2-tool-call-empty-arguments.sse").read_bytes()
+    packer = zlib.compressobj(wbits=16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS)
+    reads, at = [], 0.0
+    for start in range(0, len(body), 200):  # each read carries what the server flushed after 200 bytes
+        at += 0.1
+        reads.append((packer.compress(body[start : start + 200]) + packer.flush(zlib.Z_SYNC_FLUSH), at))
+    reads.append((packer.flush(), at + 0.1))
+    with CaptureStore.open(db) as store:
+        exchange = store.begin("POST", "https://api.example.com/v1/chat", (), b"")
+        exchange.response(200, [("content-type", "text/event-stream"), ("content-encoding", encoding)])
+        for chunk, seconds in reads:
+            exchange.read(chunk, at=seconds)
+        summary = exchange.end("complete")
+    capture = read_stored(db)
+    assert capture.body == body and summary is not None and summary.dialect == "openai-chat" and summary.complete
+    assert capture.reads is not None
+    assert [offset for offset, _ in capture.reads] == [*range(0, len(body), 200), len(body)]
+    loaded = fold_capture(capture)
+    assert loaded.result.choices == load(body).result.choices
+    assert any(note.code == "gzip-body" for note in capture.notes)
+    assert get_exchange(db).body == b"".join(chunk for chunk, _ in reads)  # stored as received

@@ -46,7 +46,7 @@ def _text(data: bytes) -> dict[str, Any]:
 def to_har(exchange: StoredExchange) -> bytes:
     """A HAR 1.2 log of the one entry. Times in milliseconds: `wait` until the response head (or the
     first read), `receive` from then to the end; the reads' own times are in `_reads` ([offset, s])."""
-    body = exchange.body
+    body = exchange.capture().body  # HAR content is the decoded body (its headers say how it was sent)
     head = exchange.response_at if exchange.response_at is not None else (
         exchange.reads[0][1] if exchange.reads else 0.0)
     end = exchange.ended_at if exchange.ended_at is not None else (exchange.reads[-1][1] if exchange.reads else head)

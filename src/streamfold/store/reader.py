@@ -94,7 +94,7 @@ class StoredExchange:
         return b"".join(self.chunks)
 
     def capture(self) -> Capture:
-        return stored_capture(self.id, self.body, self.reads, status=self.status,
+        return stored_capture(self.id, self.chunks, self.reads, status=self.status,
                               response_headers=self.response_headers, request_headers=self.request_headers,
                               url=self.url, method=self.method, outcome=self.outcome, error=self.error)
 

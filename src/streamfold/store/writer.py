@@ -151,6 +151,7 @@ class CaptureStore:
                     kind in ("flush", "close", "tick") or len(reads) >= self._flush_reads
                     or time.monotonic() - first_pending >= self._flush_seconds)
                 if due:
+                    reads.sort()  # by (exchange, seq): runs of one exchange go into the B-tree together
                     db.executemany("INSERT INTO reads (exchange, seq, offset, at, data) VALUES (?, ?, ?, ?, ?)",
                                    reads)
                     for sql, values in updates:
@@ -226,7 +227,7 @@ class Exchange:
         ended = self._at(at)
         summary = None
         if self._store.summarize:
-            capture = stored_capture(self.id, b"".join(self._chunks), self._reads, status=self._status,
+            capture = stored_capture(self.id, self._chunks, self._reads, status=self._status,
                                      response_headers=self._response_headers,
                                      request_headers=self._request_headers, url=self._url, method=self._method,
                                      outcome=outcome, error=error)
