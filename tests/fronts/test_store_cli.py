@@ -99,8 +99,8 @@ def test_each_export_reads_back_to_the_same_result(stored: tuple[str, list[int]]
         assert back.capture.body == path.read_bytes()
         assert back.result.choices == direct.result.choices and back.result.errors == direct.result.errors
         assert back.capture.status == (None if fmt == "raw" else 200)
-        if fmt == "trace":
-            assert back.capture.source == "curl-trace" and back.capture.reads is not None
+        if fmt in ("trace", "har"):
+            assert back.capture.reads is not None
             expected = split(path.read_bytes(), exchange_id - 1)
             offsets = [sum(len(chunk) for chunk, _ in expected[:i]) for i in range(len(expected))]
             assert [offset for offset, _ in back.capture.reads] == offsets
@@ -154,3 +154,14 @@ def test_a_real_process_reads_a_store_a_writer_holds_open(tmp_path: Path) -> Non
         live.end("client-cut")
     rows = json.loads(listed)
     assert {row["id"]: row["in_flight"] for row in rows} == {done: False, live.id: True}
+
+
+@pytest.mark.parametrize("reads", [None, "x", [], [[5, 0.1]], [[0, "1"]], [[0, float("nan")]], [[0, 0.1], [3, -1]],
+                                   [[0, 0.1], [10**9, 0.2]], [[True, 0.1]]])
+def test_a_har_whose_reads_do_not_fit_is_read_without_them(stored: tuple[str, list[int]], reads: object) -> None:
+    db, ids = stored
+    har = json.loads(run_bytes("captures", "export", f"{db}#{ids[0]}", "--format", "har"))
+    har["log"]["entries"][0]["_reads"] = reads
+    back = load(json.dumps(har).encode())
+    assert back.capture.reads is None and back.timing is None
+    assert back.result.choices == load(BODIES[0].read_bytes()).result.choices

@@ -46,7 +46,8 @@ def _text(data: bytes) -> dict[str, Any]:
 def to_har(exchange: StoredExchange) -> bytes:
     """A HAR 1.2 log of the one entry. Times in milliseconds: `wait` until the response head (or the
     first read), `receive` from then to the end; the reads' own times are in `_reads` ([offset, s])."""
-    body = exchange.capture().body  # HAR content is the decoded body (its headers say how it was sent)
+    decoded = exchange.capture()  # HAR content is the decoded body (its headers say how it was sent)
+    body = decoded.body
     head = exchange.response_at if exchange.response_at is not None else (
         exchange.reads[0][1] if exchange.reads else 0.0)
     end = exchange.ended_at if exchange.ended_at is not None else (exchange.reads[-1][1] if exchange.reads else head)
@@ -75,7 +76,7 @@ def to_har(exchange: StoredExchange) -> bytes:
                     "wait": round(head * 1000, 3), "receive": round(max(0.0, end - head) * 1000, 3)},
         "comment": f"streamfold capture #{exchange.id}" + (f", {exchange.outcome}" if exchange.outcome else
                                                            ", in flight"),
-        "_reads": [[offset, at] for offset, at in exchange.reads],
+        "_reads": [[offset, at] for offset, at in decoded.reads or ()],
     }
     if exchange.error:
         entry["_error"] = exchange.error
