@@ -129,8 +129,23 @@ def test_reads_are_batched_not_committed_one_by_one(db: str) -> None:
             exchange.read(b"data: {}\n\n")
         exchange.end("complete")
     connection = sqlite3.connect(db)
-    assert connection.execute("SELECT COUNT(*) FROM reads").fetchone()[0] == 2000
+    rows, reads = connection.execute("SELECT COUNT(*), SUM(count) FROM reads").fetchone()
     connection.close()
+    assert reads == 2000 and rows < 20  # the reads of one commit are one row
+    stored = get_exchange(db)
+    assert len(stored.reads) == 2000 and stored.chunks == (b"data: {}\n\n",) * 2000
+    assert [offset for offset, _ in stored.reads] == list(range(0, 20000, 10))
+
+
+def test_damaged_read_rows_are_a_store_error(db: str) -> None:
+    with CaptureStore.open(db) as store:
+        record(store, b"data: {}\n\n" * 50)
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE reads SET sizes = x'0100'")
+    connection.commit()
+    connection.close()
+    with pytest.raises(StoreError, match="damaged: the reads of capture #1 at body offset 0 do not add up"):
+        read_stored(db)
 
 
 def test_files_are_readable_by_their_owner_only(db: str) -> None:
@@ -290,7 +305,7 @@ def test_a_compressed_body_is_inflated_read_by_read(db: str, encoding: str) -> N
         exchange.response(200, [("content-type", "text/event-stream"), ("content-encoding", encoding)])
         for chunk, seconds in reads:
             exchange.read(chunk, at=seconds)
-        summary = exchange.end("complete")
+        summary = exchange.end("complete").result()
     capture = read_stored(db)
     assert capture.body == body and summary is not None and summary.dialect == "openai-chat" and summary.complete
     assert capture.reads is not None
@@ -299,3 +314,21 @@ def test_a_compressed_body_is_inflated_read_by_read(db: str, encoding: str) -> N
     assert loaded.result.choices == load(body).result.choices
     assert any(note.code == "gzip-body" for note in capture.notes)
     assert get_exchange(db).body == b"".join(chunk for chunk, _ in reads)  # stored as received
+
+
+def test_end_returns_at_once_and_the_summary_follows(db: str) -> None:
+    body = (CAPTURES / "openai" / "a2-tool-call-empty-arguments.sse").read_bytes()
+    with CaptureStore.open(db) as store:
+        exchange = store.begin("POST", "https://api.example.com/v1/chat", (), b"")
+        exchange.read(body, at=0.5)
+        future = exchange.end("complete", at=0.6)
+        summary = future.result(timeout=30)
+        assert summary is not None and summary.dialect == "openai-chat" and summary.ttft == 0.5
+        store.flush()
+        assert list_exchanges(db)[0]["dialect"] == "openai-chat"
+    with CaptureStore(db, summarize=False) as store:
+        exchange = store.begin("POST", "https://api.example.com/v1/chat", (), b"")
+        exchange.read(body)
+        assert exchange.end("complete").result() is None
+    newest = list_exchanges(db)[0]
+    assert newest["outcome"] == "complete" and newest["dialect"] is None and newest["bytes"] == len(body)

@@ -9,6 +9,8 @@ import contextlib
 import json
 import os
 import sqlite3
+import sys
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -114,10 +116,39 @@ def get_exchange(path: str, exchange_id: int | None = None) -> StoredExchange:
             row = db.execute(f"SELECT {_COLUMNS} FROM exchanges WHERE id = ?", (exchange_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no capture #{exchange_id} in {path!r}: {_which(db)}")
-        reads = db.execute("SELECT offset, at, data FROM reads WHERE exchange = ? ORDER BY seq", (row[0],)).fetchall()
+        runs = db.execute("SELECT count, offset, data, sizes, times FROM reads WHERE exchange = ? ORDER BY seq",
+                          (row[0],)).fetchall()
+    reads, chunks = _unpack(runs, path, row[0])
     return StoredExchange(row[0], row[1], row[2], row[3], _pairs(row[4]), bytes(row[5]), bool(row[6]), row[7],
-                          _pairs(row[8]), row[9], row[10], row[11], row[12],
-                          tuple((offset, at) for offset, at, _ in reads), tuple(bytes(data) for _, _, data in reads))
+                          _pairs(row[8]), row[9], row[10], row[11], row[12], reads, chunks)
+
+
+def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
+            exchange_id: int) -> tuple[tuple[tuple[int, float], ...], tuple[bytes, ...]]:
+    """Each row holds `count` reads: their bytes joined in `data`, their sizes (uint32) and arrival times
+    (float64), little-endian."""
+    reads: list[tuple[int, float]] = []
+    chunks: list[bytes] = []
+    for count, offset, data, packed_sizes, packed_times in runs:
+        sizes, times = array("I"), array("d")
+        fits = (isinstance(count, int) and isinstance(data, bytes) and isinstance(packed_sizes, bytes)
+                and isinstance(packed_times, bytes) and len(packed_sizes) == count * sizes.itemsize
+                and len(packed_times) == count * times.itemsize)
+        if fits:
+            sizes.frombytes(packed_sizes)
+            times.frombytes(packed_times)
+            if sys.byteorder != "little":
+                sizes.byteswap()
+                times.byteswap()
+        if not fits or sum(sizes) != len(data):
+            raise StoreError(f"the capture store {path!r} is damaged: the reads of capture #{exchange_id} at "
+                             f"body offset {offset} do not add up")
+        position = 0
+        for size, at in zip(sizes, times, strict=True):
+            reads.append((offset + position, at))
+            chunks.append(bytes(data[position : position + size]))
+            position += size
+    return tuple(reads), tuple(chunks)
 
 
 def read_stored(path: str, exchange_id: int | None = None) -> Capture:
@@ -145,7 +176,7 @@ def list_exchanges(path: str, *, limit: int | None = None) -> list[dict[str, Any
     outcome None and no summary yet."""
     sql = ("SELECT id, started_at, method, url, status, outcome, error, ended_at, "
            "COALESCE(body_bytes, (SELECT SUM(length(data)) FROM reads WHERE exchange = id)), "
-           "COALESCE(read_count, (SELECT COUNT(*) FROM reads WHERE exchange = id)), "
+           "COALESCE(read_count, (SELECT SUM(count) FROM reads WHERE exchange = id)), "
            "transport, dialect, complete, ttft, duration, frames, finish_reason, findings "
            "FROM exchanges ORDER BY started_at DESC, id DESC")
     with _reading(path) as db:

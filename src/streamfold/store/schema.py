@@ -50,9 +50,13 @@ CREATE INDEX exchanges_newest ON exchanges (started_at DESC, id DESC);
 CREATE TABLE reads (
     exchange INTEGER NOT NULL REFERENCES exchanges (id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
+    count INTEGER NOT NULL,
     offset INTEGER NOT NULL,
-    at REAL NOT NULL,
+    first_at REAL NOT NULL,
+    last_at REAL NOT NULL,
     data BLOB NOT NULL,
+    sizes BLOB NOT NULL,
+    times BLOB NOT NULL,
     PRIMARY KEY (exchange, seq)
 ) WITHOUT ROWID;
 """
