@@ -263,7 +263,8 @@ class Exchange:
             if due:
                 self._store._put(("due",))
         self._reads.append((self._size, seconds))
-        self._chunks.append(data)
+        if self._store.summarize:  # kept for the summary fold at the end
+            self._chunks.append(data)
         self._size += len(data)
 
     def end(self, outcome: str = "complete", error: str | None = None, *,
