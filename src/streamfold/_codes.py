@@ -63,7 +63,8 @@ Code = Literal[
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
-    "buffered-response", "proxy-buffering", "input-store", "store-unfinished",
+    "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
+    "not-text", "not-a-stream", "input-store", "store-unfinished",
 ]
 
 
@@ -205,6 +206,19 @@ _ALL = (
     CodeInfo("content-encoding", _N, _WARN, "the stream was compressed, which makes proxies and clients buffer it"),
     CodeInfo("buffered-response", _N, _WARN, "the response had a Content-Length: it was sent whole"),
     CodeInfo("proxy-buffering", _N, _INFO, "nginx without `X-Accel-Buffering: no` buffers the stream"),
+    CodeInfo("text-encoding", _N, _INFO, "the input was UTF-16 or UTF-32 text (PowerShell's `>` writes UTF-16), "
+             "with or without a byte-order mark: decoded to UTF-8 first, so locations refer to the decoded text"),
+    CodeInfo("sdk-repr", _N, _INFO, "a pasted Python `repr()` of SDK objects (`ChatCompletionChunk(...)`, "
+             "`RawContentBlockDeltaEvent(...)`): read back into the chunks they print (parsed, never evaluated)"),
+    CodeInfo("input-devtools", _N, _INFO, "rows copied from Chrome DevTools' EventStream tab (type, data, time "
+             "separated by tabs): rebuilt as SSE, their times kept as arrival times"),
+    CodeInfo("empty-input", _N, _WARN, "there was nothing to fold: the body is empty or only whitespace"),
+    CodeInfo("html-page", _N, _ERR, "the body is an HTML page (a proxy's error page, a login page), with its "
+             "title: not a stream, nothing was folded"),
+    CodeInfo("not-text", _N, _ERR, "the body is neither text nor AWS event-stream nor gzip (the share of bytes "
+             "that are not UTF-8 text is given): nothing was folded"),
+    CodeInfo("not-a-stream", _N, _INFO, "the input is one non-streaming reply (a ChatCompletion, a Message, a "
+             "Responses object, `streamfold export`'s output, ...): read by its dialect's reader as the reply"),
 )
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}

@@ -134,5 +134,7 @@ def test_a_stream_and_its_own_export_read_as_the_same_reply(path: Path) -> None:
     result = fold(path.read_bytes())
     summary = summary_of_response(result.export())
     ours = summary_of_result(result)
-    differences = [d for d in diff_results(ours, summary) if d[0] != "usage" or None not in d[1:]]
+    # A reply may tell fewer usage fields than the stream did (TGI's /generate details have no input_length).
+    differences = [d for d in diff_results(ours, summary) if d[0] != "usage" or (None not in d[1:]
+                   and any(d[1].get(k) != v for k, v in d[2].items() if v is not None and d[1].get(k) is not None))]
     assert differences == [], differences

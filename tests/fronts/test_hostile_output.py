@@ -59,7 +59,7 @@ def capture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_show_prints_every_good_frame_and_each_finding(capture: Path) -> None:
     out = _cli("show", path=capture)
-    assert "GOOD\ufffd \ufffdxaEND" in out
+    assert "GOOD\ufffd \ufffdx⟦frame 3 lost: invalid JSON⟧aEND" in out  # frame 3 nests too deep to read
     assert "non-strict-json" in out and "invalid-json" in out and "unexpected-payload" in out
 
 

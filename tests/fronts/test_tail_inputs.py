@@ -197,3 +197,16 @@ def test_a_har_without_a_streamed_entry_is_refused_in_one_line() -> None:
     har = b'{"log": {"version": "1.2", "entries": []}}'
     done = subprocess.run(TAIL, input=har, capture_output=True, env=ENV, timeout=60)
     assert done.returncode == 2 and done.stderr.decode().count("\n") == 1 and b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("data", "kind"), [
+    ((INPUTS / "devtools-eventstream.tsv").read_bytes(), "devtools"),
+    ((INPUTS / "sdk-repr-openai.txt").read_bytes(), "sdk-repr"),
+    ((INPUTS / "utf16-powershell.sse").read_bytes(), "wide-text"),
+    ((INPUTS / "raw-body.sse").read_bytes().decode().encode("utf-16-be"), "wide-text"),
+])
+def test_a_paste_that_is_no_stream_of_bytes_is_read_whole(data: bytes, kind: str) -> None:
+    # Rebuilt from the whole paste by `load`, as `show` reads it; never handed on as a body.
+    for how, chunks in chunkings(data):
+        live, body = _live(chunks)
+        assert (live.kind, live.whole, body, bytes(live.data)) == (kind, True, b"", data), how

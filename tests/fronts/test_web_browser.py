@@ -548,9 +548,46 @@ def test_a_100k_frame_capture_is_usable(page: Page, server: RunningServer, tmp_p
     page.press("#frame-search", "Enter")
     page.wait_for_selector('body[data-selected-frame="99999"]')
     assert page.text_content(".frame-title") == "Frame 99999"
-    assert page.locator("#raw-list .raw-row.selected").count() >= 1
     print(f"search and select the last frame: {time.perf_counter() - clicked:.2f} s")
     assert len(highlighted(page)) == 1
+    # The raw view lays out every frame's bytes: it shows them once every range has come.
+    page.wait_for_selector('body[data-frames-loaded="all"]', timeout=120_000)
+    assert page.locator("#raw-list .raw-row.selected").count() >= 1
+    timings = page.evaluate("window.streamfold.timings")
+    print(f"first range {timings['firstRangeMs'] / 1000:.2f} s, every range {timings['allFramesMs'] / 1000:.2f} s "
+          "after the result arrived")
+
+
+def test_a_big_capture_shows_its_result_first_and_its_frames_by_range(
+        page: Page, server: RunningServer, recorder: Recorder, tmp_path: Path) -> None:
+    capture = tmp_path / "5k.sse"
+    capture.write_text("".join(chunk({"content": f"w{i} "}) for i in range(5000)) + chunk({}, "stop")
+                       + "data: [DONE]\n\n", encoding="utf-8")
+    result = streamfold.fold(capture.read_bytes())
+    last = len(result.frames) - 1
+    open_page(page, server)
+    page.set_input_files("#file-input", str(capture))
+    wait_ready(page)
+    # The result is there at once; the progress was reported with real numbers.
+    assert page.text_content(".reply-text") == result.choices[0].content
+    progress = page.evaluate("window.streamfold.timings.progress")
+    assert progress["reports"] >= 2 and progress["upload"] == progress["total"] == capture.stat().st_size
+    assert progress["fold"] == progress["total"]
+    # The frames came by range: the fold's answer had no rows; GET /api/frames brought them.
+    ranges = [url for url in recorder.requests if "/api/frames?" in url]
+    assert any("start=0&" in url for url in ranges)
+    # Scrolling to the end shows the last frame, with its summary (its range was fetched).
+    page.eval_on_selector("#event-list", "(list) => { list.scrollTop = list.scrollHeight; }")
+    row = page.locator(f'#event-list .vl-row[data-frame="{last}"] .ev-summary')
+    row.wait_for()
+    page.wait_for_function(f"""() => document.querySelector('#event-list .vl-row[data-frame="{last}"] .ev-summary')
+                                     .textContent === '[DONE]'""")
+    assert any(f"start={(last // 2000) * 2000}&" in url for url in recorder.requests)
+    # Every range comes in the end: the raw view shows the frames, and the last one is selectable.
+    page.wait_for_selector('body[data-frames-loaded="all"]', timeout=60_000)
+    page.click(f'#event-list .vl-row[data-frame="{last}"]')
+    assert page.text_content(".frame-title") == f"Frame {last}"
+    assert page.text_content("#raw-list .raw-row.selected .done") == "[DONE]"
 
 
 def test_a_binary_stream_is_placed_by_message_and_byte(page: Page, server: RunningServer, tmp_path: Path) -> None:

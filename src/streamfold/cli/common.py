@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any, cast
 
 import click
 from rich.console import Console
@@ -32,10 +34,12 @@ from ..framing.sniff import TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
 from ..services.load import fold_capture
+from ..services.rows import RowBounds
 from ..store.reader import parse_ref, read_stored
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
-           "input_options", "load_capture", "read_input", "settings", "transport_option", "write_json"]
+           "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
+           "write_json"]
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -52,7 +56,12 @@ transport_option = click.option(
 _input_argument = click.argument("capture", metavar="FILE|-")
 
 
-def input_options(command: Any) -> Any:
+def several_inputs(command: Any) -> Any:
+    """As `input_options`, for one FILE or more (the command gets a tuple of them)."""
+    return input_options(command, several=True)
+
+
+def input_options(command: Any, *, several: bool = False) -> Any:
     """FILE plus how to read it: shared by every command that takes a capture."""
     command = click.option(
         "--entry", default=None, metavar="N|URL",
@@ -61,6 +70,8 @@ def input_options(command: Any) -> Any:
         "--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="What FILE is: a raw body, a HAR, curl -v/-i output, a curl --trace dump, a timestamped log, "
              "or a chunked body. Detected by default.")(command)
+    if several:
+        return click.argument("capture", metavar="FILE|-...", nargs=-1, required=True)(command)
     return _input_argument(command)
 
 
@@ -74,20 +85,22 @@ class Settings:
 
 
 def load_capture(path: str, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
-                 transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None) -> Loaded:
+                 transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None,
+                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read FILE (or take `data`, its bytes), unwrap, fold and annotate it; unusable input ends the
-    program with one line and exit 2."""
+    program with one line and exit 2. `rows`: see `services.load` (the rows are the progress: no bar)."""
     ref = stored_ref(path)
     if data is None and ref is None:
         data = read_input(path)
     err = Console(stderr=True)
-    bar = _ProgressBar(err) if err.is_terminal else None
+    bar = _ProgressBar(err) if err.is_terminal and rows is None else None
     try:
         if ref is not None:  # a stored capture (PATH.sqlite#ID): its reads and their arrival times
-            return fold_capture(read_stored(*ref), dialect=dialect, transport=transport, stall=stall, progress=bar)
+            return fold_capture(read_stored(*ref), dialect=dialect, transport=transport, stall=stall, progress=bar,
+                                rows=rows)
         assert data is not None
         return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
-                    progress=bar)
+                    progress=bar, rows=rows)
     except InputError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -161,13 +174,54 @@ def settings() -> Settings:
 
 def console() -> Console:
     color = settings().color
+    out = cast(IO[str], _NoTrailingBlanks(sys.stdout))
     if color == "always":
-        return Console(highlight=False, soft_wrap=False, force_terminal=True)
-    return Console(highlight=False, soft_wrap=False, no_color=color == "never" or None,
+        return Console(file=out, highlight=False, soft_wrap=False, force_terminal=True)
+    return Console(file=out, highlight=False, soft_wrap=False, no_color=color == "never" or None,
                    color_system=None if color == "never" else "auto")
 
 
+#: Blanks at the end of a line (colour codes among them kept), and a run of them a newline may follow.
+_LINE_END_BLANKS = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)*[ \t](?:\x1b\[[0-9;]*m)*(?=\r?\n)")
+_HELD = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+\Z")
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class _NoTrailingBlanks:
+    """stdout without spaces or tabs at the end of a line: rich pads wrapped lines, table cells and
+    indented blocks with them, and copied output should not carry them. Blanks at the end of a write
+    are held until the next write says whether a newline follows (a flush lets them out)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        whole = _LINE_END_BLANKS.sub(lambda m: "".join(_COLOUR.findall(m.group())), self._held + text)
+        held = _HELD.search(whole)
+        self._held = held.group() if held else ""
+        self._out.write(whole[: held.start()] if held else whole)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._held:
+            self._out.write(self._held)
+            self._held = ""
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        return self._out.isatty()
+
+    def fileno(self) -> int:
+        return self._out.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._out, "encoding", None) or "utf-8"
+
+
 def end(result: Result) -> None:
-    """--strict: a stream with errors fails the command."""
-    if settings().strict and (result.errors or any(d.severity == Severity.ERROR for d in result.diagnostics)):
+    """--strict: a stream with errors, or nothing folded (no reply), fails the command."""
+    if settings().strict and (result.errors or not result.choices
+                              or any(d.severity == Severity.ERROR for d in result.diagnostics)):
         sys.exit(EXIT_MISMATCH)

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..result import Result
 from ..services.check import check_reply
-from ..services.diff import Summary, UnreadableReplyError, diff_frames, diff_results, summary_of_response
+from ..services.diff import Summary, diff_frames, diff_results, response_summary
 from ..services.rows import frame_summary
 from .common import (
     EXIT_MISMATCH,
@@ -82,7 +82,12 @@ SHOWN_CHARS = 200
 @click.option("--all", "show_all", is_flag=True,
               help=f"Show every differing frame and whole values (by default the first {SHOWN_FRAMES} frames of "
                    f"each kind and {SHOWN_CHARS} characters of a value, and how many more there are).")
-def diff(first: str, second: str, dialect: str | None, show_all: bool) -> None:
+@click.option("--entry", default=None, metavar="N|URL",
+              help="HAR inputs: the entry to use on both sides, by index or by a substring of its URL.")
+@click.option("--entry-a", default=None, metavar="N|URL", help="HAR input A: its entry (overrides --entry for A).")
+@click.option("--entry-b", default=None, metavar="N|URL", help="HAR input B: its entry (overrides --entry for B).")
+def diff(first: str, second: str, dialect: str | None, show_all: bool, entry: str | None, entry_a: str | None,
+         entry_b: str | None) -> None:
     """Compare two captures: which frames differ or are missing, and how the replies differ.
 
     B may also be a non-streaming JSON response to the same request ("stream=false
@@ -95,12 +100,15 @@ def diff(first: str, second: str, dialect: str | None, show_all: bool) -> None:
       streamfold diff through-proxy.sse direct.sse
       streamfold diff stream.sse non-streaming-response.json
       streamfold diff --all through-proxy.sse direct.sse
+      streamfold diff before.har after.har --entry /v1/chat
     """
     shown = console()
     limit = None if show_all else SHOWN_FRAMES
-    a = load_capture(first, dialect=dialect).result
+    entry_a, entry_b = entry_a or entry, entry_b or entry
+    a = load_capture(first, entry=entry_a, dialect=dialect).result
     second_bytes = read_input(second)
-    response, unread = _response(second_bytes)
+    # An entry asked of B says B is a HAR (a capture), not a non-streaming response.
+    response, unread = _response(second_bytes) if entry_b is None else (None, None)
     if unread is not None:
         shown.print(Text(f"B is JSON but not a reply streamfold can read: {unread}; read as a capture",
                          style="dim"))
@@ -110,7 +118,7 @@ def diff(first: str, second: str, dialect: str | None, show_all: bool) -> None:
         shown.print(Text(f"A: {a.dialect} stream, {len(a.frames)} frames · B: a non-streaming response",
                          style="dim"))
     else:
-        b = load_capture(second, dialect=dialect, data=second_bytes).result
+        b = load_capture(second, entry=entry_b, dialect=dialect, data=second_bytes).result
         frames = diff_frames(a, b)
         differences = diff_results(a, b)
         shown.print(Text(f"A: {a.dialect}, {len(a.frames)} frames · B: {b.dialect}, {len(b.frames)} frames · "
@@ -162,18 +170,7 @@ def _first_difference(left: Any, right: Any) -> str:
 def _response(data: bytes) -> tuple[Summary | None, str | None]:
     """The facts of B when it is a non-streaming response body a dialect reads, else None; and why
     a JSON object that looks like a reply could not be read as one."""
-    try:
-        value = _json(data)
-    except ValueError:
-        return None, None
-    if not isinstance(value, dict) or data.lstrip().startswith(b"data:"):
-        return None, None
-    try:
-        return summary_of_response(value), None
-    except UnreadableReplyError as exc:
-        return None, str(exc)
-    except ValueError:
-        return None, None  # JSON, but no reply: maybe a HAR, or an error body, read as a capture
+    return response_summary(data)  # the page's diff reads its sides the same way
 
 
 def _json(data: str | bytes) -> Any:

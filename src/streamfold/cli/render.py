@@ -8,32 +8,41 @@ shown as typed.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
 from rich.padding import Padding
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
-from ..services.rows import frame_rows
+from ..services.lost import LostText
 from ..services.timing import Timing, chart_top, sparkline
+from .long_text import HEAD, TAIL, clip, clipped_runs, marker
 
-__all__ = ["render_frames", "render_reply_only", "render_result", "render_timing"]
+__all__ = ["render_reply_only", "render_result", "render_timing"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
+def render_result(result: Result, *, annotate: bool = False, numbered: bool = False,
+                  lost: Sequence[LostText] = (), full: bool = True) -> RenderableType:
+    """The header, each choice's reply (with `annotate`, each frame's piece marked; with `numbered`,
+    preceded by its frame's number; the frames in `lost` marked where their text would have gone),
+    usage and findings. Without `full`, long text fields are clipped (`long_text`)."""
     parts: list[RenderableType] = [_header(result)]
     for choice in result.choices:
-        parts.append(_choice(choice, several=len(result.choices) > 1,
-                             content=_annotated(result, choice.index) if annotate else None))
+        marks = [found for found in lost if found.choice == choice.index]
+        content = _Reply(result, choice.index, annotate or numbered, numbered, marks, full) \
+            if marks or (choice.content and (annotate or numbered)) else None
+        parts.append(_choice(choice, several=len(result.choices) > 1, content=content, full=full))
     if not result.choices:
         parts.append(Text("(no reply was folded)", style="dim"))
+        parts.extend(_Reply(result, found.choice, False, False, [found]) for found in lost)
     if result.usage is not None:
         parts.append(_usage(result))
     if result.errors or result.diagnostics:
@@ -41,14 +50,14 @@ def render_result(result: Result, *, annotate: bool = False) -> RenderableType:
     return Group(*parts)
 
 
-def render_reply_only(result: Result) -> RenderableType:
+def render_reply_only(result: Result, *, full: bool = True) -> RenderableType:
     """--quiet: the reply text and the tool calls, nothing else."""
     parts: list[RenderableType] = []
     for choice in result.choices:
         if choice.content:
-            parts.append(Text(_shown(choice.content)))
+            parts.append(clip(_shown(choice.content), full))
         for call in choice.tool_calls:
-            parts.append(_tool_call(call))
+            parts.append(_tool_call(call, full))
     return Group(*parts)
 
 
@@ -88,30 +97,84 @@ def _header(result: Result) -> RenderableType:
     return _Header(result)
 
 
-def _annotated(result: Result, choice: int) -> Text:
-    """The reply with each frame's piece in turn plain and cyan, a dim ¦ where frames meet."""
-    text = Text()
-    content = result.choice(choice).content  # type: ignore[union-attr]
-    for position, (start, end, _frame) in enumerate(result.text_runs(choice=choice, field="content")):
-        if position:
-            text.append("¦", style="dim")
-        text.append(content[start:end], style="cyan" if position % 2 else "")
-    return text
+class _Reply:
+    """A choice's reply, marked. `annotate`: each frame's piece in turn plain and cyan, a dim ¦ where
+    frames meet (`numbered`: a dim ‹N› before each piece instead, N its frame). `lost`: a marker where
+    each frame that did not decode came, `⟦frame 17 lost: invalid JSON; partial text " wor"⟧`
+    (`[[...]]` on a terminal that only takes ASCII). Without `full`, a long reply shows the pieces in
+    its head and its tail (`long_text`); a marker in the part left out comes after that line."""
+
+    def __init__(self, result: Result, choice: int, annotate: bool, numbered: bool, lost: Sequence[LostText],
+                 full: bool = True) -> None:
+        self.result, self.choice, self.annotate, self.numbered = result, choice, annotate, numbered
+        self.lost = sorted(lost, key=lambda found: (found.offset, found.frame))
+        self.full = full
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        found = self.result.choice(self.choice)
+        content = _shown(found.content) if found is not None else ""
+        pieces: list[tuple[int, int, int | None]] = list(self.result.text_runs(choice=self.choice)) \
+            if self.annotate else [(0, len(content), None)]
+        opening, closing = ("[[", "]]") if options.ascii_only else ("⟦", "⟧")
+        unit = "message" if self.result.transport in BINARY_TRANSPORTS else "frame"
+        text = Text()
+        lost = iter(self.lost)
+        waiting = next(lost, None)
+
+        def mark() -> None:
+            nonlocal waiting
+            assert waiting is not None
+            said = f"{unit} {waiting.frame} lost: {waiting.reason}"
+            if waiting.partial:
+                said += f"; partial text {json.dumps(waiting.partial, ensure_ascii=options.ascii_only)}"
+            text.append(f"{opening}{said}{closing}", style="bold red")
+            waiting = next(lost, None)
+
+        shown_to = 0
+        for low, high in clipped_runs(len(content), self.full):
+            if low > shown_to:
+                text.append(marker(low - shown_to))
+            shown_to, first = high, True
+            for position, (run_start, run_end, frame) in enumerate(pieces):
+                start, end = max(run_start, low), min(run_end, high)
+                if start >= end:
+                    continue
+                while waiting is not None and waiting.offset <= start:
+                    mark()
+                if self.numbered:
+                    text.append(f"‹{frame}›", style="dim")
+                elif self.annotate and position and not first:
+                    text.append("¦", style="dim")
+                first = False
+                style = "cyan" if self.annotate and position % 2 else ""
+                at = start
+                while waiting is not None and waiting.offset < end:
+                    cut = max(at, waiting.offset)
+                    text.append(content[at:cut], style=style)
+                    at = cut
+                    mark()
+                text.append(content[at:end], style=style)
+        while waiting is not None:
+            mark()
+        yield text
 
 
-def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> RenderableType:
+def _choice(choice: Choice, *, several: bool, content: RenderableType | None = None,
+            full: bool = True) -> RenderableType:
     parts: list[RenderableType] = []
     title = f"choice {choice.index}" if several else "reply"
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
-        parts.append(Padding(Text(_shown(choice.reasoning), style="dim"), (0, 0, 1, 2)))
-    if choice.content:
-        parts.append(content if content is not None else Text(_shown(choice.content)))
+        parts.append(Padding(clip(_shown(choice.reasoning), full, style="dim"), (0, 0, 1, 2)))
+    if content is not None:
+        parts.append(content)
+    elif choice.content:
+        parts.append(clip(_shown(choice.content), full))
     if choice.refusal:
-        parts.append(Text.assemble(("refusal: ", "bold red"), _shown(choice.refusal)))
+        parts.append(Text.assemble(("refusal: ", "bold red"), clip(_shown(choice.refusal), full)))
     for call in choice.tool_calls:
-        parts.append(_tool_call(call))
+        parts.append(_tool_call(call, full))
     finish = _shown(choice.finish_reason) or "none"
     line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
     if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
@@ -120,16 +183,18 @@ def _choice(choice: Choice, *, several: bool, content: Text | None = None) -> Re
     return Group(*parts)
 
 
-def _tool_call(call: ToolCall) -> RenderableType:
+def _tool_call(call: ToolCall, full: bool = True) -> RenderableType:
     title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ",
                           (_shown(call.name) or "?", "bold magenta"))
     if call.id:
         title.append(f"  {_shown(call.id)}", style="dim")
+    long = not full and len(call.arguments) > HEAD + TAIL  # then as sent: laying out a huge parsed value is slow
     if call.error is None:
-        body: RenderableType = JSON(json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
+        body: RenderableType = clip(call.arguments, full) if long else JSON(
+            json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
     else:
         body = Group(Text.assemble(("arguments do not parse: ", "bold red"), call.error),
-                     Text(call.arguments, style="red"))
+                     clip(call.arguments, full, style="red"))
     return Group(title, Padding(body, (0, 0, 0, 2), expand=False))
 
 
@@ -143,16 +208,39 @@ def _usage(result: Result) -> Text:
     return text
 
 
+#: Findings of one code shown in full; the others are one line that counts them (`--json` lists them).
+SHOWN_PER_CODE = 3
+
+
 def _findings(result: Result) -> RenderableType:
     lines: list[RenderableType] = [Rule(Text("findings", style="bold"), align="left", style="dim")]
     transport = result.transport
-    for error in result.errors:
-        lines.append(_finding("error", error.code, location(error.frame, error.offset, error.line, transport),
-                              error.message))
+    # (severity, code, where, message, the code a findings-collapsed one counts)
+    found: list[tuple[str, str, str, str, str | None]] = [
+        ("error", error.code, location(error.frame, error.offset, error.line, transport), error.message, None)
+        for error in result.errors]
     # Most severe first; within a severity, stream order.
-    for diagnostic in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3)):
-        where = location(diagnostic.frame, diagnostic.offset, diagnostic.line, transport)
-        lines.append(_finding(diagnostic.severity, diagnostic.code, where, diagnostic.message))
+    found += [(str(d.severity), d.code, location(d.frame, d.offset, d.line, transport), d.message,
+               str(d.details.get("code")) if d.code == "findings-collapsed" else None)
+              for d in sorted(result.diagnostics, key=lambda d: _SEVERITY_ORDER.get(d.severity, 3))]
+    totals = Counter(code for _, code, *_ in found)
+    # Past the core's cap its findings-collapsed diagnostic has the real count: the count line says it instead.
+    counted = {str(d.details.get("code")): d.details["count"] for d in result.diagnostics
+               if d.code == "findings-collapsed" and isinstance(d.details.get("count"), int)}
+    listed = {str(d.details.get("code")): d.details.get("listed") for d in result.diagnostics
+              if d.code == "findings-collapsed"}
+    shown: Counter[str] = Counter()
+    for severity, code, where, message, of in found:
+        if of is not None and totals[of] > SHOWN_PER_CODE:
+            continue  # the count line of that code says what this one does
+        shown[code] += 1
+        if shown[code] <= SHOWN_PER_CODE:
+            lines.append(_finding(severity, code, where, message))
+        elif shown[code] == SHOWN_PER_CODE + 1:
+            total = counted.get(code, totals[code])
+            which = f"the first {listed[code]}" if code in listed else "them"
+            lines.append(Text(f"{'':8}… and {total - SHOWN_PER_CODE:,} more {code} findings ({total:,} in all; "
+                              f"--json lists {which})", style="dim"))
     return Group(*lines)
 
 
@@ -161,34 +249,6 @@ def _finding(severity: str, code: str, where: str, message: str) -> Text:
     return Text.assemble(
         (f"{severity:<7} ", _SEVERITY_STYLE.get(severity, "")), (code, "bold"),
         (f" ({where})" if where else "", "dim"), ": ", message)
-
-
-def render_frames(result: Result) -> Table:
-    rows = list(frame_rows(result))
-    kind_style = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
-
-    def widest(key: str, header: str, cap: int = 24) -> int:
-        return min(cap, max([len(header), *(len(str(row[key] or "")) for row in rows)]))
-
-    # A binary stream (AWS event-stream) has no lines: its messages are placed by byte alone.
-    lines = result.transport not in BINARY_TRANSPORTS
-    table = Table(box=None, pad_edge=False, expand=True, header_style="bold dim")
-    table.add_column("#", justify="right", no_wrap=True, min_width=widest("index", "#"))
-    if lines:
-        table.add_column("line", justify="right", style="dim", no_wrap=True, min_width=widest("line", "line"))
-    table.add_column("offset", justify="right", style="dim", no_wrap=True, min_width=widest("offset", "offset"))
-    table.add_column("event", no_wrap=True, overflow="ellipsis", min_width=widest("event", "event", 16))
-    table.add_column("kind", no_wrap=True, min_width=widest("kind", "kind") + 6)
-    table.add_column("summary", overflow="ellipsis", no_wrap=True, ratio=1)
-    for row in rows:
-        kind = row["kind"] + ("" if row["terminated"] else " (cut)")
-        summary = Text(row["summary"])
-        if row["issues"]:
-            summary = Text.assemble((", ".join(row["issues"]) + " ", "yellow"), summary)
-        place = [str(row["line"]), str(row["offset"])] if lines else [str(row["offset"])]
-        table.add_row(str(row["index"]), *place, Text(row["event"] or ""),
-                      Text(kind, style=kind_style.get(row["kind"], "")), summary)
-    return table
 
 
 def render_timing(timing: Timing) -> RenderableType:

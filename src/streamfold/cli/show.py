@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 from rich.text import Text
@@ -13,8 +14,10 @@ from rich.text import Text
 from ..findings import BINARY_TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL
-from ..services.rows import frame_rows
+from ..services.lost import lost_text
+from ..services.rows import RowBounds
 from .common import (
+    EXIT_OK,
     EXIT_USAGE,
     console,
     dialect_option,
@@ -22,47 +25,102 @@ from .common import (
     input_options,
     load_capture,
     settings,
+    several_inputs,
     transport_option,
     write_json,
 )
-from .render import render_frames, render_reply_only, render_result, render_timing
+from .frame_table import FrameTable
+from .long_text import HEAD, TAIL
+from .render import render_reply_only, render_result, render_timing
 from .usage import Seconds
 
 __all__ = ["blame", "export", "frames", "show"]
 
 
 @click.command()
-@input_options
-@click.option("--json", "as_json", is_flag=True, help="Print the JSON result contract (schema 1) instead.")
+@several_inputs
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the JSON result contract (schema 1) instead; for several files, a JSON array of "
+                   '{"file": FILE, "result": ...} (result null when FILE could not be read).')
 @click.option("--annotate", is_flag=True, help="Mark where each frame's text begins in the reply (¦).")
+@click.option("--frame-numbers", is_flag=True,
+              help="Mark each frame's text in the reply with its frame number (‹3›), to see which frame sent what.")
+@click.option("--full", is_flag=True, help=f"Print long texts whole (by default a text over {HEAD + TAIL:,} "
+                                           f"characters shows its first {HEAD:,} and last {TAIL:,}).")
 @click.option("--stall", type=Seconds(), default=DEFAULT_STALL, show_default=True, metavar="SECONDS",
               help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @dialect_option
 @transport_option
-def show(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, stall: float,
-         dialect: str | None, transport: str | None) -> None:
+def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json: bool, annotate: bool,
+         frame_numbers: bool, full: bool, stall: float, dialect: str | None, transport: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
+
+    A frame that did not decode is marked in the reply where its text would have gone,
+    with what of its text could still be read: ⟦frame 17 lost: invalid JSON; partial
+    text " wor"⟧. Several files are shown in turn, each under a `==> FILE <==` line;
+    the exit code is the worst of theirs. A long text shows its start and end, and how
+    many characters are left out between them; --full prints it all (--json and export
+    always do).
 
     \b
     Examples:
       streamfold show examples/openai-reasoning.sse
+      streamfold show --full huge.sse | less -R
       streamfold show --json capture.sse | jq .choices[0].content
+      streamfold show --frame-numbers examples/openai-broken.sse
+      streamfold show a.sse b.sse c.har
     """
+    if len(capture) == 1:
+        _show_one(capture[0], input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect, transport)
+        return
+    worst = EXIT_OK
+    shown: list[dict[str, Any]] = []
+    for position, name in enumerate(capture):
+        if not as_json:
+            if position:
+                click.echo()
+            click.echo(f"==> {name} <==")
+            sys.stdout.flush()
+        try:
+            out = _show_one(name, input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect,
+                            transport, quiet_json=True)
+        except SystemExit as exc:  # an unreadable file (said on stderr) or --strict: the next one still shows
+            worst = max(worst, exc.code if isinstance(exc.code, int) else EXIT_USAGE)
+            out = getattr(exc, "shown", None)
+        if as_json:
+            shown.append({"file": name, "result": out})
+    if as_json:
+        write_json(shown)
+    if worst != EXIT_OK:
+        sys.exit(worst)
+
+
+def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, numbered: bool,
+              full: bool, stall: float, dialect: str | None, transport: str | None, *,
+              quiet_json: bool = False) -> dict[str, Any] | None:
+    """Show one capture; with `quiet_json`, return its JSON instead of printing it."""
     loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
     result, timing = loaded.result, loaded.timing
+    out: dict[str, Any] | None = None
     if as_json:
         out = result.to_dict()
         if timing is not None:
             out["timing"] = timing.to_dict()
-        write_json(out)
+        if not quiet_json:
+            write_json(out)
     elif settings().quiet:
-        console().print(render_reply_only(result))
+        console().print(render_reply_only(result, full=full))
     else:
         shown = console()
-        shown.print(render_result(result, annotate=annotate))
+        shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full))
         if timing is not None:
             shown.print(render_timing(timing))
-    end(result)
+    try:
+        end(result)
+    except SystemExit as exc:
+        exc.shown = out  # type: ignore[attr-defined]  # --strict: the JSON is still the file's
+        raise
+    return out
 
 
 @click.command()
@@ -79,14 +137,14 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dial
       streamfold frames examples/openai-broken.sse
       streamfold frames --jsonl capture.sse | grep invalid
     """
-    result = load_capture(capture, input_format, entry, dialect, transport).result
-    if jsonl:
-        out = sys.stdout
-        for row in frame_rows(result):
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    else:
-        console().print(render_frames(result))
-    end(result)
+    # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
+    rows = _jsonl_rows if jsonl else FrameTable(console()).add
+    end(load_capture(capture, input_format, entry, dialect, transport, rows=rows).result)
+
+
+def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
+    sys.stdout.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    sys.stdout.flush()
 
 
 @click.command()

@@ -84,21 +84,26 @@ def tail(capture: str, input_format: str, stall: float, reasoning: str, dialect:
     except KeyboardInterrupt:  # Ctrl-C while a named pipe waited for its writer
         sys.exit(EXIT_INTERRUPTED)
     shown = console()
-    try:
-        tailed = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall,
-                             input_format=input_format, reasoning=reasoning)
-    except OSError as exc:  # the stream broke off (EIO on a terminal that went away, ...)
-        click.echo(f"streamfold: reading {capture!r} failed: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    except InputError as exc:  # read whole, it could not be used (a HAR without a streamed entry, ...)
-        click.echo(f"streamfold: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    try:
-        if not settings().quiet:
-            shown.print(render_summary(tailed.result, tailed.timing, tailed))
-    except KeyboardInterrupt:  # a second Ctrl-C while the summary is written
-        sys.exit(EXIT_INTERRUPTED)
-    if tailed.interrupted:
+    # Ctrl-C is taken from here to the end, not only while reading: one that comes as the input
+    # ends (or while the summary is made) still gets the summary and exit 130, never a traceback.
+    with _Interrupt() as interrupt:
+        try:
+            tailed = tail_stream(source, shown, dialect=dialect, transport=transport, stall=stall,
+                                 input_format=input_format, reasoning=reasoning, interrupt=interrupt)
+        except OSError as exc:  # the stream broke off (EIO on a terminal that went away, ...)
+            click.echo(f"streamfold: reading {capture!r} failed: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except InputError as exc:  # read whole, it could not be used (a HAR without a streamed entry, ...)
+            click.echo(f"streamfold: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except KeyboardInterrupt:  # a second Ctrl-C while what arrived is folded
+            sys.exit(EXIT_INTERRUPTED)
+        try:
+            if not settings().quiet:
+                shown.print(render_summary(tailed.result, tailed.timing, tailed))
+        except KeyboardInterrupt:  # a second Ctrl-C while the summary is written
+            sys.exit(EXIT_INTERRUPTED)
+    if interrupt.hit:
         sys.exit(EXIT_INTERRUPTED)
     end(tailed.result)
 
@@ -120,13 +125,15 @@ class Tailed:
 
 
 def tail_stream(source: int, console: Console, *, dialect: str | None, transport: str | None,
-                stall: float, input_format: str = "auto", reasoning: str = "mark") -> Tailed:
-    """Fold the bytes of file descriptor `source` live until it ends or Ctrl-C."""
+                stall: float, input_format: str = "auto", reasoning: str = "mark",
+                interrupt: _Interrupt | None = None) -> Tailed:
+    """Fold the bytes of file descriptor `source` live until it ends or Ctrl-C (`interrupt`, the
+    caller's when it takes Ctrl-C for longer than the reading)."""
     folder = Folder(dialect, transport=transport)
     live = LiveInput(input_format)
     view: View = LiveView(console) if console.is_terminal else PipeView(console.file, sys.stderr, reasoning)
     progress = Progress(time.monotonic())
-    interrupt = _Interrupt()
+    interrupt = interrupt or _Interrupt()
 
     def fold(body: bytes, now: float) -> None:
         if body:
@@ -216,15 +223,21 @@ class _Interrupt:
     def __init__(self) -> None:
         self.hit = False
         self._previous: signal.Handlers | object | None = None
+        self._depth = 0  # entered by the command and by the reading: the handler is set once
 
     def __enter__(self) -> _Interrupt:
-        if threading.current_thread() is threading.main_thread():
+        self._depth += 1
+        if self._depth == 1 and threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.hit:
+            raise KeyboardInterrupt  # a second Ctrl-C: stop whatever is taking long
         self.hit = True
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
+        self._depth -= 1
+        if self._depth == 0 and self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
+            self._previous = None

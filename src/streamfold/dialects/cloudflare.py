@@ -39,6 +39,7 @@ __all__ = ["Cloudflare"]
 
 class Cloudflare(Dialect):
     name = "cloudflare"
+    text_keys = ("response",)
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "length": LENGTH,
@@ -177,6 +178,18 @@ class Cloudflare(Dialect):
         failed = [error.message for error in result.errors if error.code == "in-stream-error"]
         return {"result": body, "success": not failed, "errors": [{"message": m} for m in failed], "messages": []}
 
+    @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The REST envelope `export` writes: `{result: {response, tool_calls?, usage?}, success, ...}`."""
+        if not (isinstance(value, dict) and "success" in value and isinstance(value.get("result"), dict)
+                and isinstance(value["result"].get("response"), str)):
+            return None
+        body = value["result"]
+        calls = body.get("tool_calls") or []
+        return {"content": body["response"], "reasoning": None, "finish_reason": body.get("finish_reason"),
+                "tool_calls": [(call.get("name"), _arguments_text(call.get("arguments"))) for call in calls
+                               if isinstance(call, dict)], "usage": body.get("usage")}
+
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:
             return None
@@ -207,3 +220,8 @@ class Cloudflare(Dialect):
         if value.get("error") or value.get("errors"):
             parts.append(f"error {compact_json(value.get('error') or value.get('errors'), 100)}")
         return ", ".join(parts) or "(empty fragment)"
+
+
+def _arguments_text(arguments: object) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"),
+                                                                   ensure_ascii=False)

@@ -20,20 +20,21 @@ same). The single message is choice 0:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
-from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type
+from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type, fast_decoder
 
 if TYPE_CHECKING:
     from ..merge import ToolCallPath
     from ..result import Result
+    from .cohere_fast import CohereContentDelta
 
 __all__ = ["Cohere"]
 
+_FAST_SHAPES = fast_decoder(f"{__package__}.cohere_fast", "decode_cohere_content_delta")
 
 
 # -- Cohere v2 ---------------------------------------------------------------
@@ -344,6 +345,21 @@ class Cohere(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The non-streaming v2 `ChatResponse`: `{id, finish_reason, message: {content, tool_calls}, usage}`."""
+        message = value.get("message") if isinstance(value, dict) else None
+        if not (isinstance(value, dict) and "finish_reason" in value and isinstance(message, dict)
+                and isinstance(message.get("content", []), list) and "choices" not in value):
+            return None
+        items = [item for item in message.get("content") or [] if isinstance(item, dict)]
+        calls = [call.get("function", {}) for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+        return {"content": "".join(str(i.get("text") or "") for i in items if i.get("type") == "text"),
+                "reasoning": "".join(str(i.get("thinking") or "") for i in items if i.get("type") == "thinking")
+                or message.get("tool_plan") or None,
+                "tool_calls": [(call.get("name"), call.get("arguments") or "") for call in calls],
+                "finish_reason": value.get("finish_reason"), "usage": value.get("usage")}
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)
@@ -383,36 +399,3 @@ class Cohere(Dialect):
         elif kind == "message-start":
             return f"message-start {value.get('id')}"
         return f"{kind} {at}".rstrip() if kind else compact_json(value)
-
-
-# -- the fast way ------------------------------------------------------------------
-# A `content-delta` event with text or thinking (`Cohere.fold_fast`), as msgspec Structs
-# declared whole and with unknown fields refused (which also keeps msgspec from skipping
-# bytes it never checks as UTF-8): a payload that does not fit is decoded again as plain
-# JSON and folded by `fold`. Without msgspec there is no fast way.
-
-_FAST_SHAPES: Callable[[bytes], Any] | None
-try:
-    import msgspec
-except ImportError:  # no msgspec: no fast way
-    _FAST_SHAPES = None
-else:
-    class CohereContent(msgspec.Struct, forbid_unknown_fields=True):
-        text: str | None = None
-        thinking: str | None = None
-
-    class CohereMessage(msgspec.Struct, forbid_unknown_fields=True):
-        content: CohereContent
-
-    class CohereDelta(msgspec.Struct, forbid_unknown_fields=True):
-        message: CohereMessage
-
-    class CohereContentDelta(msgspec.Struct, forbid_unknown_fields=True):
-        type: Literal["content-delta"]
-        delta: CohereDelta
-        index: int | None = None
-
-    #: Bytes to a `CohereContentDelta`; raises ValueError for any other payload.
-    decode_cohere_content_delta: Callable[[bytes], CohereContentDelta] = msgspec.json.Decoder(
-        CohereContentDelta).decode
-    _FAST_SHAPES = decode_cohere_content_delta

@@ -205,6 +205,19 @@ class LlamaCpp(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The non-streaming `/completion` response: the whole `content`, `stop: true`, its stop type."""
+        if not (isinstance(value, dict) and isinstance(value.get("content"), str) and value.get("stop") is True
+                and ("stop_type" in value or any(key in value for key in (*_USAGE_KEYS, *_OLD_STOP_FLAGS)))):
+            return None
+        raw = value.get("stop_type")
+        if not isinstance(raw, str) or not raw:
+            raw = next((flag for flag in _OLD_STOP_FLAGS if value.get(flag) is True), None)
+        usage = {key: value[key] for key in _USAGE_KEYS if key in value}
+        return {"content": value["content"], "reasoning": None, "tool_calls": [], "finish_reason": raw,
+                "usage": usage or None}
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)

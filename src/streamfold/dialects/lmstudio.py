@@ -310,6 +310,20 @@ class LMStudio(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The non-streaming `/api/v1/chat` response: `{output: [message | reasoning | tool_call], stats}`."""
+        if not (isinstance(value, dict) and isinstance(value.get("output"), list) and "object" not in value
+                and ("stats" in value or "model_instance_id" in value)):
+            return None
+        items = [item for item in value["output"] if isinstance(item, dict)]
+        texts = {kind: "".join(str(item.get("content") or "") for item in items if item.get("type") == kind)
+                 for kind in ("message", "reasoning")}
+        calls = [(item.get("tool"), json.dumps(item.get("arguments", {}), separators=(",", ":"), ensure_ascii=False))
+                 for item in items if item.get("type") == "tool_call"]
+        return {"content": texts["message"], "reasoning": texts["reasoning"] or None, "tool_calls": calls,
+                "finish_reason": None, "usage": value.get("stats") or None}
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)

@@ -38,6 +38,7 @@ _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval
 
 class Ollama(Dialect):
     name = "ollama"
+    text_keys = ("content", "response")
     terminal_hint = 'a line with `"done": true`'
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP, "length": LENGTH, "load": INCOMPLETE, "unload": INCOMPLETE}

@@ -163,6 +163,17 @@ class TGI(Dialect):
         return out
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """The `POST /generate` response: `{generated_text, details?}`."""
+        if not (isinstance(value, dict) and isinstance(value.get("generated_text"), str)
+                and set(value) <= {"generated_text", "details"}):
+            return None
+        details = value.get("details")
+        details = details if isinstance(details, dict) else None
+        return {"content": value["generated_text"], "reasoning": None, "tool_calls": [],
+                "finish_reason": details.get("finish_reason") if details else None, "usage": details}
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if type(value) is not dict:
             return compact_json(value)

@@ -1,4 +1,4 @@
-"""What framing noticed inside a frame becomes a finding: its code's registered
+"""What framing noticed inside a frame, and what the end of the stream says, become findings: a code's registered
 kind says whether it is an error (bytes lost or damaged) or a diagnostic, and
 its default severity how much it matters. Errors the transport carried (an AWS
 exception message, llama.cpp's `error:` field) go to the dialect as in-stream
@@ -11,11 +11,12 @@ from collections.abc import Callable
 
 from .._codes import CODES, Kind
 from ..decoding import Payload
-from ..dialects import carried_error
-from ..findings import Report
+from ..dialects import Dialect, carried_error
+from ..findings import Report, Severity
 from ..framing import FrameIssue
+from ..framing._records import FrameStore, make_frame
 
-__all__ = ["report_frame_issues", "report_lenient"]
+__all__ = ["report_frame_issues", "report_lenient", "report_stream_end"]
 
 #: (frame, message, raw, offset, line) of an error the transport carried.
 StreamErrorSink = Callable[[int, str, "str | None", int, int], None]
@@ -46,3 +47,33 @@ def report_lenient(frame: int, payload: Payload, report: Report) -> None:
         "non-strict-json", frame,
         f"frame {frame} is JSON only to lenient decoders: {payload.error}, so that the result stays strict "
         "JSON and UTF-8 (JSON.parse and msgspec reject this frame; Python's json takes it)")
+
+
+def report_stream_end(report: Report, frames: FrameStore, transport: str | None, dialect: Dialect,
+                      after_terminal: list[int], *, has_data: bool) -> None:
+    """What the end of the stream says: a last frame left open, data frames after the terminal
+    frame (listed, not folded), no terminal frame at all."""
+    if frames and not frames.terminated(-1):
+        last = make_frame(frames[-1])
+        if transport == "sse":
+            message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
+                       "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
+            severity = Severity.WARNING
+        else:
+            message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
+            severity = Severity.INFO
+        report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
+    shown = dialect.reported
+    if after_terminal:
+        first = after_terminal[0]
+        report.diagnostic(
+            "frame-after-terminal", first,
+            f"{len(after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
+            f"({shown.terminal_hint}), "
+            f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
+            "but not folded", frames=list(after_terminal))
+    if not dialect.ended and has_data and dialect.expects_end and not dialect.failed:
+        report.diagnostic(
+            "missing-terminal", len(frames) - 1 if frames else None,
+            f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
+            "it was probably cut off, so the reply may be truncated")

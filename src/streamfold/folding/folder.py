@@ -27,14 +27,14 @@ from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
-from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, Severity
+from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser, sniff
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ._build import build_result
-from ._issues import report_frame_issues, report_lenient
+from ._issues import report_frame_issues, report_lenient, report_stream_end
 from ._journal import events_of
 from ._limits import check_limits
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
@@ -131,6 +131,11 @@ class Folder(RunFolding):
         """The frames seen so far."""
         return FrameSequence(self._frames)
 
+    def settled(self) -> tuple[int, Sequence[PayloadKind], Sequence[StreamError]]:
+        """For a front that lists frames as they fold: how many are final (record and kind: a frame
+        held for its CR's LF is not), every frame's kind, and the errors so far."""
+        return len(self._frames) - (self._held is not None), self._kinds, self._report.errors
+
     @property
     def dialect(self) -> str | None:
         return None if self._dialect is None else self._dialect.reported.name
@@ -169,7 +174,8 @@ class Folder(RunFolding):
             dialect = self._adopt(Unknown)
         dialect.finish(max(len(self._frames) - 1, 0))
         self._merger.flush_caps(max(len(self._frames) - 1, 0))
-        self._stream_findings(dialect)
+        report_stream_end(self._report, self._frames, self.transport, dialect, self._after_terminal,
+                          has_data=self._comments < len(self._kinds))
         self._report.collapse()
         self.phase = Phase.CLOSED
         assert self.transport is not None
@@ -408,36 +414,6 @@ class Folder(RunFolding):
             self._pending_errors.append((frame, message, raw, offset, line))
         else:
             self._dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
-
-    # -- end of stream ------------------------------------------------------------
-
-    def _stream_findings(self, dialect: Dialect) -> None:
-        report, frames = self._report, self._frames
-        if frames and not frames.terminated(-1):
-            last = make_frame(frames[-1])
-            if self.transport == "sse":
-                message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
-                           "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
-                severity = Severity.WARNING
-            else:
-                message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
-                severity = Severity.INFO
-            report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
-        shown = dialect.reported
-        if self._after_terminal:
-            first = self._after_terminal[0]
-            report.diagnostic(
-                "frame-after-terminal", first,
-                f"{len(self._after_terminal)} data frame(s) came after the terminal frame {dialect.terminal} "
-                f"({shown.terminal_hint}), "
-                f"starting with frame {first}; clients stop reading at the terminal frame, so they are listed "
-                "but not folded", frames=list(self._after_terminal))
-        has_data = self._comments < len(self._kinds)
-        if not dialect.ended and has_data and dialect.expects_end and not dialect.failed:
-            report.diagnostic(
-                "missing-terminal", len(frames) - 1 if frames else None,
-                f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
-                "it was probably cut off, so the reply may be truncated")
 
     def _drain(self) -> list[Event]:
         return events_of(self._merger.drain(), self._tool_names)

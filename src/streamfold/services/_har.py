@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..findings import Severity
+from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
 __all__ = ["from_har"]
@@ -41,6 +42,9 @@ class _Entry:
         self.method = self._string(self.request, "method", "request.")
         text = self.content.get("text")
         self.text = text if isinstance(text, str) else None
+        self.time = entry.get("time")
+        timings = entry.get("timings")
+        self.timings: dict[str, Any] = timings if isinstance(timings, dict) else {}
         self.reads = entry.get("_reads")  # [[offset, seconds], ...]: streamfold's export (captures export --format har)
 
     def _object(self, parent: dict[str, Any], key: str, path: str = "") -> dict[str, Any]:
@@ -68,10 +72,12 @@ class _Entry:
 
     @property
     def failed(self) -> bool:
-        """A request that failed with a JSON error body (a 429, a 401, ...): the finding when nothing streamed."""
+        """A request that failed with a JSON error body (a 429, a 401, ...) or a proxy's HTML error page (a 502):
+        the finding when nothing streamed."""
         status = self.response.get("status")
         mime = self.content.get("mimeType")
         json_body = (self.text or "").lstrip()[:1] in ("{", "[") or (isinstance(mime, str) and "json" in mime.lower())
+        json_body = json_body or is_html((self.text or "")[:4096].encode("utf-8", "replace"))
         return (isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 400
                 and status != 0 and not self.preflight and bool(self.text) and json_body)
 
@@ -142,6 +148,18 @@ class _Entry:
             except (binascii.Error, ValueError) as exc:
                 raise InputError(f"HAR entry {self.index}: the base64 body does not decode: {exc}") from None
         return text.encode("utf-8", "surrogatepass")
+
+    def timing(self) -> tuple[tuple[str, float], ...]:
+        """The entry's own times, in seconds (a HAR gives milliseconds, -1 for unknown; values that are not
+        numbers are left out): what `Capture.entry_timing` holds."""
+        def seconds(value: Any) -> float | None:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            return round(value / 1000, 6) if number and 0 <= value < float("inf") else None
+        before = [seconds(self.timings.get(name)) for name in ("blocked", "dns", "connect", "send", "wait")]
+        wait, receive, total = before[-1], seconds(self.timings.get("receive")), seconds(self.time)
+        found = [("total", total), ("first_byte", round(sum(t for t in before if t is not None), 6)
+                                    if wait is not None else None), ("receive", receive)]
+        return tuple((name, value) for name, value in found if value is not None)
 
     def note(self) -> Note | None:
         if not self.problems:
@@ -221,7 +239,7 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     reads = _reads(chosen_entry.reads, len(body))
     return Capture(
         body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
-        url=chosen_entry.url or None, started=0.0 if reads else None,
+        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=0.0 if reads else None,
         notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
                *notes, *((repaired,) if repaired is not None else ())),
     )

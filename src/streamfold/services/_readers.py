@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 
 from ..findings import Code, Severity
+from ._devtools import from_devtools, looks_like_devtools
 from ._har import from_har
 from ._logs import Clock, from_log, is_log_line
+from ._sdk_repr import looks_like_sdk_repr
 from .capture import Capture, Note
 
-__all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_har", "from_log"]
+__all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_devtools", "from_har", "from_log"]
 
 
 # -- detection ------------------------------------------------------------------
@@ -34,6 +36,10 @@ def detect(data: bytes) -> str:
     lines = [line for line in head.decode("utf-8", "replace").splitlines()[:8] if line.strip()]
     if len(lines) >= 2 and all(is_log_line(line) for line in lines[: min(len(lines), 4)]):
         return "log"
+    if looks_like_devtools(data):
+        return "devtools"
+    if looks_like_sdk_repr(data):
+        return "sdk-repr"
     return "raw"
 
 

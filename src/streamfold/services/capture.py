@@ -42,6 +42,9 @@ class Capture:
     notes: tuple[Note, ...] = field(default_factory=tuple)
     #: When the request was sent (same clock as `reads`), if the input says.
     started: float | None = None
+    #: A HAR entry's own times, (name, seconds): "total", "first_byte" (from the request's start to the
+    #: response's first byte) and "receive" (reading the body), those the HAR knows. Not per frame.
+    entry_timing: tuple[tuple[str, float], ...] = ()
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()

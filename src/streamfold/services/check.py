@@ -29,8 +29,9 @@ class Divergence:
 
     field: str
     offset: int
-    expected: str
-    got: str
+    #: The reference's and the client's values there (text from that character on, a count, a name): JSON values.
+    expected: Any
+    got: Any
     frame: int | None
     line: int | None
     cause: str
@@ -40,8 +41,10 @@ class Divergence:
 
     def message(self) -> str:
         where = f" ({location(self.frame, self.byte, self.line, self.transport)})" if self.frame is not None else ""
-        return (f"{self.field} differs at character {self.offset}{where}: the reference has {self.expected!r}, "
-                f"the client has {self.got!r}. Probable cause: {self.cause}")
+        # Values as JSON ("Hi", not Python's 'Hi'), as `diff` shows them.
+        expected, got = (json.dumps(value, ensure_ascii=False) for value in (self.expected, self.got))
+        return (f"{self.field} differs at character {self.offset}{where}: the reference has {expected}, "
+                f"the client has {got}. Probable cause: {self.cause}")
 
 
 def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
@@ -137,13 +140,13 @@ def _count_divergence(ours: tuple[ToolCall, ...], theirs: tuple[ToolCall, ...]) 
     if len(theirs) < len(ours) and any(
             sum(1 for call in ours if call.arguments and call.arguments in client.arguments) > 1 for client in theirs):
         cause += ": the client merged separate calls' arguments into one (keyed by name, or a missing or reused index)"
-    return Divergence("tool_calls", 0, str(len(ours)), str(len(theirs)), None, None, cause)
+    return Divergence("tool_calls", 0, len(ours), len(theirs), None, None, cause)
 
 
 def _tool_divergence(result: Result, choice: int, position: int, field: str, ours: ToolCall,
                      theirs: ToolCall) -> Divergence:
     if field == "name":
-        return Divergence(f"tool:{position} name", 0, str(ours.name), str(theirs.name), None, None,
+        return Divergence(f"tool:{position} name", 0, ours.name, theirs.name, None, None,
                           "the client's tool name differs (names concatenated from repeated fragments?)")
     arguments, client_arguments = ours.arguments, theirs.arguments
     if client_arguments == arguments:

@@ -26,7 +26,7 @@ from ..result import Choice, Result, ToolCall, Usage
 
 __all__ = ["CHOICE_FIELDS", "RESULT_FIELDS", "STREAM_FIELDS", "TOOL_FIELDS", "Field", "FieldDiff", "FrameDiff",
            "Summary", "UnreadableReplyError", "compare", "diff_frames", "diff_results", "frame_opcodes",
-           "read_response", "summary_of_response", "summary_of_result"]
+           "read_response", "response_summary", "summary_of_response", "summary_of_result"]
 
 
 # -- the fields -------------------------------------------------------------------
@@ -197,6 +197,26 @@ def read_response(value: Any) -> dict[str, Any]:
         raise failed
     raise ValueError(f"no dialect reads this as a reply: {type(value).__name__} with keys "
                      f"{sorted(map(str, value))[:10] if isinstance(value, dict) else '-'}")
+
+
+def response_summary(data: bytes) -> tuple[Summary | None, str | None]:
+    """A side given as bytes (`streamfold diff`'s B, either side of the page's diff): the facts of the
+    non-streaming response body a dialect reads, or None when it is to be read as a capture; and why
+    a JSON object shaped like a reply could not be read as one (then it is read as a capture too)."""
+    if data.lstrip().startswith(b"data:"):
+        return None, None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    try:
+        return summary_of_response(value), None
+    except UnreadableReplyError as exc:
+        return None, str(exc)
+    except ValueError:
+        return None, None  # JSON, but no reply: maybe a HAR, or an error body, read as a capture
 
 
 class UnreadableReplyError(ValueError):

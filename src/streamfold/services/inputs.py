@@ -1,25 +1,33 @@
 """Inputs: whatever a person has at hand becomes the stream's body bytes, plus
 arrival times and HTTP headers when the input carries them.
 
-Recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
+UTF-16 or UTF-32 text (PowerShell's `>`) is decoded to UTF-8 first. Then
+recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
 dump (with `--trace-time` per-read times); `curl -v` or `-i` output (headers
 stripped and kept, the responses before the reply skipped); a log (a
 timestamp prefix kept as arrival times, or Python logging's default formats);
-a gzip body; a body still in HTTP chunked transfer-encoding
-(`curl --raw`); otherwise the raw body as it is (SSE, NDJSON, JSONL of chunk
-objects, a JSON array, AWS event-stream bytes). Each unwrapping is reported
-as a note, so the debugger can say what it did to the bytes.
+rows copied from Chrome DevTools' EventStream tab (`_devtools.py`); a Python
+`repr()` of SDK chunk objects (`_sdk_repr.py`); a gzip body; a body still in
+HTTP chunked transfer-encoding (`curl --raw`); otherwise the raw body as it
+is (SSE, NDJSON, JSONL of chunk objects, a JSON array, AWS event-stream
+bytes). Each unwrapping is reported as a note, so the debugger can say what
+it did to the bytes. (A body that is no stream at all, or one non-streaming
+reply, is `load`'s to say: `_wrong_input.py`, `_whole_reply.py`.)
 
 Part of the services layer under the fronts: the core never imports it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zlib
 
 from ..findings import Severity
-from ._readers import detect, from_curl_trace, from_curl_verbose, from_har, from_log
+from ._encodings import decode_wide_text
+from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
+from ._sdk_repr import from_sdk_repr
+from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
 __all__ = ["FORMATS", "Capture", "InputError", "Note", "read_capture", "transport_notes"]
@@ -41,6 +49,9 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
         raise ValueError(f"max_inflated must be positive, got {max_inflated!r}")
     if input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}")
+    decoded = decode_wide_text(data) if input_format != "raw" else None
+    if decoded is not None:
+        data = decoded[0]
     kind = detect(data) if input_format == "auto" else input_format
     if kind == "har":
         capture = from_har(data, entry)
@@ -50,8 +61,13 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
         capture = from_curl_verbose(data)
     elif kind == "log":
         capture = from_log(data)
+    elif kind == "devtools":
+        capture = from_devtools(data)
     else:
-        capture = Capture(data, "raw")
+        rebuilt = from_sdk_repr(data) if kind == "sdk-repr" else None
+        capture = Capture(data, "raw") if rebuilt is None else Capture(rebuilt[0], "sdk-repr", notes=(rebuilt[1],))
+    if decoded is not None:
+        capture = dataclasses.replace(capture, notes=(decoded[1], *capture.notes))
     return _unwrap_body(capture, force_chunked=kind == "chunked",
                         max_inflated=MAX_INFLATED if max_inflated is None else max_inflated)
 
@@ -166,9 +182,10 @@ def transport_notes(capture: Capture, body_transport: str | None = None) -> list
     """
     notes: list[Note] = []
     if capture.status is not None and not 200 <= capture.status < 300:
-        snippet = capture.body[:300].decode("utf-8", "replace").strip()
+        # An HTML page's text is no help here (its title is in the html-page finding).
+        snippet = "" if is_html(capture.body) else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
         notes.append(Note("http-status", f"the response status was {capture.status}, not 200: the body is the "
-                                         f"server's error, not a reply ({snippet!r})", Severity.ERROR))
+                                         f"server's error, not a reply{snippet}", Severity.ERROR))
     if not capture.response_headers:
         return notes
     content_type = (capture.header("content-type") or "").split(";")[0].strip().lower()

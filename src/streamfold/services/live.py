@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Literal, overload
 
+from ._encodings import decode_wide_text
 from ._logs import LogReader
 from ._readers import detect, from_curl_verbose
 from .capture import Capture, Note
@@ -41,7 +42,10 @@ _STATUS = re.compile(rb"\s*HTTP/[\d.]+ \d{3}")
 # What may still become a status line.
 _STATUS_BEGUN = re.compile(rb"(?:H|HT|HTT|HTTP|HTTP/[\d.]*(?: \d{0,2})?)?")
 _WHOLE = {"har": "a HAR file", "curl-trace": "a curl --trace dump", "gzip": "a gzip body",
-          "chunked": "a body in chunked transfer-encoding"}
+          "chunked": "a body in chunked transfer-encoding", "wide-text": "UTF-16 or UTF-32 text",
+          "devtools": "Chrome DevTools EventStream rows", "sdk-repr": "a Python repr() of SDK objects"}
+# Wide text without a byte-order mark is told by its first bytes' NULs: wait for this many.
+_WIDE_HEAD = 8
 
 
 class LiveInput:
@@ -226,8 +230,12 @@ def _decide(head: bytes, *, final: bool) -> str | None: ...
 
 def _decide(head: bytes, *, final: bool) -> str | None:
     """The input format of a stream that starts with `head`, or None while more bytes may change it."""
+    if decode_wide_text(head[:4096]) is not None:
+        return "wide-text"  # read whole: decoded first, then detected
     if final:
         return detect(head)
+    if len(head) < _WIDE_HEAD and head[:1] == b"\x00":
+        return None  # UTF-16BE or UTF-32BE text, or AWS event-stream (its prelude is longer anyway)
     # Only whole lines: a line cut short may still turn out a trace's or a log's.
     lines = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
     found = detect(lines) if lines.strip() else "raw"

@@ -4,7 +4,10 @@
 `load` unwraps the input (HAR, curl output, a log, ...), folds the stream
 body, and annotates the Result the same way for all of them: the notes on
 the input and the transport first in its diagnostics, the stalls (when the
-input had arrival times) last. `annotate` is that last step alone, for a
+input had arrival times) last. A body that is no stream (nothing, an HTML
+page, bytes that are not text) is said in one finding and not folded, unless
+a transport or dialect was forced; one non-streaming reply is read as the
+reply by its dialect. `annotate` is that last step alone, for a
 fold that was not made from bytes at once (`streamfold tail`).
 """
 
@@ -14,11 +17,15 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..findings import Diagnostic
 from ..folding import fold
 from ..result import Result
+from ._whole_reply import read_whole_reply
+from ._wrong_input import NOT_A_STREAM, recognise
 from .inputs import Capture, read_capture, transport_notes
+from .rows import RowBounds, fold_rows
 from .timing import DEFAULT_STALL, Timing, analyse
 
 __all__ = ["Loaded", "Progress", "annotate", "fold_capture", "load"]
@@ -47,25 +54,42 @@ class Loaded:
 
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
          transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
-         max_inflated: int | None = None) -> Loaded:
+         max_inflated: int | None = None,
+         rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
-    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`).
+    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`); `rows`: called
+    with the rows of the frames as they fold, to show them as they come (see `rows.fold_rows`).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
-    return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress,
+    return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress, rows=rows,
                         input_size=len(data), started=started)
 
 
 def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str | None = None,
-                 stall: float = DEFAULT_STALL, progress: Progress | None = None, input_size: int | None = None,
-                 started: float | None = None) -> Loaded:
+                 stall: float = DEFAULT_STALL, progress: Progress | None = None,
+                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None,
+                 input_size: int | None = None, started: float | None = None) -> Loaded:
     """`load` for a capture already read (a stored one, `streamfold.store`): fold and annotate it."""
     started = time.perf_counter() if started is None else started
-    result = fold(capture.body, dialect=dialect, transport=transport, progress=progress)
-    notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture, result.transport)))
+    wrong = recognise(capture.body)
+    forced = bool(dialect or transport)
+    if forced and wrong is not None and wrong.code != "empty-input":
+        wrong = None  # told what to read it as: it is folded as that
+    folded = wrong is None or wrong.code not in NOT_A_STREAM
+    if rows is None or not folded:
+        result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress)
+    else:
+        result = fold_rows(capture.body, rows, dialect=dialect, transport=transport, progress=progress)
+    whole = None if forced or not folded else read_whole_reply(capture.body, result)
+    if whole is not None:
+        result = whole[0]
+    checks = transport_notes(capture, result.transport if folded else None)
+    notes = tuple(note.diagnostic() for note in (
+        *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
+        *(note for note in checks if folded or note.code == "http-status")))  # not folded: the rest is moot
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
     return Loaded(capture, notes, annotate(result, notes, timing), timing,
                   len(capture.body) if input_size is None else input_size, time.perf_counter() - started)

@@ -5,7 +5,9 @@ runs the core on what the page posts.
     GET  /static/...      app.js, app.css, the icon
     GET  /api/meta        version, dialects, transports, size limit, the command line's FILE if any
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
-    POST /api/fold        body: the capture's raw bytes; query: dialect, transport -> see fold_view.py
+    POST /api/fold        body: the capture's raw bytes; query: dialect, transport -> see fold_view.py;
+                          with frames=range: NDJSON progress, then the view without its rows -> see ranges.py
+    GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
     POST /api/diff        body: left bytes then right bytes; query: left_size (bytes), dialect, transport -> see diff.py
 
 Everything stays on this machine. The page is meant for the person at this
@@ -40,6 +42,7 @@ from .diff import diff_captures
 from .fold_view import build_fold_view, encode
 from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
 from .limits import error as _error
+from .ranges import FoldStore, fold_stream, frames_range
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_FOLDS", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app",
            "format_size"]
@@ -81,6 +84,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         raise ValueError(f"max_size must be positive, got {max_size!r}")
     capture = Path(capture_path) if capture_path is not None else None
     slots = FoldSlots(max_folds)
+    kept = FoldStore(max_folds)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html; charset=utf-8")
@@ -123,7 +127,31 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             slots.give_back()
 
     async def fold_endpoint(request: Request) -> Response:
-        return await folding(request, lambda body, options: build_fold_view(body, max_inflated=max_size, **options))
+        if request.query_params.get("frames") == "range":
+            return await fold_by_range(request)
+        return await folding(request, lambda body, options: build_fold_view(
+            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size))
+
+    async def fold_by_range(request: Request) -> Response:
+        """The page's fold: progress as it folds, the view without its rows (they come by range)."""
+        if not slots.take():
+            await drain(request)
+            return slots.refusal()
+        try:
+            prepared = await _options_and_body(request, max_size)
+        except BaseException:
+            slots.give_back()
+            raise
+        if isinstance(prepared, Response):
+            slots.give_back()
+            return prepared
+        options, body = prepared
+        return fold_stream(lambda progress: build_fold_view(
+            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size,
+            frames="range", progress=progress, keep=kept.keep), slots.give_back)
+
+    async def frames_endpoint(request: Request) -> Response:
+        return await frames_range(request, kept)
 
     async def diff_endpoint(request: Request) -> Response:
         left_size = request.query_params.get("left_size", "")
@@ -142,6 +170,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         Route("/api/meta", meta),
         Route("/api/capture", capture_bytes),
         Route("/api/fold", fold_endpoint, methods=["POST"]),
+        Route("/api/frames", frames_endpoint),
         Route("/api/diff", diff_endpoint, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ])

@@ -3,31 +3,40 @@ at the level a person debugs, the reply (text, reasoning, tool calls, usage,
 finish reason, findings) and the frames (which ones differ).
 
     {
-      "left":  {"result": to_dict(), "size": body bytes, "input_size": bytes, "source": "har", ...},
+      "left":  {"result": to_dict(), "size": body bytes, "input_size": bytes, "source": "har", "response": false},
       "right": {...},
-      "fields": [{"section", "label", "left", "right", "same", "prefix", "suffix"}, ...],
-      "frames": {"left_total", "right_total", "hunks_total", "hunks": [...]}
+      "fields": [{"section", "label", "left", "right", "same", "prefix", "suffix", "marks"}, ...],
+      "frames": {"compared": true, "left_total", "right_total", "hunks_total", "hunks": [...]}
     }
 
 Each side may be what a person has at hand (a HAR, curl output, a log), loaded
 as the CLI and the fold endpoint load it (its result carries the notes on the
-input); the stream bodies are compared, over the fields `services.diff` lists.
+input), or a non-streaming response body ("stream": false), read as
+`streamfold diff` reads its B (`services.diff.response_summary`): then only
+the fields a response tells are compared, and no frames ("response": true,
+"compared": false). The fields are `services.diff`'s, so page and CLI agree.
 
 Field values are display text (JSON for structured values) or null when the
 side has no such field; `prefix`/`suffix` are the lengths, in UTF-16 units,
-of what two different texts share at their start and end, so the page can
-mark just the middle that differs.
+of what two different texts share at their start and end (never cutting a
+word), so the page can shorten them; `marks` {"left", "right"} are the
+[start, end] spans, UTF-16 units, of the whole tokens (words, runs of
+spaces, single punctuation) that differ, zero-width where the other side
+has something this one lacks.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
 from ..result import Result
 from ..services import load
-from ..services.diff import compare, frame_opcodes
+from ..services.diff import Summary, compare, frame_opcodes, response_summary
 from ..services.rows import frame_rows
 
 __all__ = ["MAX_FRAMES_PER_HUNK", "MAX_HUNKS", "diff_captures"]
@@ -38,27 +47,44 @@ MAX_HUNKS = 200
 MAX_FRAMES_PER_HUNK = 5
 #: Raw text shown per frame in a hunk.
 MAX_RAW_CHARS = 4000
+#: Tokens per side above which the differing middle is marked whole instead of token by token.
+MAX_DIFF_TOKENS = 5000
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None, transport: str | None = None,
                   max_inflated: int | None = None) -> dict[str, Any]:
     """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry).
     `max_inflated`: as for `services.load`, per side."""
-    sides = [load(data, dialect=dialect, transport=transport, max_inflated=max_inflated) for data in (left, right)]
-    left_result, right_result = (side.result for side in sides)
-    shown = [{"result": side.result.to_dict(), "size": len(side.capture.body), "input_size": side.input_size,
-              "source": side.capture.source} for side in sides]
-    return {
-        "left": shown[0],
-        "right": shown[1],
-        "fields": _field_diffs(left_result, right_result),
-        "frames": _frame_diffs(left_result, right_result),
-    }
+    sides: list[Summary | Result] = []
+    shown: list[dict[str, Any]] = []
+    for data in (left, right):
+        response, _ = response_summary(data)
+        if response is not None:
+            sides.append(response)
+            shown.append({"result": response.result.to_dict(), "size": len(data), "input_size": len(data),
+                          "source": "response", "response": True})
+            continue
+        side = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated)
+        sides.append(side.result)
+        shown.append({"result": side.result.to_dict(), "size": len(side.capture.body), "input_size": side.input_size,
+                      "source": side.capture.source, "response": False})
+    one, other = sides
+    frames = (_frame_diffs(one, other) if isinstance(one, Result) and isinstance(other, Result) else
+              {"compared": False, "left_total": len(_result(one).frames), "right_total": len(_result(other).frames),
+               "hunks_total": 0, "hunks": []})
+    return {"left": shown[0], "right": shown[1], "fields": _field_diffs(one, other), "frames": frames}
+
+
+def _result(side: Summary | Result) -> Result:
+    return side.result if isinstance(side, Summary) else side
 
 
 # -- result level (what is compared is `services.diff`'s; this is how the page shows it) ----
 
-def _field_diffs(left: Result, right: Result) -> list[dict[str, Any]]:
+def _field_diffs(left: Summary | Result, right: Summary | Result) -> list[dict[str, Any]]:
     return [_field(found.section, found.label, _display(found.left), _display(found.right))
             for found in compare(left, right)]
 
@@ -66,13 +92,60 @@ def _field_diffs(left: Result, right: Result) -> list[dict[str, Any]]:
 def _field(section: str, label: str, left: str | None, right: str | None) -> dict[str, Any]:
     same = left == right
     prefix = suffix = 0
+    marks: dict[str, list[list[int]]] = {"left": [], "right": []}
     if not same and left is not None and right is not None:
-        prefix_chars = _common_prefix(left, right)
+        prefix_chars = _word_start(left, right, _common_prefix(left, right))
         suffix_chars = _common_prefix(left[prefix_chars:][::-1], right[prefix_chars:][::-1])
+        suffix_chars = _word_start(left[::-1], right[::-1], suffix_chars)
         prefix = _utf16_length(left[:prefix_chars])
         suffix = _utf16_length(left[len(left) - suffix_chars:]) if suffix_chars else 0
+        marks = _token_marks(left, right, prefix_chars, suffix_chars)
     return {"section": section, "label": label, "left": left, "right": right, "same": same,
-            "prefix": prefix, "suffix": suffix}
+            "prefix": prefix, "suffix": suffix, "marks": marks}
+
+
+def _word_start(one: str, other: str, shared: int) -> int:
+    """`shared` (a common prefix's length) moved back to the start of the word it cuts, if it cuts one."""
+    def word(text: str, position: int) -> bool:
+        return 0 <= position < len(text) and (text[position].isalnum() or text[position] == "_")
+    if not (word(one, shared) or word(other, shared)):
+        return shared
+    while shared > 0 and word(one, shared - 1):
+        shared -= 1
+    return shared
+
+
+def _token_marks(left: str, right: str, prefix: int, suffix: int) -> dict[str, list[list[int]]]:
+    """The differing tokens of the middles (between the shared start and end), as spans in UTF-16 units."""
+    middles = (left[prefix:len(left) - suffix], right[prefix:len(right) - suffix])
+    tokens = [[match.span() for match in _TOKEN.finditer(middle)] for middle in middles]
+    if max(len(tokens[0]), len(tokens[1])) > MAX_DIFF_TOKENS:
+        pairs = [[(0, len(middles[0]))], [(0, len(middles[1]))]]
+    else:
+        words = [[middle[a:b] for a, b in spans] for middle, spans in zip(middles, tokens)]
+        pairs = [[], []]
+        matcher = difflib.SequenceMatcher(a=words[0], b=words[1], autojunk=False)
+        for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            for side, (low, high) in enumerate(((a1, a2), (b1, b2))):
+                spans = tokens[side]
+                start = spans[low][0] if low < len(spans) else len(middles[side])
+                pairs[side].append((start, spans[high - 1][1] if high > low else start))
+    out: dict[str, list[list[int]]] = {}
+    for name, text, spans, middle in (("left", left, pairs[0], middles[0]), ("right", right, pairs[1], middles[1])):
+        merged: list[list[int]] = []
+        for start, end in spans:
+            # Two changed runs with only spaces between read as one change.
+            if merged and not middle[merged[-1][1]:start].strip():
+                merged[-1][1] = end
+            else:
+                merged.append([start, end])
+        base = _utf16_length(text[:prefix])
+        astral = [match.start() for match in _ASTRAL.finditer(middle)]
+        out[name] = [[base + start + bisect_left(astral, start), base + end + bisect_left(astral, end)]
+                     for start, end in merged]
+    return out
 
 
 def _display(value: Any) -> str | None:

@@ -8,11 +8,24 @@ to show every stage without asking the server again.
       "provenance": [{"choice": 0, "field": "content" | "reasoning" | "refusal" | "tool:K",
                       "runs": [[start, end, frame], ...]}, ...],
       "tool_argument_errors": [{"choice": 0, "tool": K, "position": P}, ...],
+      "lost_text":  [{"choice", "offset", "frame", "reason", "partial"}, ...]: each frame that did not
+                    decode, where in its choice's reply its text would have gone (`services.lost`),
       "export":     the vendor-native non-streaming object, or null,
       "export_error": why there is none, or null,
-      "capture":    {"size": bytes},
+      "capture":    {"size": bytes, "input_size": bytes, "source": "raw" | "har" | "curl-trace" | ...},
+      "arrivals", "stream_timing": when the input had arrival times (each row then has "time"),
+      "entry_timing": a HAR entry's own times ({"total", "first_byte", "receive"} in seconds), when it has them,
       "timing":     {"fold_ms": ..., "views_ms": ...}
     }
+
+With `frames="range"` (what the page asks for: a 100k-frame capture's rows are
+56 MB of JSON) "frames" is left out and the view says instead
+
+      "frame_count": the number of frames,
+      "frame_kinds": one letter per frame (`KIND_LETTERS`), so the page can mark the
+                     invalid ones before their rows come,
+
+and the rows come by range from `GET /api/frames` (`frame_views(result, body, start, stop)`).
 
 The contract sits under "result" because it already has a `frames` key (the
 counts). Every character position sent to the page (provenance runs, error
@@ -25,7 +38,7 @@ from __future__ import annotations
 
 import re
 import time
-from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -33,50 +46,82 @@ import msgspec
 from ..decoding import PayloadKind, decode_frame
 from ..result import Result
 from ..services import load
+from ..services.inputs import Capture
+from ..services.lost import lost_text
 from ..services.rows import frame_rows
+from ..services.timing import DEFAULT_STALL
 
-__all__ = ["build_fold_view", "frame_views", "provenance_runs", "text_fields", "utf16_position"]
+__all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "provenance_runs", "text_fields",
+           "utf16_position"]
+
+#: A frame's kind in "frame_kinds": one letter each.
+KIND_LETTERS = {"json": "j", "comment": "c", "done": "d", "empty": "e", "glued": "g", "invalid": "i"}
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _json_encode = msgspec.json.Encoder().encode
 
 
 def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None,
-                    max_inflated: int | None = None) -> dict[str, Any]:
+                    max_inflated: int | None = None, frames: str = "all",
+                    progress: Callable[[int, int], None] | None = None,
+                    keep: Callable[[Result, bytes, Sequence[float]], str] | None = None) -> dict[str, Any]:
     """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
     like the CLI reads it; the page shows the stream body it holds. Raises
-    `InputError` when it cannot be used. `max_inflated`: as for `services.load`.
+    `InputError` when it cannot be used. `max_inflated`, `progress`: as for `services.load`.
+    `frames`: "all" (rows in the view) or "range" (the frame index instead; `keep(result, body)`
+    stores the fold (and its arrival times) for the range requests and returns its id, "fold_id" in the view).
     """
-    loaded = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated)
+    loaded = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated, progress=progress)
     folded = time.perf_counter()
     result, body = loaded.result, loaded.capture.body
-    frames, trailing = frame_views(result, body)
+    arrivals = loaded.timing.arrivals if loaded.timing is not None else ()
+    if frames == "all":
+        rows, trailing = frame_views(result, body, arrivals=arrivals)
+    else:
+        rows, trailing = [], _trailing(result, body)
     try:
         exported: Any = result.export()
         export_error = None
     except NotImplementedError as exc:
         exported, export_error = None, str(exc)
-    view = {
-        "result": result.to_dict(),
-        "frames": frames,
+    view: dict[str, Any] = {"result": result.to_dict()}
+    if frames == "all":
+        view["frames"] = rows
+    else:
+        view["frame_count"] = len(result.frames)
+        view["frame_kinds"] = frame_kinds(result)
+        view["fold_id"] = keep(result, body, arrivals) if keep is not None else None
+    view.update({
         "trailing": trailing,
         "provenance": [{"choice": choice, "field": field, "runs": provenance_runs(result, choice, field, text)}
                        for choice, field, text in text_fields(result)],
         "tool_argument_errors": _tool_argument_errors(result),
+        "lost_text": _lost_text(result),
         "export": exported,
         "export_error": export_error,
         "capture": {"size": len(body), "input_size": loaded.input_size, "source": loaded.capture.source},
-    }
+    })
     if loaded.timing is not None:
         # The capture carried arrival times (curl --trace-time, a timestamped log): the
         # timeline runs over time (the stalls are among the findings).
         view["arrivals"] = list(loaded.timing.arrivals)
-        view["stream_timing"] = loaded.timing.to_dict()
+        view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
+                                 "first_byte": _first_byte(loaded.capture)}
+    if loaded.capture.entry_timing:
+        # A HAR times its entry as a whole (first byte, receiving), not each frame.
+        view["entry_timing"] = dict(loaded.capture.entry_timing)
     view["timing"] = {"fold_ms": round(loaded.fold_seconds * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view
+
+
+def _first_byte(capture: Capture) -> float | None:
+    """Seconds from the request to the first byte of the body, when the input says when it was sent."""
+    if capture.started is None or not capture.reads:
+        return None
+    return round(max(0.0, capture.reads[0][1] - capture.started), 6)
 
 
 def encode(value: Any) -> bytes:
@@ -84,8 +129,22 @@ def encode(value: Any) -> bytes:
     return _json_encode(value)
 
 
-def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]:
-    """One row per frame: `frame_rows`' fields plus what the raw and JSON stages show.
+def frame_kinds(result: Result) -> str:
+    """Every frame's kind, one letter each (`KIND_LETTERS`): what the page marks before the rows come."""
+    letters = {kind: KIND_LETTERS[kind.value] for kind in set(result.frame_kinds)}
+    return "".join(map(letters.__getitem__, result.frame_kinds))
+
+
+def _trailing(result: Result, data: bytes) -> str:
+    """The text after the last frame (frames come in order: the last one ends furthest)."""
+    end = result.frames[-1].end if len(result.frames) else 0
+    return data[end:].decode("utf-8", "replace") if end < len(data) else ""
+
+
+def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = None,
+                arrivals: Sequence[float] = ()) -> tuple[list[dict[str, Any]], str]:
+    """One row per frame (of frames `start` to `stop`): `frame_rows`' fields plus what the raw
+    and JSON stages show, and `time` (seconds) when the capture says when each frame arrived.
 
     Added keys: `raw` (the frame's bytes, UTF-8 decoded with replacement),
     `size` (their number), and,
@@ -105,13 +164,18 @@ def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]
     Returns the rows and the text after the last frame.
     """
     rows: list[dict[str, Any]] = []
-    previous_end = 0
+    frames = result.frames
+    stop = len(frames) if stop is None else max(0, min(stop, len(frames)))
+    start = max(0, min(start, stop))
+    previous_end = frames[start - 1].end if start else 0
     # Frames the core took only after replacing NaN or a lone surrogate: the page's JSON.parse
     # would refuse (or keep) what the core replaced, so it gets the value the core folded.
     lenient = {d.frame for d in result.diagnostics if d.code == "non-strict-json"}
-    for frame, row, kind in zip(result.frames, frame_rows(result), result.frame_kinds):
+    for frame, row, kind in zip(frames[start:stop], frame_rows(result, start, stop), result.frame_kinds[start:stop]):
         raw = row["raw"] = frame.raw.decode("utf-8", "replace")
         row["size"] = len(frame.raw)
+        if frame.index < len(arrivals):
+            row["time"] = round(arrivals[frame.index], 6)
         if frame.offset > previous_end:
             row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
         previous_end = max(previous_end, frame.end)
@@ -121,10 +185,10 @@ def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]
             # The core decoded this data as exactly one JSON document: the page parses the same
             # text. It is nearly always one slice of `raw` (a single data line); then only where.
             document = frame.data or ""
-            start = raw.find(document)
-            if start >= 0:
-                start = utf16_position(raw, start) if not raw.isascii() else start
-                row["data_span"] = [start, start + _utf16_length(document)]
+            at = raw.find(document)
+            if at >= 0:
+                at = utf16_position(raw, at) if not raw.isascii() else at
+                row["data_span"] = [at, at + _utf16_length(document)]
             else:
                 row["payload_json"] = document
         elif kind is PayloadKind.GLUED:
@@ -152,8 +216,7 @@ def frame_views(result: Result, data: bytes) -> tuple[list[dict[str, Any]], str]
             row["issue_details"] = [{"code": issue.code, "message": issue.message, "offset": issue.offset,
                                      "line": issue.line} for issue in frame.issues]
         rows.append(row)
-    trailing = data[previous_end:].decode("utf-8", "replace") if previous_end < len(data) else ""
-    return rows, trailing
+    return rows, _trailing(result, data)
 
 
 def text_fields(result: Result) -> list[tuple[int, str, str]]:
@@ -171,8 +234,7 @@ def text_fields(result: Result) -> list[tuple[int, str, str]]:
 
 def provenance_runs(result: Result, choice: int, field: str, text: str) -> list[list[int]]:
     """[start, end, frame] runs covering `text`, in UTF-16 units (what JavaScript strings count)."""
-    runs = [[start, end, frame] for start, end, frame in result.text_runs(choice=choice, field=field)]
-    return _runs_in_utf16(text, runs)
+    return _runs_in_utf16(text, result.text_runs(choice=choice, field=field))
 
 
 def utf16_position(text: str, position: int) -> int:
@@ -184,15 +246,21 @@ def _utf16_length(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
-def _runs_in_utf16(text: str, runs: list[list[int]]) -> list[list[int]]:
+def _runs_in_utf16(text: str, runs: list[tuple[int, int, int]]) -> list[list[int]]:
     if text.isascii() or max(text) < "\U00010000":
-        return runs
+        return [[start, end, frame] for start, end, frame in runs]
     astral = [match.start() for match in _ASTRAL.finditer(text)]
-
-    def convert(position: int) -> int:
-        return position + bisect_left(astral, position)
-
-    return [[convert(start), convert(end), frame] for start, end, frame in runs]
+    # The runs come in text order: one pass counts the astral characters before each position
+    # (a bisect per position took most of a 100k-frame page's view).
+    out, before, count = [], 0, len(astral)
+    for start, end, frame in runs:
+        while before < count and astral[before] < start:
+            before += 1
+        utf16_start = start + before
+        while before < count and astral[before] < end:
+            before += 1
+        out.append([utf16_start, end + before, frame])
+    return out
 
 
 def _tool_argument_errors(result: Result) -> list[dict[str, int]]:
@@ -209,6 +277,15 @@ def _tool_argument_errors(result: Result) -> list[dict[str, int]]:
         arguments = choice.tool_calls[position].arguments
         out.append({"choice": choice.index, "tool": position,
                     "position": utf16_position(arguments, min(details["position"], len(arguments)))})
+    return out
+
+
+def _lost_text(result: Result) -> list[dict[str, object]]:
+    out = []
+    for found in lost_text(result):
+        choice = result.choice(found.choice)
+        content = choice.content if choice is not None else ""
+        out.append({**found.to_dict(), "offset": utf16_position(content, min(found.offset, len(content)))})
     return out
 
 

@@ -33,7 +33,8 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
-from .native import export_converse, snapshot
+from .native import export_converse, read_converse, snapshot
+from .summary import summarize_event
 
 if TYPE_CHECKING:
     from ...merge import ChoiceField
@@ -331,6 +332,10 @@ class Bedrock(Dialect):
         return export_converse(result)
 
     @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        return read_converse(value)
+
+    @classmethod
     def summarize(cls, value: object) -> str:
         if isinstance(value, dict) and "bytes" in value:
             try:
@@ -342,5 +347,12 @@ class Bedrock(Dialect):
                 found = None if detect is None or converse_event(inner) is not None else detect(inner)
                 if found is not None and found is not Bedrock:
                     return "chunk · " + found.summarize(inner)
-                return "chunk " + compact_json(inner, 150)
+                converse = converse_event(inner)
+                said = None if converse is None else summarize_event(*converse)
+                return "chunk · " + said if said is not None else "chunk " + compact_json(inner, 150)
+        if type(value) is dict:
+            converse = converse_event(value)  # an SDK log's {"contentBlockDelta": {...}}
+            said = summarize_event(*converse) if converse is not None else summarize_event(None, value)
+            if said is not None:
+                return said
         return compact_json({k: v for k, v in value.items() if k != "p"} if isinstance(value, dict) else value)

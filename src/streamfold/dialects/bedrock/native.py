@@ -10,13 +10,14 @@ parsed input; a tool result's start and streamed content.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Choice, Result
 
-__all__ = ["export_converse", "snapshot"]
+__all__ = ["export_converse", "read_converse", "snapshot"]
 
 #: What the export reads of a content block's fields, by block type.
 _EXPORTED_FIELDS = {"text": ("_start", "citations"), "reasoning": ("_start", "signature", "redactedContent"),
@@ -97,3 +98,22 @@ def _exported_content(choice: Choice, fields_by_index: dict[str, Any]) -> list[d
             content.append({"toolResult": {**(start if type(start) is dict else {}),
                                            "content": fields.get("content", [])}})
     return content
+
+
+def read_converse(value: object) -> dict[str, Any] | None:
+    """The reverse of `export_converse`: the facts of a `ConverseResponse`, or None when `value` is not one."""
+    output = value.get("output") if isinstance(value, dict) else None
+    message = output.get("message") if isinstance(output, dict) else None
+    if not (isinstance(value, dict) and "stopReason" in value and isinstance(message, dict)
+            and isinstance(message.get("content", []), list)):
+        return None
+    blocks = [block for block in message.get("content") or [] if isinstance(block, dict)]
+    reasoning = [block["reasoningContent"].get("reasoningText") for block in blocks
+                 if isinstance(block.get("reasoningContent"), dict)]
+    uses = [block["toolUse"] for block in blocks if isinstance(block.get("toolUse"), dict)
+            and block["toolUse"].get("type", "tool_use") != "server_tool_use"]
+    return {"content": "".join(str(block["text"]) for block in blocks if "text" in block),
+            "reasoning": "".join(str(r.get("text") or "") for r in reasoning if isinstance(r, dict)) or None,
+            "tool_calls": [(use.get("name"), json.dumps(use.get("input", {}), separators=(",", ":"),
+                                                        ensure_ascii=False)) for use in uses],
+            "finish_reason": value.get("stopReason"), "usage": value.get("usage")}

@@ -59,6 +59,7 @@ _SEQUENCE_REPORTS = 10
 
 class OpenAIResponses(ResponsesEvents):
     name = "openai-responses"
+    text_keys = ("delta", "text")
     terminal_hint = "`response.completed`, `response.incomplete` or `response.failed`"
     # Raw values: the response status, or `incomplete_details.reason` when the status is incomplete.
     finish_reasons: ClassVar[dict[str, str]] = {

@@ -27,7 +27,8 @@ const MAX_SCROLL_HEIGHT = 8000000;
 const RAW_ROW_HEIGHT = 18;
 const EVENT_ROW_HEIGHT = 26;
 const SEVERITY_LEVEL = { error: 3, warning: 2, info: 1 };
-const LINE_END_GLYPH = { '\n': '↵', '\r': '␍', '\r\n': '␍↵', '': '' };
+// ↵ is in the default fonts; the Control Pictures (␍, ␡, ␀…) are not, so a CR is a small "CR" badge.
+const LINE_END_GLYPH = { '\n': '↵', '\r': 'CR', '\r\n': 'CR↵', '': '' };
 // A JSON tree opens this deep by default; larger containers start folded.
 const TREE_OPEN_DEPTH = 7;
 const TREE_OPEN_MAX_CHILDREN = 60;
@@ -83,10 +84,45 @@ function appendText(node, text) {
     let end = Math.min(text.length, start + TEXT_CHUNK);
     const code = text.charCodeAt(end);
     if (end < text.length && code >= 0xdc00 && code <= 0xdfff) end--; // keep surrogate pairs whole
-    node.append(document.createTextNode(text.slice(start, end)));
+    const chunk = text.slice(start, end);
+    if (MARKED.test(chunk)) node.append(...streamNodes(chunk));
+    else node.append(document.createTextNode(chunk));
     start = end;
   }
   return node;
+}
+
+// Characters a stream could hide or reorder text with (bidi controls, zero-width and other format
+// characters) and C0 controls: each becomes a visible badge naming it, its code point in the title.
+// The character itself stays in the text (copying keeps it; character positions do not move), inside
+// an isolating span, so an override cannot reorder what follows it.
+const MARKED_CHARACTERS = {
+  0x061c: 'ALM ARABIC LETTER MARK', 0x200b: 'ZWSP ZERO WIDTH SPACE', 0x200c: 'ZWNJ ZERO WIDTH NON-JOINER',
+  0x200d: 'ZWJ ZERO WIDTH JOINER', 0x200e: 'LRM LEFT-TO-RIGHT MARK', 0x200f: 'RLM RIGHT-TO-LEFT MARK',
+  0x202a: 'LRE LEFT-TO-RIGHT EMBEDDING', 0x202b: 'RLE RIGHT-TO-LEFT EMBEDDING', 0x202c: 'PDF POP DIRECTIONAL FORMATTING',
+  0x202d: 'LRO LEFT-TO-RIGHT OVERRIDE', 0x202e: 'RLO RIGHT-TO-LEFT OVERRIDE', 0x2060: 'WJ WORD JOINER',
+  0x2066: 'LRI LEFT-TO-RIGHT ISOLATE', 0x2067: 'RLI RIGHT-TO-LEFT ISOLATE', 0x2068: 'FSI FIRST STRONG ISOLATE',
+  0x2069: 'PDI POP DIRECTIONAL ISOLATE', 0xfeff: 'BOM ZERO WIDTH NO-BREAK SPACE (byte order mark)',
+};
+const C0_NAMES = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'HT', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI',
+  'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US'];
+// A ZWJ inside an emoji sequence (next to an astral character) joins it: left alone.
+const MARKED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|(?<![\udc00-\udfff\ufe0f])\u200d|\u200d(?![\ud800-\udbff])/;
+const MARKED_ALL = new RegExp(`(${MARKED.source})`, 'g');
+
+function markedCharacter(character) {
+  const code = character.charCodeAt(0);
+  const hex = code.toString(16).toUpperCase().padStart(4, '0');
+  const name = MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
+  // A C0 control or DEL would be drawn as a missing-glyph box: only its badge shows (class c0).
+  const cls = code < 0x20 || code === 0x7f ? 'cc c0' : 'cc';
+  return h('span', { class: cls, title: `U+${hex} ${name}`, dataset: { label: name.split(' ')[0] } }, character);
+}
+
+// Stream text as nodes: plain text, with the characters above as badges.
+function streamNodes(text) {
+  if (!MARKED.test(text)) return [text];
+  return text.split(MARKED_ALL).map((part, i) => (i % 2 ? markedCharacter(part) : part)).filter((part) => part !== '');
 }
 
 // replaceChildren, skipping null/false children (the DOM's own would print them as "null").
@@ -275,6 +311,7 @@ function countRows(text, cols) {
     const code = text.charCodeAt(i);
     if (code === 10 || code === 13) {
       let width = i - start + 1;
+      if (code === 13) width++; // the "CR" badge is two columns
       if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; width++; }
       rows += Math.max(1, Math.ceil(width / cols));
       start = i + 1;
@@ -284,10 +321,23 @@ function countRows(text, cols) {
   return rows;
 }
 
-// Control characters would break the fixed-width grid: show them as their Unicode pictures.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\t]/g;
+// A tab would break the fixed-width grid: shown as ⇥ (other controls become badges in styledText;
+// the Unicode Control Pictures are not in the default fonts).
 function visibleControls(text) {
-  return text.replace(CONTROL, (c) => c === '\t' ? '⇥' : c === '\u007f' ? '␡' : String.fromCharCode(0x2400 + c.charCodeAt(0)));
+  return text.includes('\t') ? text.replace(/\t/g, '⇥') : text;
+}
+
+// What the raw pane shows: the file itself, or the stream body read out of it (a HAR's entry, the
+// response part of curl's output, a log's data lines), which is not the file's own bytes.
+const SOURCE_LABEL = { har: 'the HAR entry', 'curl-verbose': "curl's output", 'curl-trace': "curl's trace",
+  log: 'the log', raw: null };
+function rawSubtitle(capture, binary, pasted) {
+  const source = capture.source || 'raw';
+  const from = source in SOURCE_LABEL ? SOURCE_LABEL[source] : `the ${source} input`;
+  if (from === null) return { text: binary ? 'binary, shown as UTF-8 text' : pasted ? 'as pasted' : 'the file as it is' };
+  const whole = pasted ? 'the pasted text' : 'the file';
+  return { text: `the stream body extracted from ${from}, not ${whole}'s own bytes`,
+    title: `${formatBytes(capture.size)} of stream body, read out of ${formatBytes(capture.input_size)} of ${whole}` };
 }
 
 class RawView {
@@ -311,12 +361,16 @@ class RawView {
   }
 
   setData() {
+    this.loading = false;
     this.cache.clear();
     this.sse = state.result.transport === 'sse';
     // A binary framing has no lines: its bytes are shown as text, without line numbers.
     this.binary = isBinary(state.result.transport);
     this.scroller.classList.toggle('sse', this.sse);
-    $('raw-sub').textContent = this.binary ? 'binary, shown as UTF-8 text' : 'as they arrived';
+    const subtitle = rawSubtitle(state.view.capture, this.binary, state.capture && state.capture.name === 'pasted text');
+    $('raw-sub').textContent = subtitle.text;
+    $('raw-sub').title = subtitle.title || '';
+    $('raw-sub').classList.toggle('extracted', Boolean(subtitle.title));
     const frames = state.frames;
     this.blockCount = frames.length + (state.view.trailing ? 1 : 0);
     const lastLine = frames.length ? frames[frames.length - 1].line + 2 : 1;
@@ -324,6 +378,16 @@ class RawView {
     this.scroller.style.setProperty('--line-digits', String(Math.max(2, String(lastLine).length + 1)));
     this.cols = 0;
     this.reflow(true);
+  }
+
+  // Until every frame's row has come (frames by range): no rows, a line that says so.
+  setLoading() {
+    this.loading = true;
+    this.cache.clear();
+    this.blockCount = 0;
+    this.rowStart = new Int32Array(1);
+    this.list.setCount(0);
+    $('raw-sub').textContent = 'loading frames…';
   }
 
   columns() {
@@ -493,7 +557,7 @@ class RawView {
   }
 
   scrollToFrame(frameIndex, force) {
-    if (frameIndex < 0 || frameIndex >= state.frames.length) return;
+    if (this.loading || frameIndex < 0 || frameIndex >= state.frames.length) return;
     const row = this.firstRowOf(frameIndex);
     const lastRow = this.rowStart[frameIndex + 1] - 1;
     if (!force && this.list.isRowVisible(row) && this.list.isRowVisible(Math.min(lastRow, row + 3))) {
@@ -513,13 +577,21 @@ function segmentBoundary(text, position) {
   return code >= 0xdc00 && code <= 0xdfff ? position - 1 : position;
 }
 
-// Text with U+FFFD (bytes that were not UTF-8) marked, in a span of the given class.
+// Text with U+FFFD (bytes that were not UTF-8), controls and invisible characters marked, in a span
+// of the given class; a line end's "CR" is a badge.
 function styledText(text, cls) {
   const span = h('span', { class: cls });
-  if (!text.includes('\ufffd')) { span.textContent = text; return span; }
+  if (cls === 'eol') {
+    for (const part of text.split(/(CR)/)) {
+      if (part === 'CR') span.append(h('span', { class: 'cr-mark', title: 'CR: a carriage return (U+000D)', text: 'CR' }));
+      else if (part) span.append(part);
+    }
+    return span;
+  }
+  if (!text.includes('\ufffd') && !MARKED.test(text)) { span.textContent = text; return span; }
   for (const part of text.split(/(\ufffd)/)) {
     if (part === '\ufffd') span.append(h('span', { class: 'bad', title: 'bytes that are not UTF-8', text: part }));
-    else if (part) span.append(part);
+    else if (part) span.append(...streamNodes(part));
   }
   return span;
 }
@@ -662,6 +734,7 @@ class EventsView {
   renderRow(row, el) {
     const index = this.order[row];
     const frame = state.frames[index];
+    if (frame.stub) frameLoader.need(index);
     const level = state.problems[index];
     const classes = ['vl-row', 'event-row', `k-${frame.kind}`];
     if (level === 3) classes.push('p-error');
@@ -670,16 +743,17 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
-    el.title = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
+    el.title = frame.stub ? `frame ${index} (loading)` : isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
       : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
     const label = kindLabel(frame);
     setChildren(el,
       h('span', { class: 'ev-index', text: index }),
+      frame.time === undefined ? null : h('span', { class: 'ev-time', text: formatSeconds(frame.time), title: 'when the frame arrived, from the start' }),
       h('span', { class: `badge kind-${frame.kind}${label === 'keep-alive' ? ' keep-alive' : ''}`, text: label }),
-      frame.event ? h('span', { class: 'ev-name', text: frame.event }) : null,
+      frame.event ? h('span', { class: 'ev-name' }, streamNodes(frame.event)) : null,
       frame.terminated ? null : h('span', { class: 'badge cut', text: 'cut', title: 'the stream ended inside this frame' }),
       frame.issues.length ? h('span', { class: 'badge issue', text: frame.issues.join(' '), title: 'framing issues' }) : null,
-      h('span', { class: 'ev-summary', text: frame.summary }),
+      h('span', { class: 'ev-summary' }, streamNodes(frame.summary)),
     );
   }
 
@@ -742,10 +816,10 @@ function jsonTree(value, depth = 0) {
 
 function jsonString(value) {
   const quoted = JSON.stringify(value);
-  if (quoted.length <= TREE_STRING_PREVIEW) return h('span', { class: 'j-string', text: quoted });
-  const span = h('span', { class: 'j-string', text: quoted.slice(0, TREE_STRING_PREVIEW) });
+  if (quoted.length <= TREE_STRING_PREVIEW) return h('span', { class: 'j-string' }, streamNodes(quoted));
+  const span = h('span', { class: 'j-string' }, streamNodes(quoted.slice(0, TREE_STRING_PREVIEW)));
   const more = h('button', { type: 'button', class: 'link', text: `… show all ${formatCount(value.length)} characters` });
-  more.addEventListener('click', () => { span.textContent = quoted; more.remove(); });
+  more.addEventListener('click', () => { setChildren(span, streamNodes(quoted)); more.remove(); });
   return h('span', null, span, more);
 }
 
@@ -778,10 +852,16 @@ function renderJsonView() {
     return;
   }
   $('json-sub').textContent = `frame ${index} of ${formatCount(state.frames.length)}`;
+  if (frame.stub) {
+    frameLoader.need(index);
+    container.replaceChildren(h('p', { class: 'empty-note', text: `Loading frame ${index}…` }));
+    return;
+  }
   const facts = [
     ['line', formatCount(frame.line)], ['byte', formatCount(frame.offset)],
     ['size', formatBytes(frame.size)],
   ].filter(([name]) => name !== 'line' || !isBinary(state.result.transport));
+  if (frame.time !== undefined) facts.push(['arrived', `${formatSeconds(frame.time)} from the start`]);
   if (frame.event !== null) facts.push(['event', frame.event]);
   if (frame.id !== undefined) facts.push(['id', frame.id]);
   if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
@@ -790,17 +870,20 @@ function renderJsonView() {
       h('span', { class: 'frame-title', text: `Frame ${index}` }),
       h('span', { class: `badge kind-${frame.kind}`, text: kindLabel(frame) }),
       frame.terminated ? null : h('span', { class: 'badge cut', text: 'cut off' })),
-    h('dl', { class: 'facts' }, facts.map(([name, value]) => [h('dt', { text: name }), h('dd', { text: value })])),
+    h('dl', { class: 'facts' }, facts.map(([name, value]) => [h('dt', { text: name }), h('dd', null, streamNodes(value))])),
   ];
+  // A framing issue is both a diagnostic and one of the frame's issue_details: listed once, with its line.
+  const issueKeys = new Set((frame.issue_details || []).map((issue) => `${issue.code}@${issue.offset}`));
   for (const finding of state.findingsByFrame.get(index) || []) {
     if (frame.kind === 'invalid' && finding.code === 'invalid-json') continue; // the payload section says it
+    if (issueKeys.has(`${finding.code}@${finding.offset}`)) continue;
     parts.push(h('div', { class: `finding sev-${finding.severity}` },
-      h('span', { class: 'finding-code', text: finding.code }), ' ', finding.message));
+      h('span', { class: 'finding-code', text: finding.code }), ' ', streamNodes(finding.message)));
   }
   for (const issue of frame.issue_details || []) {
     parts.push(h('div', { class: 'finding sev-warning' },
       h('span', { class: 'finding-code', text: issue.code }),
-      isBinary(state.result.transport) ? ` byte ${formatCount(issue.offset)}: ` : ` line ${issue.line}: `, issue.message));
+      isBinary(state.result.transport) ? ` byte ${formatCount(issue.offset)}: ` : ` line ${issue.line}: `, streamNodes(issue.message)));
   }
   parts.push(payloadSection(frame));
   const produced = producedBy(index);
@@ -809,7 +892,7 @@ function renderJsonView() {
     for (const { field, choice, text } of produced) {
       parts.push(h('div', { class: 'produced' },
         h('span', { class: 'produced-field', text: state.result.choices.length > 1 ? `choice ${choice} ${fieldLabel(field)}` : fieldLabel(field) }),
-        h('span', { class: 'produced-text', text })));
+        h('span', { class: 'produced-text' }, streamNodes(text))));
     }
   }
   if (frame.headers) {
@@ -851,9 +934,9 @@ function payloadSection(frame) {
     case 'comment':
       return h('div', null,
         h('p', { class: 'note', text: frame.comments ? 'A comment frame (often a keep-alive): no data, clients skip it.' : 'No data field: clients skip this frame.' }),
-        frame.comments ? h('pre', { class: 'code', text: frame.comments.map((c) => `: ${c}`).join('\n') }) : null);
+        frame.comments ? h('pre', { class: 'code' }, streamNodes(frame.comments.map((c) => `: ${c}`).join('\n'))) : null);
     default:
-      return h('pre', { class: 'code', text: frame.raw });
+      return appendText(h('pre', { class: 'code' }), frame.raw);
   }
 }
 
@@ -1000,7 +1083,7 @@ function renderResult() {
       section.append(details);
     }
     section.append(h('h3', { class: 'section-title', text: 'Reply' }));
-    if (choice.content) section.append(provenanceText(choice.index, 'content', choice.content, 'reply-text'));
+    if (choice.content) section.append(markLostText(provenanceText(choice.index, 'content', choice.content, 'reply-text'), choice.index));
     else section.append(h('p', { class: 'empty-note', text: choice.tool_calls.length ? 'No text: the reply is tool calls.' : 'No text.' }));
     if (choice.refusal) {
       section.append(h('h3', { class: 'section-title error-text', text: 'Refusal' }));
@@ -1020,6 +1103,22 @@ function renderResult() {
   setChildren(container, parts);
 }
 
+// A marker in the reply where a frame that did not decode came (the fold view's lost_text), as the
+// CLI shows it: "⟦frame 17 lost: invalid JSON; partial text " wor"⟧". Its words are CSS content
+// (data-label), not text nodes, so the reply's character offsets (provenance, hover) stay the text's.
+function markLostText(element, choice) {
+  const lost = (state.view.lost_text || []).filter((entry) => entry.choice === choice);
+  const unit = isBinary(state.result.transport) ? 'message' : 'frame';
+  for (const entry of lost.reverse()) {
+    const partial = entry.partial ? `; partial text ${JSON.stringify(entry.partial)}` : '';
+    const label = `⟦${unit} ${entry.frame} lost: ${entry.reason}${partial}⟧`;
+    const marker = h('span', { class: 'lost-text', role: 'note', 'aria-label': label, dataset: { label, frame: String(entry.frame) } });
+    const range = textRange(element, entry.offset, entry.offset);
+    if (range) range.insertNode(marker); else element.append(marker);
+  }
+  return element;
+}
+
 function renderToolCall(choice, call, position, provenanceText) {
   const field = `tool:${position}`;
   const errorAt = state.view.tool_argument_errors.find((e) => e.choice === choice.index && e.tool === position);
@@ -1036,7 +1135,7 @@ function renderToolCall(choice, call, position, provenanceText) {
   return h('section', { class: `tool-call${call.error !== null ? ' has-error' : ''}` },
     h('div', { class: 'tool-head' },
       h('span', { class: 'muted', text: `tool call ${position}` }),
-      h('span', { class: 'tool-name', text: call.name === null ? '(no name)' : call.name }),
+      h('span', { class: 'tool-name' }, call.name === null ? '(no name)' : streamNodes(call.name)),
       call.id !== null ? h('span', { class: 'tool-id muted', text: call.id }) : null),
     h('div', { class: 'tool-panes' },
       h('div', { class: 'tool-pane' }, h('div', { class: 'pane-title', text: 'arguments, joined as streamed' }), argumentsElement),
@@ -1074,7 +1173,7 @@ function renderFindings(result) {
       h('div', { class: 'finding-head' },
         h('span', { class: `badge sev-${finding.severity}`, text: finding.severity }),
         h('span', { class: 'finding-code', text: finding.code }), where),
-      h('div', { class: 'finding-message', text: finding.message })));
+      h('div', { class: 'finding-message' }, streamNodes(finding.message))));
   }
   section.append(list);
   return section;
@@ -1144,30 +1243,38 @@ class Timeline {
     this.tip = tip;
     this.legend = legend;
     this.width = 0;
+    // Said instead of an axis when there is nothing to draw (no frames).
+    this.empty = h('p', { class: 'timeline-empty', hidden: true });
+    canvas.parentElement.append(this.empty);
     new ResizeObserver(debounce(() => this.draw(), 60)).observe(canvas.parentElement);
     canvas.addEventListener('mousemove', (event) => this.hover(event));
-    canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; this.hoverX = null; this.draw(); });
+    canvas.addEventListener('mouseleave', () => { this.hideTip(); this.draw(); });
     canvas.addEventListener('click', (event) => {
       const frame = this.frameAt(event);
       if (frame >= 0) select(frame, 'timeline');
     });
   }
 
+  hideTip() { this.tip.hidden = true; this.hoverX = null; }
+
   setData() {
     const frames = state.frames;
     const arrivals = state.view.arrivals;
     this.columns = null;
-    // x: seconds since the start when the capture carried arrival times, else the byte offset.
-    this.byTime = Array.isArray(arrivals) && arrivals.length === frames.length && frames.length > 0;
+    this.hideTip(); // the pointer's place over the last capture says nothing about this one
+    // x: seconds since the start when the capture carried arrival times (and they spread), else the byte offset.
+    const timed = Array.isArray(arrivals) && arrivals.length === frames.length && frames.length > 0;
+    this.byTime = timed && arrivals[frames.length - 1] > 0;
     this.offsets = new Float64Array(frames.length);
     for (let i = 0; i < frames.length; i++) this.offsets[i] = this.byTime ? arrivals[i] : frames[i].offset;
     this.total = this.byTime ? Math.max(1e-3, this.offsets[frames.length - 1]) : Math.max(1, state.view.capture.size);
     const note = document.querySelector('.timeline-note');
-    if (note) {
-      note.textContent = this.byTime ? 'x: time since the start (arrival times from the capture)'
-        : 'x: byte offset (pasted captures have no arrival times)';
-    }
-    this.canvas.dataset.axis = this.byTime ? 'time' : 'bytes';
+    if (note) note.textContent = frames.length ? axisNote(this.byTime, timed, state.view.capture.source, state.capture) : '';
+    this.empty.hidden = frames.length > 0;
+    this.empty.textContent = frames.length ? '' : state.view.capture.size
+      ? `No frames were found in these ${formatBytes(state.view.capture.size)}: there is nothing to draw over time or bytes.`
+      : 'The capture is empty: there is nothing to draw over time or bytes.';
+    this.canvas.dataset.axis = !frames.length ? 'none' : this.byTime ? 'time' : 'bytes';
     // Characters each frame produced, per series.
     this.series = TIMELINE_FIELDS.map((field) => ({ ...field, perFrame: new Float64Array(frames.length), total: 0 }));
     for (const entry of state.provenance) {
@@ -1206,7 +1313,7 @@ class Timeline {
   hover(event) {
     if (!state.view) return;
     const frame = this.frameAt(event);
-    if (frame < 0) return;
+    if (frame < 0) { this.hideTip(); return; }
     const rect = this.canvas.getBoundingClientRect();
     this.hoverX = event.clientX - rect.left;
     const info = state.frames[frame];
@@ -1250,7 +1357,7 @@ class Timeline {
     const ctx = canvas.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, cssWidth, cssHeight);
-    if (!state.view || cssWidth < 50) return;
+    if (!state.view || cssWidth < 50 || !state.frames.length) return;
     const styles = getComputedStyle(document.body);
     const color = (name) => styles.getPropertyValue(name).trim();
     this.padLeft = 8;
@@ -1323,6 +1430,23 @@ class Timeline {
   }
 }
 
+// What the timeline's x axis is, in words that fit where the capture came from.
+function axisNote(byTime, timed, source, capture) {
+  if (byTime) {
+    const from = { 'curl-trace': "curl's --trace-time stamps", log: "the log's timestamps", har: 'the HAR' }[source] || 'the capture';
+    return `x: time since the start (arrival times from ${from})`;
+  }
+  if (timed) return 'x: byte offset (every frame arrived in the same read: no spread in time to draw)';
+  const pasted = capture && capture.name === 'pasted text';
+  const why = {
+    har: 'a HAR times the response as a whole, not each frame',
+    'curl-verbose': 'curl -v output has no arrival times; curl --trace-time output has',
+    'curl-trace': 'this trace has no timestamps; record it with --trace-time',
+    log: 'the log lines carry no timestamps',
+  }[source] || (pasted ? 'pasted text has no arrival times' : 'a stream body saved to a file has no arrival times');
+  return `x: byte offset (${why})`;
+}
+
 function formatSeconds(seconds) {
   return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
 }
@@ -1361,6 +1485,160 @@ function revealRange({ range, entry }) {
 }
 
 // ---------------------------------------------------------------------------
+// Frames by range. The fold answers with its progress, then the result without
+// the frames' rows (POST /api/fold?frames=range); the rows come from
+// GET /api/frames by range: the ones in view first, then the rest in order, so
+// the raw view, the search and the timeline get every frame in the end.
+
+const FRAME_RANGE = 2000;
+const KIND_NAMES = { j: 'json', c: 'comment', d: 'done', e: 'empty', g: 'glued', i: 'invalid' };
+
+// Stand-ins for the rows not here yet: the kind is known, the place estimated (timeline).
+function stubFrames(view) {
+  const count = view.frame_count, kinds = view.frame_kinds || '', size = view.capture.size;
+  const frames = new Array(count);
+  for (let i = 0; i < count; i++) {
+    frames[i] = { stub: true, index: i, kind: KIND_NAMES[kinds[i]] || 'json', offset: Math.floor(i * size / Math.max(1, count)),
+      line: null, event: null, terminated: true, issues: [], summary: '…', raw: '', size: 0 };
+  }
+  return frames;
+}
+
+// POST the capture; `onProgress(stage, done, total)`: 'upload' bytes sent, then 'fold' bytes folded.
+function postFold(capture, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const query = foldQuery();
+    xhr.open('POST', `/api/fold?${query ? `${query}&` : ''}frames=range`);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    let seen = 0, last = null;
+    const readLines = () => {
+      const text = xhr.responseText;
+      for (let end = text.indexOf('\n', seen); end >= 0; end = text.indexOf('\n', seen)) {
+        const line = text.slice(seen, end);
+        seen = end + 1;
+        if (!line) continue;
+        const message = JSON.parse(line);
+        if (typeof message.progress === 'number') onProgress('fold', message.progress, message.total);
+        else last = message;
+      }
+    };
+    xhr.upload.onprogress = (event) => onProgress('upload', event.loaded, event.lengthComputable ? event.total : capture.size);
+    xhr.onprogress = () => { if (xhr.status === 200) readLines(); };
+    xhr.onload = () => {
+      if (xhr.status !== 200) {
+        let message = `The server answered ${xhr.status} ${xhr.statusText}`;
+        try {
+          const body = JSON.parse(xhr.responseText);
+          if (body && typeof body.error === 'string') message = body.error;
+        } catch (_) { /* not JSON: the status says it */ }
+        reject(new Error(message));
+        return;
+      }
+      try { readLines(); } catch (error) { reject(new Error(`The server's answer did not parse (${error.message})`)); return; }
+      if (last && last.view) resolve(last.view);
+      else reject(new Error(last && last.error ? last.error : 'The server\'s answer ended before the result'));
+    };
+    xhr.onerror = () => reject(new Error('The local streamfold server did not answer. Is it still running?'));
+    xhr.send(capture.body);
+  });
+}
+
+function showFoldProgress(capture, stage, done, total) {
+  const doing = stage === 'upload' ? 'Sending' : 'Folding';
+  $('summary-bar').replaceChildren(h('span', { class: 'spinner', 'aria-hidden': true }),
+    h('span', { text: `${doing} ${capture.name}: ${formatBytes(done)} of ${formatBytes(total)}` }),
+    Object.assign(h('progress', { class: 'fold-progress', 'aria-label': `${doing} progress` }),
+      { max: Math.max(1, total), value: Math.min(done, total) }));
+}
+
+class FrameLoader {
+  constructor() { this.token = 0; this.complete = true; }
+
+  start(view) {
+    this.token++;
+    this.view = view;
+    this.foldId = view.fold_id;
+    const count = view.frames ? 0 : view.frame_count;
+    this.ranges = Math.ceil(count / FRAME_RANGE);
+    this.loaded = new Uint8Array(this.ranges);
+    this.loadedCount = 0;
+    this.inFlight = new Map();
+    this.started = performance.now();
+    this.complete = this.ranges === 0;
+    document.body.dataset.framesLoaded = this.complete ? 'all' : '0';
+    // The first range comes first (the page is ready with it: every frame of a small capture).
+    this.first = this.complete ? Promise.resolve() : this.fetchRange(0);
+    if (!this.complete) this.background(this.token);
+  }
+
+  // The row of frame `index` is wanted now (it is in view, or selected).
+  need(index) {
+    const range = Math.floor(index / FRAME_RANGE);
+    if (range < this.ranges && !this.loaded[range]) this.fetchRange(range);
+  }
+
+  async background(token) {
+    for (let range = 0; range < this.ranges && token === this.token; range++) {
+      if (!this.loaded[range]) await this.fetchRange(range);
+    }
+  }
+
+  fetchRange(range) {
+    if (this.inFlight.has(range)) return this.inFlight.get(range);
+    const token = this.token;
+    const promise = (async () => {
+      let answer;
+      try {
+        const response = await fetch(`/api/frames?fold=${encodeURIComponent(this.foldId)}&start=${range * FRAME_RANGE}&count=${FRAME_RANGE}`);
+        if (!response.ok) throw new Error(await errorMessage(response));
+        answer = await response.json();
+      } catch (error) {
+        if (token === this.token) showAlert(`Frames ${formatCount(range * FRAME_RANGE)} on did not load: ${error.message}`);
+        this.token++; // stop loading this fold
+        return;
+      } finally {
+        this.inFlight.delete(range);
+      }
+      if (token !== this.token || this.loaded[range]) return;
+      this.take(range, answer.frames);
+    })();
+    this.inFlight.set(range, promise);
+    return promise;
+  }
+
+  take(range, rows) {
+    for (const row of rows) {
+      state.frames[row.index] = row;
+      if ((row.issues.length || !row.terminated) && state.problems[row.index] < 2) state.problems[row.index] = 2;
+    }
+    this.loaded[range] = 1;
+    this.loadedCount++;
+    if (range === 0) timings.firstRangeMs = performance.now() - this.started;
+    document.body.dataset.framesLoaded = String(Math.min(state.frames.length, this.loadedCount * FRAME_RANGE));
+    eventsView.refresh();
+    const selected = state.selected;
+    if (selected >= range * FRAME_RANGE && selected < (range + 1) * FRAME_RANGE) renderJsonView();
+    if (this.loadedCount === this.ranges) this.finish();
+    else $('raw-sub').textContent = `loading frames… ${formatCount(this.loadedCount * FRAME_RANGE)} of ${formatCount(state.frames.length)}`;
+  }
+
+  // Every row is here: lay out the raw view, place the frames on the timeline, search them all.
+  finish() {
+    this.complete = true;
+    timings.allFramesMs = performance.now() - this.started;
+    rawView.setData();
+    timeline.setData();
+    eventsView.haystack = null;
+    if (eventsView.search.value.trim() || eventsView.filter !== 'all') eventsView.apply(true);
+    if (state.selected >= 0) rawView.scrollToFrame(state.selected, true);
+    document.body.dataset.framesLoaded = 'all';
+  }
+}
+
+const frameLoader = new FrameLoader();
+
+// ---------------------------------------------------------------------------
 // Loading a capture.
 
 function setState(name) { document.body.dataset.state = name; }
@@ -1393,30 +1671,28 @@ async function foldCapture(capture) {
   state.capture = capture;
   showAlert(null);
   setState('loading');
-  $('summary-bar').replaceChildren(h('span', { class: 'spinner', 'aria-hidden': true }),
-    h('span', { text: `Folding ${capture.name} (${formatBytes(capture.size)})…` }));
+  showFoldProgress(capture, 'upload', 0, capture.size);
   const started = performance.now();
-  let response;
+  timings.progress = { upload: 0, fold: 0, total: capture.size, reports: 0 };
+  let view;
   try {
-    response = await fetch(`/api/fold?${foldQuery()}`, {
-      method: 'POST', body: capture.body, headers: { 'Content-Type': 'application/octet-stream' },
+    view = await postFold(capture, (stage, done, total) => {
+      if (token !== state.foldToken) return;
+      timings.progress[stage] = done;
+      timings.progress.reports++;
+      showFoldProgress(capture, stage, done, total);
     });
   } catch (error) {
-    if (token !== state.foldToken) return;
-    failLoad(`The local streamfold server did not answer (${error.message}). Is it still running?`);
+    if (token === state.foldToken) failLoad(error.message);
     return;
   }
+  if (token !== state.foldToken) return;
   timings.responseMs = performance.now() - started;
   const arrived = performance.now();
-  if (!response.ok) {
-    const message = await errorMessage(response);
-    if (token === state.foldToken) failLoad(message);
-    return;
-  }
-  const view = await response.json();
-  if (token !== state.foldToken) return;
-  timings.parsedMs = performance.now() - arrived;
+  timings.parsedMs = 0;
   load(view);
+  await frameLoader.first;
+  if (token !== state.foldToken) return;
   timings.renderedMs = performance.now() - arrived;
   // Interactive once the first frame with the new content has been painted.
   requestAnimationFrame(() => setTimeout(() => {
@@ -1442,20 +1718,21 @@ function load(view) {
   const step = (name) => { const now = performance.now(); steps[name] = Math.round(now - mark); mark = now; };
   state.view = view;
   state.result = view.result;
-  state.frames = view.frames;
+  state.frames = view.frames || stubFrames(view);
   state.selected = -1;
   state.hovered = -1;
-  const frames = view.frames;
+  $('hover-label').hidden = true; // it named a frame of the last capture
+  const frames = state.frames;
   const problems = new Int8Array(frames.length);
   const findingsByFrame = new Map();
-  const note = (frame, severity, code, message) => {
+  const note = (frame, severity, code, message, offset) => {
     if (frame === null || frame === undefined || frame < 0 || frame >= frames.length) return;
     problems[frame] = Math.max(problems[frame], SEVERITY_LEVEL[severity] || 1);
     if (!findingsByFrame.has(frame)) findingsByFrame.set(frame, []);
-    findingsByFrame.get(frame).push({ severity, code, message });
+    findingsByFrame.get(frame).push({ severity, code, message, offset });
   };
-  for (const error of view.result.errors) note(error.frame, 'error', error.code, error.message);
-  for (const diagnostic of view.result.diagnostics) note(diagnostic.frame, diagnostic.severity, diagnostic.code, diagnostic.message);
+  for (const error of view.result.errors) note(error.frame, 'error', error.code, error.message, error.offset);
+  for (const diagnostic of view.result.diagnostics) note(diagnostic.frame, diagnostic.severity, diagnostic.code, diagnostic.message, diagnostic.offset);
   for (let i = 0; i < frames.length; i++) {
     const frame = frames[i];
     if (frame.kind === 'invalid') problems[i] = 3;
@@ -1485,9 +1762,10 @@ function load(view) {
   renderSummary();
   renderResult();
   step('result');
+  frameLoader.start(view);
   eventsView.setData();
   step('events');
-  rawView.setData();
+  if (frameLoader.complete) rawView.setData(); else rawView.setLoading();
   step('raw');
   timeline.setData();
   step('timeline');
@@ -1506,6 +1784,65 @@ function load(view) {
   step('select');
 }
 
+// "complete" says the stream ended as it should; a reply cut at the token limit, or tool arguments
+// that do not parse at the end, ended cleanly but are not whole: an amber "cut" badge says why.
+function cutReasons(result) {
+  const reasons = [];
+  const several = result.choices.length > 1;
+  for (const choice of result.choices) {
+    const who = several ? `choice ${choice.index}: ` : '';
+    if (choice.finish_reason === 'length') {
+      reasons.push(`${who}the reply stopped at the token limit (finish reason ${JSON.stringify(choice.finish_reason_raw || choice.finish_reason)})`);
+    }
+    choice.tool_calls.forEach((call, position) => {
+      if (call.error !== null) reasons.push(`${who}tool call ${position}'s arguments do not parse: ${call.error}`);
+    });
+  }
+  return reasons;
+}
+
+function completeBadge(result) {
+  if (!result.complete) {
+    return h('span', { class: 'badge warn', text: 'incomplete',
+      title: 'no terminal frame, or the server sent an error: the reply may be cut' });
+  }
+  const reasons = cutReasons(result);
+  if (reasons.length) {
+    return h('span', { class: 'badge warn cut-reply', text: 'cut',
+      title: `the stream ended properly, but the reply is not whole: ${reasons.join('; ')}` });
+  }
+  return h('span', { class: 'badge ok', text: 'complete', title: 'the terminal frame arrived and the server sent no error' });
+}
+
+// Arrival times, when the capture has them: first byte (when the request's start is known), first
+// text, longest gap, stalls over the threshold the core used.
+function timingSummary(view) {
+  const timing = view.stream_timing;
+  if (!timing && view.entry_timing) return entryTiming(view.entry_timing);
+  if (!timing) return null;
+  const stalls = view.result.diagnostics.filter((d) => d.code === 'stall').length;
+  const parts = [];
+  if (timing.first_byte !== null && timing.first_byte !== undefined) parts.push(`first byte ${formatSeconds(timing.first_byte)}`);
+  parts.push(timing.ttft === null ? 'no text' : `first text ${formatSeconds(timing.ttft)}`);
+  parts.push(timing.gap_max === null ? 'one frame, no gaps' : `longest gap ${formatSeconds(timing.gap_max)}`);
+  parts.push(stalls ? `${plural(stalls, 'stall')} over ${timing.stall_threshold} s` : `no stall over ${timing.stall_threshold} s`);
+  parts.push(`${formatSeconds(timing.duration)} in all`);
+  const origin = timing.first_byte === null || timing.first_byte === undefined
+    ? 'times count from the first byte received (the capture does not say when the request was sent)'
+    : 'times count from when the request was sent';
+  return h('span', { class: `timing-summary${stalls ? ' has-stalls' : ''}`, title: origin, text: parts.join(' · ') });
+}
+
+// A HAR's times are the entry's, not the frames': said as such.
+function entryTiming(known) {
+  const parts = [];
+  if (known.first_byte !== undefined) parts.push(`first byte after ${formatSeconds(known.first_byte)}`);
+  if (known.receive !== undefined) parts.push(`body received over ${formatSeconds(known.receive)}`);
+  if (known.total !== undefined) parts.push(`${formatSeconds(known.total)} in all`);
+  return h('span', { class: 'timing-summary entry-timing', text: `HAR entry: ${parts.join(', ')} (no per-frame times)`,
+    title: "the HAR's own timing of the whole response; it does not say when each frame arrived" });
+}
+
 function renderSummary() {
   const bar = $('summary-bar');
   if (!state.view) {
@@ -1517,13 +1854,13 @@ function renderSummary() {
   const items = [
     h('span', { class: 'source-name', text: state.capture ? state.capture.name : 'capture' }),
     h('span', { class: 'muted', text: formatBytes(state.view.capture.size) }),
-    h('span', { class: `badge ${result.complete ? 'ok' : 'warn'}`, text: result.complete ? 'complete' : 'incomplete',
-      title: result.complete ? 'the terminal frame arrived and the server sent no error' : 'no terminal frame, or the server sent an error: the reply may be cut' }),
+    completeBadge(result),
     h('span', { text: result.dialect }),
     h('span', { text: result.transport }),
-    result.model ? h('span', { class: 'mono', text: result.model }) : null,
+    result.model ? h('span', { class: 'mono' }, streamNodes(result.model)) : null,
     h('span', { class: 'muted' }, `${plural(counts.total, 'frame')}: ${formatCount(counts.data)} data, ${formatCount(counts.comments)} comments, `,
       h('span', { class: counts.invalid ? 'error-text' : '', text: `${formatCount(counts.invalid)} invalid` })),
+    timingSummary(state.view),
     h('span', { class: 'muted', text: `folded in ${formatCount(state.view.timing.fold_ms)} ms` }),
   ];
   setChildren(bar, ...items.filter(Boolean).flatMap((item, i) => (i ? [h('span', { class: 'sep', text: '·' }), item] : [item])));
@@ -1717,13 +2054,16 @@ async function compare() {
   renderDiff(await response.json(), left, right);
 }
 
-// A changed text: the shared start and end shortened to some context, the differing middle marked.
+// A changed text: the shared start and end shortened to some context, the differing tokens of the
+// middle marked (`marks`: [start, end] spans of whole words, from the server; zero-width: the other
+// side has something here).
 const DIFF_CONTEXT = 240;
-function diffText(text, prefix, suffix, mark) {
+function diffText(text, prefix, suffix, marks) {
+  const mark = marks !== null;
   const cell = h('div', { class: 'diff-text' });
   if (text === null) { cell.append(h('span', { class: 'muted', text: '(none)' })); return cell; }
   if (!mark && text.length > 4 * DIFF_CONTEXT) {
-    cell.append(text.slice(0, 2 * DIFF_CONTEXT),
+    cell.append(...streamNodes(text.slice(0, 2 * DIFF_CONTEXT)),
       h('span', { class: 'elided', text: ` … ${formatCount(text.length - 2 * DIFF_CONTEXT)} more characters` }));
     return cell;
   }
@@ -1731,17 +2071,29 @@ function diffText(text, prefix, suffix, mark) {
   const head = text.slice(0, prefix);
   if (head.length > DIFF_CONTEXT) {
     cell.append(h('span', { class: 'elided', text: `… ${formatCount(head.length - DIFF_CONTEXT)} identical characters … ` }));
-    cell.append(head.slice(head.length - DIFF_CONTEXT));
-  } else cell.append(head);
-  const middle = text.slice(prefix, middleEnd);
-  if (mark) cell.append(middle ? h('mark', { class: 'diff-mark', text: middle }) : h('mark', { class: 'diff-mark empty', title: 'nothing here on this side' }));
-  else cell.append(middle);
+    cell.append(...streamNodes(head.slice(head.length - DIFF_CONTEXT)));
+  } else cell.append(...streamNodes(head));
+  if (mark) cell.append(...markedMiddle(text, prefix, middleEnd, marks));
+  else cell.append(...streamNodes(text.slice(prefix, middleEnd)));
   const tail = text.slice(middleEnd);
   if (tail.length > DIFF_CONTEXT) {
-    cell.append(tail.slice(0, DIFF_CONTEXT));
+    cell.append(...streamNodes(tail.slice(0, DIFF_CONTEXT)));
     cell.append(h('span', { class: 'elided', text: ` … ${formatCount(tail.length - DIFF_CONTEXT)} identical characters …` }));
-  } else cell.append(tail);
+  } else cell.append(...streamNodes(tail));
   return cell;
+}
+
+function markedMiddle(text, from, to, marks) {
+  const parts = [];
+  let at = from;
+  for (const [start, end] of marks.length ? marks : [[from, to]]) {
+    if (start > at) parts.push(...streamNodes(text.slice(at, start)));
+    parts.push(end > start ? h('mark', { class: 'diff-mark' }, streamNodes(text.slice(start, end)))
+      : h('mark', { class: 'diff-mark empty', title: 'nothing here on this side' }));
+    at = Math.max(at, end);
+  }
+  if (to > at) parts.push(...streamNodes(text.slice(at, to)));
+  return parts;
 }
 
 function renderDiff(diff, left, right) {
@@ -1758,8 +2110,8 @@ function renderDiff(diff, left, right) {
     }
     tbody.append(h('tr', { class: field.same ? 'same' : 'changed' },
       h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' })),
-      h('td', null, diffText(field.left, field.prefix, field.suffix, !field.same)),
-      h('td', null, diffText(field.right, field.prefix, field.suffix, !field.same))));
+      h('td', null, diffText(field.left, field.prefix, field.suffix, field.same ? null : (field.marks || {}).left || [])),
+      h('td', null, diffText(field.right, field.prefix, field.suffix, field.same ? null : (field.marks || {}).right || []))));
   }
   table.append(tbody);
   const onlyChanges = h('input', { type: 'checkbox' });
@@ -1776,7 +2128,10 @@ function renderDiff(diff, left, right) {
   ];
   const frames = diff.frames;
   parts.push(h('h3', { class: 'section-title', text: 'Frames' }));
-  parts.push(h('p', { class: 'muted', text: frames.hunks_total
+  const response = diff.left.response ? 'left' : diff.right.response ? 'right' : null;
+  parts.push(h('p', { class: 'muted', text: frames.compared === false
+    ? `Frames are not compared: the ${response} side is a non-streaming response (no frames); only the fields a response tells are compared above.`
+    : frames.hunks_total
     ? `${plural(frames.left_total, 'frame')} on the left, ${formatCount(frames.right_total)} on the right; ${plural(frames.hunks_total, 'run')} of frames differ (compared by event, data, id and comments).`
     : `The ${plural(frames.left_total, 'frame')} carry the same events, data, ids and comments on both sides.` }));
   const opLabel = { replace: 'changed', delete: 'only on the left', insert: 'only on the right' };
@@ -1787,7 +2142,7 @@ function renderDiff(diff, left, right) {
         h('div', { class: 'hunk-frame-head' }, h('span', { class: 'ev-index', text: frame.index }),
           h('span', { class: `badge kind-${frame.kind}`, text: frame.kind }),
           h('span', { class: 'muted', text: isBinary(transport) ? `byte ${formatCount(frame.offset)}` : `line ${frame.line}` })),
-        h('pre', { class: 'code', text: frame.raw + (frame.raw_truncated ? '…' : '') }))),
+        h('pre', { class: 'code' }, streamNodes(frame.raw + (frame.raw_truncated ? '…' : ''))))),
       b - a > list.length ? h('p', { class: 'muted', text: `and ${plural(b - a - list.length, 'more frame')}` }) : null);
     parts.push(h('div', { class: `hunk op-${hunk.op}` },
       h('div', { class: 'hunk-head' }, h('span', { class: 'badge warn', text: opLabel[hunk.op] || hunk.op }),
