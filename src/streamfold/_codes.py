@@ -64,7 +64,7 @@ Code = Literal[
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
-    "not-text", "not-a-stream",
+    "not-text", "not-a-stream", "input-store", "store-unfinished",
 ]
 
 
@@ -196,6 +196,9 @@ _ALL = (
     CodeInfo("clock-rollover", _N, _INFO, "the timestamps passed midnight: the later ones are the next day's"),
     CodeInfo("clock-backwards", _N, _WARN, "a timestamp earlier than the one before it: held at the earlier time, "
              "so no gap is negative"),
+    CodeInfo("input-store", _N, _INFO, "the body and its arrival times were read from the capture store"),
+    CodeInfo("store-unfinished", _N, _WARN, "the stored exchange did not end normally: still in flight, cut by the "
+             "client or the upstream, or failed"),
     CodeInfo("gzip-body", _N, _WARN, "the body was gzip-compressed"),
     CodeInfo("chunked-transfer-encoding", _N, _WARN, "the body was still in chunked transfer-encoding"),
     CodeInfo("http-status", _N, _ERR, "the response status was not 200"),

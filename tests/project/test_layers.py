@@ -70,9 +70,15 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "services")
+    fronts = ("cli", "web", "services", "store")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts and path.name not in ("launcher.py", "__main__.py")]
+
+
+def test_the_capture_store_is_front_neutral() -> None:
+    """The store sits on the services layer (it folds with it) and under both fronts and the recorders."""
+    assert violations(files_of("store"), ("streamfold.cli", "streamfold.web", "streamfold.launcher",
+                                          *FRONT_LIBRARIES)) == []
 
 
 def test_the_command_line_does_not_import_the_web_page() -> None:

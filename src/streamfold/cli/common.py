@@ -33,7 +33,9 @@ from ..findings import Severity
 from ..framing.sniff import TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
+from ..services.load import fold_capture
 from ..services.rows import RowBounds
+from ..store.reader import parse_ref, read_stored
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
            "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
@@ -87,11 +89,16 @@ def load_capture(path: str, input_format: str = "auto", entry: str | None = None
                  rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read FILE (or take `data`, its bytes), unwrap, fold and annotate it; unusable input ends the
     program with one line and exit 2. `rows`: see `services.load` (the rows are the progress: no bar)."""
-    if data is None:
+    ref = stored_ref(path)
+    if data is None and ref is None:
         data = read_input(path)
     err = Console(stderr=True)
     bar = _ProgressBar(err) if err.is_terminal and rows is None else None
     try:
+        if ref is not None:  # a stored capture (PATH.sqlite#ID): its reads and their arrival times
+            return fold_capture(read_stored(*ref), dialect=dialect, transport=transport, stall=stall, progress=bar,
+                                rows=rows)
+        assert data is not None
         return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
                     progress=bar, rows=rows)
     except InputError as exc:
@@ -128,6 +135,13 @@ class _ProgressBar:
 
 def read_input(capture: str) -> bytes:
     """The capture's bytes; unreadable input ends the program with one line and exit 2."""
+    ref = stored_ref(capture)
+    if ref is not None:
+        try:
+            return read_stored(*ref).body
+        except InputError as exc:
+            click.echo(f"streamfold: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
     try:
         if capture == "-":
             return sys.stdin.buffer.read()
@@ -136,6 +150,15 @@ def read_input(capture: str) -> bytes:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         click.echo(f"streamfold: cannot read {capture!r}: {reason}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def stored_ref(path: str) -> tuple[str, int | None] | None:
+    """(store, id) when `path` names a stored capture (`PATH.sqlite#ID`); a bad one ends the program."""
+    try:
+        return parse_ref(path) if path != "-" else None
+    except InputError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
 
 

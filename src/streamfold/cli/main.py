@@ -16,6 +16,7 @@ import sys
 import click
 
 from .. import __version__
+from .captures import captures
 from .common import Settings
 from .compare import check, diff
 from .show import blame, export, frames, show
@@ -53,7 +54,7 @@ def completion(ctx: click.Context, shell: str) -> None:
 
 
 #: The command line's own commands.
-COMMANDS: tuple[click.Command, ...] = (show, frames, export, blame, check, diff, tail, completion)
+COMMANDS: tuple[click.Command, ...] = (show, frames, export, blame, check, diff, tail, captures, completion)
 
 
 def make_cli(*extra: click.Command) -> click.Group:

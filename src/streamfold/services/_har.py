@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from typing import Any
 
 from ..findings import Severity
@@ -44,6 +45,7 @@ class _Entry:
         self.time = entry.get("time")
         timings = entry.get("timings")
         self.timings: dict[str, Any] = timings if isinstance(timings, dict) else {}
+        self.reads = entry.get("_reads")  # [[offset, seconds], ...]: streamfold's export (captures export --format har)
 
     def _object(self, parent: dict[str, Any], key: str, path: str = "") -> dict[str, Any]:
         value = parent.get(key)
@@ -239,12 +241,25 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     status = chosen_entry.status()
     response_headers, request_headers = chosen_entry.headers("response"), chosen_entry.headers("request")
     repaired = chosen_entry.note()
+    reads = _reads(chosen_entry.reads, len(body))
     return Capture(
-        body, "har", status=status, response_headers=response_headers, request_headers=request_headers,
-        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(),
+        body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
+        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=0.0 if reads else None,
         notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
                *notes, *((repaired,) if repaired is not None else ())),
     )
+
+
+def _reads(value: Any, size: int) -> tuple[tuple[int, float], ...] | None:
+    """The per-read arrival times streamfold's HAR export keeps in `_reads`, when they fit the body."""
+    if not isinstance(value, list) or not value or not all(
+            isinstance(item, list) and len(item) == 2 and type(item[0]) is int and type(item[1]) in (int, float)
+            and math.isfinite(item[1]) and item[1] >= 0 for item in value):
+        return None
+    offsets = [item[0] for item in value]
+    if offsets[0] != 0 or offsets != sorted(offsets) or offsets[-1] >= max(size, 1):
+        return None
+    return tuple((item[0], float(item[1])) for item in value)
 
 
 def _integer(digits: str) -> int | float:

@@ -28,7 +28,7 @@ from .inputs import Capture, read_capture, transport_notes
 from .rows import RowBounds, fold_rows
 from .timing import DEFAULT_STALL, Timing, analyse
 
-__all__ = ["Loaded", "Progress", "annotate", "load"]
+__all__ = ["Loaded", "Progress", "annotate", "fold_capture", "load"]
 
 #: `progress(done, total)`: bytes of the stream body folded so far, and its size.
 Progress = Callable[[int, int], None]
@@ -64,6 +64,16 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     """
     started = time.perf_counter()
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
+    return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress, rows=rows,
+                        input_size=len(data), started=started)
+
+
+def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str | None = None,
+                 stall: float = DEFAULT_STALL, progress: Progress | None = None,
+                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None,
+                 input_size: int | None = None, started: float | None = None) -> Loaded:
+    """`load` for a capture already read (a stored one, `streamfold.store`): fold and annotate it."""
+    started = time.perf_counter() if started is None else started
     wrong = recognise(capture.body)
     forced = bool(dialect or transport)
     if forced and wrong is not None and wrong.code != "empty-input":
@@ -81,7 +91,8 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
         *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
         *(note for note in checks if folded or note.code == "http-status")))  # not folded: the rest is moot
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
-    return Loaded(capture, notes, annotate(result, notes, timing), timing, len(data), time.perf_counter() - started)
+    return Loaded(capture, notes, annotate(result, notes, timing), timing,
+                  len(capture.body) if input_size is None else input_size, time.perf_counter() - started)
 
 
 def annotate(result: Result, notes: Iterable[Diagnostic] = (), timing: Timing | None = None) -> Result:

@@ -1,0 +1,105 @@
+"""One stored exchange as a `Capture` (the body, its reads with their arrival
+times, the HTTP status and headers), and the summary the store keeps in
+columns: what `show` would say about it, folded once when the exchange ends."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..findings import Severity
+from ..services.capture import Capture, Note
+from ..services.load import fold_capture
+
+#: A compressed body is inflated to at most this many bytes (a zip bomb would eat the machine).
+MAX_INFLATED = 1024 * 1024 * 1024
+
+__all__ = ["MAX_INFLATED", "OUTCOMES", "Summary", "stored_capture", "summarize"]
+
+#: How an exchange ended. NULL in the store while it is in flight.
+OUTCOMES = ("complete", "client-cut", "upstream-cut", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    body_bytes: int
+    read_count: int
+    transport: str
+    dialect: str
+    complete: bool
+    ttft: float | None
+    duration: float | None
+    frames: int
+    finish_reason: str | None
+    #: The codes of the errors and diagnostics `show` reports, each once, in the order first seen.
+    findings: tuple[str, ...]
+
+
+def stored_capture(exchange_id: int, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], *,
+                   status: int | None, response_headers: Sequence[tuple[str, str]],
+                   request_headers: Sequence[tuple[str, str]], url: str, method: str, outcome: str | None,
+                   error: str | None) -> Capture:
+    """The `Capture` every front folds: arrival times in seconds from the request's start (0.0). A body
+    sent gzip- or deflate-compressed is inflated read by read, so each read's offset is exact."""
+    encoding = next((value.strip().lower() for name, value in reversed(response_headers)
+                     if name.lower() == "content-encoding"), "identity")
+    body, reads, decoded = _decode(chunks, reads, encoding)
+    ended = {None: "it is still in flight (not ended yet)", "complete": None,
+             "client-cut": "the client closed the connection before the reply ended",
+             "upstream-cut": "the upstream closed the connection before the reply ended",
+             "failed": f"the exchange failed: {error or 'no reason recorded'}"}.get(outcome, f"it ended {outcome!r}")
+    notes = [Note("input-store", f"stored capture {exchange_id}: {method} {url}, {len(reads)} read(s) with their "
+                                 "arrival times")]
+    if decoded is not None:
+        notes.append(decoded)
+    if ended is not None:
+        notes.append(Note("store-unfinished", f"stored capture {exchange_id}: {ended}", Severity.WARNING))
+    return Capture(body, "store", tuple(reads) or None, status, tuple(response_headers), tuple(request_headers),
+                   url, tuple(notes), 0.0 if reads else None)
+
+
+def _decode(chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
+            encoding: str) -> tuple[bytes, Sequence[tuple[int, float]], Note | None]:
+    body = b"".join(chunks)
+    if encoding in ("identity", "", "none"):
+        return body, reads, None
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return body, reads, Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r}, which "
+                                              "streamfold cannot decode: it is folded as received", Severity.WARNING)
+    first = body[:2]
+    wbits = 16 + zlib.MAX_WBITS if encoding != "deflate" else (
+        zlib.MAX_WBITS if len(first) == 2 and (first[0] * 256 + first[1]) % 31 == 0 else -zlib.MAX_WBITS)
+    inflater = zlib.decompressobj(wbits)
+    out: list[bytes] = []
+    size = 0
+    offsets: list[tuple[int, float]] = []
+    try:
+        for chunk, (_, seconds) in zip(chunks, reads, strict=True):
+            offsets.append((size, seconds))
+            part = inflater.decompress(chunk, MAX_INFLATED - size)
+            out.append(part)
+            size += len(part)
+            if inflater.unconsumed_tail:
+                return b"".join(out), offsets, Note(
+                    "gzip-body", f"the body was sent {encoding}-compressed and inflates to more than "
+                                 f"{MAX_INFLATED:,} bytes, the most this reads: the rest was dropped", Severity.WARNING)
+    except zlib.error as exc:
+        return body, reads, Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r} but does not "
+                                              f"decompress ({exc}): it is folded as received", Severity.WARNING)
+    return b"".join(out), offsets, Note(
+        "gzip-body", f"the body was sent {encoding}-compressed ({len(body):,} bytes) and was decompressed read by "
+                     f"read ({size:,} bytes)" + ("" if inflater.eof else "; it was cut off before its end"),
+        Severity.WARNING)
+
+
+def summarize(capture: Capture) -> Summary:
+    """Fold `capture` as `show` does and keep what the capture list shows."""
+    loaded = fold_capture(capture)
+    result, timing = loaded.result, loaded.timing
+    codes = dict.fromkeys([*(error.code for error in result.errors),
+                           *(diagnostic.code for diagnostic in result.diagnostics if diagnostic.code != "input-store")])
+    finish = next((choice.finish_reason for choice in result.choices if choice.finish_reason), None)
+    return Summary(len(capture.body), len(capture.reads or ()), result.transport, result.dialect, result.complete,
+                   timing.ttft if timing is not None else None, timing.duration if timing is not None else None,
+                   int(result.frame_counts.get("total", 0)), finish, tuple(str(code) for code in codes))
