@@ -204,9 +204,23 @@ def test_a_har_without_a_streamed_entry_is_refused_in_one_line() -> None:
     ((INPUTS / "sdk-repr-openai.txt").read_bytes(), "sdk-repr"),
     ((INPUTS / "utf16-powershell.sse").read_bytes(), "wide-text"),
     ((INPUTS / "raw-body.sse").read_bytes().decode().encode("utf-16-be"), "wide-text"),
+    (b"<html>\n<head><title>502 Bad Gateway</title></head>\n<body><h1>502 Bad Gateway</h1></body>\n</html>\n",
+     "not-a-stream"),
+    (bytes(range(256)) * 8, "not-a-stream"),
 ])
 def test_a_paste_that_is_no_stream_of_bytes_is_read_whole(data: bytes, kind: str) -> None:
     # Rebuilt from the whole paste by `load`, as `show` reads it; never handed on as a body.
     for how, chunks in chunkings(data):
         live, body = _live(chunks)
         assert (live.kind, live.whole, body, bytes(live.data)) == (kind, True, b"", data), how
+
+
+@pytest.mark.parametrize(("data", "code"), [
+    (b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body></body></html>\n", "html-page"),
+    (bytes(range(256)) * 8, "not-text"),
+])
+def test_tail_of_what_is_no_stream_says_what_it_is(data: bytes, code: str) -> None:
+    """One finding, as `show` gives, not a warning per line or per bad byte."""
+    out = subprocess.run(TAIL, input=data, capture_output=True, env=ENV, check=True, timeout=60).stdout.decode()
+    assert code in out and "unknown-field" not in out and "invalid-utf8" not in out
+    assert len(out.splitlines()) <= 12, out

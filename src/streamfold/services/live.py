@@ -25,6 +25,7 @@ from typing import Literal, overload
 from ._encodings import decode_wide_text
 from ._logs import LogReader
 from ._readers import detect, from_curl_verbose
+from ._wrong_input import recognise
 from .capture import Capture, Note
 
 __all__ = ["LiveInput"]
@@ -43,7 +44,8 @@ _STATUS = re.compile(rb"\s*HTTP/[\d.]+ \d{3}")
 _STATUS_BEGUN = re.compile(rb"(?:H|HT|HTT|HTTP|HTTP/[\d.]*(?: \d{0,2})?)?")
 _WHOLE = {"har": "a HAR file", "curl-trace": "a curl --trace dump", "gzip": "a gzip body",
           "chunked": "a body in chunked transfer-encoding", "wide-text": "UTF-16 or UTF-32 text",
-          "devtools": "Chrome DevTools EventStream rows", "sdk-repr": "a Python repr() of SDK objects"}
+          "devtools": "Chrome DevTools EventStream rows", "sdk-repr": "a Python repr() of SDK objects",
+          "not-a-stream": "not a stream (an HTML page, binary or nothing)"}
 # Wide text without a byte-order mark is told by its first bytes' NULs: wait for this many.
 _WIDE_HEAD = 8
 
@@ -131,6 +133,8 @@ class LiveInput:
             kind = "gzip"
         elif kind == "raw" and _CHUNK_SIZE_LINE.match(head) and not self._forced:
             kind = "chunked"
+        elif kind == "raw" and not self._forced and _not_a_stream(bytes(self._held)):
+            kind = "not-a-stream"  # read whole, so its one finding is said as `show` says it
         self.kind = kind
         self.whole = kind in _WHOLE
         if kind == "curl-verbose":
@@ -249,3 +253,9 @@ def _decide(head: bytes, *, final: bool) -> str | None:
     if len([line for line in stripped.splitlines()[:-1] if line.strip()]) >= _LINES:
         return "raw"
     return None
+
+
+def _not_a_stream(head: bytes) -> bool:
+    """An HTML page or binary from its first bytes (blank first bytes may still become a stream)."""
+    found = recognise(head)
+    return found is not None and found.code in ("html-page", "not-text")
