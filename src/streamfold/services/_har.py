@@ -18,11 +18,13 @@ from typing import Any
 
 from ..findings import Severity
 from ._wrong_input import is_html
-from .capture import Capture, InputError, Note
+from .capture import Capture, EntryInfo, InputError, Note
 
 __all__ = ["from_har"]
 
 _STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
+# An entry's URL is listed with at most this many characters (a data: URL can be megabytes).
+_MAX_URL = 500
 # Repairs listed in one note, per entry; more are counted.
 _MAX_LISTED = 8
 
@@ -90,6 +92,14 @@ class _Entry:
             return True
         text = (self.text or "")[:2000]
         return text.startswith(("data:", "event:", ":")) or "\ndata:" in text
+
+    def info(self) -> EntryInfo:
+        """What a picker lists of this entry (no repair is noted: `status()` does that for the one used)."""
+        status = self.response.get("status")
+        mime = self.content.get("mimeType")
+        known = isinstance(status, int) and not isinstance(status, bool) and 0 <= status <= 999
+        return EntryInfo(self.index, self.method[:20], self.url[:_MAX_URL], status if known else None,
+                         mime[:100] if isinstance(mime, str) else "", self.streamed, self.failed)
 
     def label(self) -> str:
         return f"[{self.index}] {self.method} {self.url}"[:120]
@@ -245,6 +255,7 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     return Capture(
         body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
         url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=0.0 if reads else None,
+        entries=tuple(item.info() for item in entries), entry=chosen_entry.index,
         notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
                *notes, *((repaired,) if repaired is not None else ())),
     )

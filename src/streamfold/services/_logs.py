@@ -16,7 +16,7 @@ from collections import Counter
 from datetime import datetime
 
 from ..findings import Severity
-from .capture import Capture, Note
+from .capture import Capture, Note, Segment
 
 __all__ = ["Clock", "LogReader", "from_log", "is_log_line"]
 
@@ -54,12 +54,33 @@ def from_log(data: bytes) -> Capture:
     reader = LogReader()
     body = bytearray()
     reads: list[tuple[int, float]] = []
-    for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+    lines = data.decode("utf-8", "replace").splitlines()
+    spans = line_spans(data)
+    segments: list[Segment] = []
+    for number, raw_line in enumerate(lines, 1):
         frame, seconds = reader.line(raw_line, number)
         if seconds is not None:
             reads.append((len(body), seconds))
+        if frame and len(spans) == len(lines):
+            segments.append((len(body), len(body) + len(frame), *spans[number - 1]))
         body += frame
-    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(reader.notes()))
+    return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(reader.notes()),
+                   segments=tuple(segments))
+
+
+# What str.splitlines() breaks a line at, as UTF-8 bytes (never inside a character, even next to bad bytes).
+_LINE_BREAK = re.compile(rb"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]")
+
+
+def line_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) in `data` of each line `data.decode("utf-8", "replace").splitlines()` gives, breaks left out."""
+    spans, start = [], 0
+    for match in _LINE_BREAK.finditer(data):
+        spans.append((start, match.start()))
+        start = match.end()
+    if start < len(data):
+        spans.append((start, len(data)))
+    return spans
 
 
 class LogReader:

@@ -13,7 +13,7 @@ from ._devtools import from_devtools, looks_like_devtools
 from ._har import from_har
 from ._logs import Clock, from_log, is_log_line
 from ._sdk_repr import looks_like_sdk_repr
-from .capture import Capture, Note
+from .capture import Capture, Note, Segment
 
 __all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_devtools", "from_har", "from_log"]
 
@@ -58,9 +58,12 @@ def from_curl_verbose(data: bytes) -> Capture:
     statuses: list[str] = []
     status = None
     body = bytearray()
+    segments: list[Segment] = []  # the body lines, as they are, with where they are in `data`
     in_headers = bool(_STATUS_LINE.match(data.lstrip()))  # -i: headers first, without "< "
     after_head = False  # -i: a head just ended; another one may follow it (curl prints every response's)
+    at = 0
     for line in data.splitlines(keepends=True):
+        at += len(line)
         stripped = line.rstrip(b"\r\n")
         if after_head:
             if not stripped and status is not None and status < 200:
@@ -82,6 +85,10 @@ def from_curl_verbose(data: bytes) -> Capture:
         elif stripped == b"<" or stripped == b">" or stripped.startswith((b"* ", b"{ [", b"} [")):
             continue
         else:
+            if segments and segments[-1][1] == len(body) and segments[-1][3] == at - len(line):
+                segments[-1] = (segments[-1][0], len(body) + len(line), segments[-1][2], at)
+            else:
+                segments.append((len(body), len(body) + len(line), at - len(line), at))
             body += line
     notes = [Note("input-curl", "curl -v/-i output: request and response headers were stripped from the body and "
                                 "kept for the transport checks")]
@@ -89,7 +96,7 @@ def from_curl_verbose(data: bytes) -> Capture:
     if skipped is not None:
         notes.append(skipped)
     return Capture(bytes(body), "curl-verbose", status=status, response_headers=tuple(response_headers),
-                   request_headers=tuple(request_headers), notes=tuple(notes))
+                   request_headers=tuple(request_headers), notes=tuple(notes), segments=tuple(segments))
 
 
 _REQUEST_LINE = re.compile(rb"^[A-Z]+ \S+ HTTP/[\d.]+\s*$")

@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 
 from ..findings import Code, Diagnostic, Severity
 
-__all__ = ["Capture", "InputError", "Note"]
+__all__ = ["Capture", "EntryInfo", "InputError", "Note", "Segment"]
+
+#: (body start, body end, file start, file end): bytes `body[b0:b1]` were read out of `file[f0:f1]`
+#: (the same length when they were copied as they are, as curl -v's body lines are; a log line's
+#: data becomes `data: ...` and its timestamp prefix is dropped, so there the lengths differ).
+Segment = tuple[int, int, int, int]
 
 
 class InputError(ValueError):
@@ -29,6 +34,23 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryInfo:
+    """One entry of a HAR, as a picker lists it (read defensively: a missing field is empty or None)."""
+
+    index: int
+    method: str
+    url: str
+    status: int | None
+    mime: str
+    streamed: bool
+    failed: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"index": self.index, "method": self.method, "url": self.url, "status": self.status,
+                "mime": self.mime, "streamed": self.streamed, "failed": self.failed}
+
+
+@dataclass(frozen=True, slots=True)
 class Capture:
     body: bytes
     #: What the input was: "raw", "har", "curl-verbose", "curl-trace", "log", ...
@@ -45,6 +67,12 @@ class Capture:
     #: A HAR entry's own times, (name, seconds): "total", "first_byte" (from the request's start to the
     #: response's first byte) and "receive" (reading the body), those the HAR knows. Not per frame.
     entry_timing: tuple[tuple[str, float], ...] = ()
+    #: Where each piece of `body` came from in the input (see `Segment`), in body order, for the
+    #: line-based inputs (a log, curl -v/-i output); empty when the body is not pieces of the file.
+    segments: tuple[Segment, ...] = ()
+    #: A HAR's entries (every one the file holds), and the index of the one `body` is from.
+    entries: tuple[EntryInfo, ...] = ()
+    entry: int | None = None
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()

@@ -112,8 +112,9 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int) ->
                               Severity.WARNING))
     if body is capture.body and len(notes) == len(capture.notes):
         return capture
-    return Capture(body, capture.source, reads, capture.status, capture.response_headers,
-                   capture.request_headers, capture.url, tuple(notes), capture.started)
+    # An inflated or unwrapped body is no longer pieces of the file: where they came from is dropped.
+    segments = capture.segments if body is capture.body else ()
+    return dataclasses.replace(capture, body=body, reads=reads, notes=tuple(notes), segments=segments)
 
 
 def _gunzip(compressed: bytes, max_inflated: int) -> tuple[bytes, Note]:

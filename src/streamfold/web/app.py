@@ -5,7 +5,7 @@ runs the core on what the page posts.
     GET  /static/...      app.js, app.css, the icon
     GET  /api/meta        version, dialects, transports, size limit, the command line's FILE if any
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
-    POST /api/fold        body: the capture's raw bytes; query: dialect, transport -> see fold_view.py;
+    POST /api/fold        body: the capture's raw bytes; query: dialect, transport, entry (a HAR's) -> see fold_view.py;
                           with frames=range: NDJSON progress, then the view without its rows -> see ranges.py
     GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
     POST /api/diff        body: left bytes then right bytes; query: left_size (bytes), dialect, transport -> see diff.py
@@ -130,7 +130,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         if request.query_params.get("frames") == "range":
             return await fold_by_range(request)
         return await folding(request, lambda body, options: build_fold_view(
-            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size))
+            body, dialect=options["dialect"], transport=options["transport"], entry=options["entry"],
+            max_inflated=max_size))
 
     async def fold_by_range(request: Request) -> Response:
         """The page's fold: progress as it folds, the view without its rows (they come by range)."""
@@ -147,8 +148,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             return prepared
         options, body = prepared
         return fold_stream(lambda progress: build_fold_view(
-            body, dialect=options["dialect"], transport=options["transport"], max_inflated=max_size,
-            frames="range", progress=progress, keep=kept.keep), slots.give_back)
+            body, dialect=options["dialect"], transport=options["transport"], entry=options["entry"],
+            max_inflated=max_size, frames="range", progress=progress, keep=kept.keep), slots.give_back)
 
     async def frames_endpoint(request: Request) -> Response:
         return await frames_range(request, kept)
@@ -162,7 +163,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                 raise InputError(f"left_size must be the byte length of the left capture (0 to {len(body)}), "
                                  f"got {left_size!r}")
             split = int(left_size)
-            return diff_captures(body[:split], body[split:], max_inflated=max_size, **options)
+            return diff_captures(body[:split], body[split:], max_inflated=max_size, dialect=options["dialect"],
+                                 transport=options["transport"])
         return await folding(request, work)
 
     app = Starlette(routes=[
@@ -255,7 +257,14 @@ def _fold_options(request: Request) -> dict[str, str | None] | Response:
         return _error(400, f"unknown dialect {dialect!r}; known: {', '.join(sorted(DIALECTS))}")
     if transport is not None and transport not in TRANSPORTS:
         return _error(400, f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
-    return {"dialect": dialect, "transport": transport}
+    entry = request.query_params.get("entry") or None
+    if entry is not None and len(entry) > _MAX_ENTRY:
+        return _error(400, f"entry must be a HAR entry's number or a part of its URL, at most {_MAX_ENTRY} characters")
+    return {"dialect": dialect, "transport": transport, "entry": entry}
+
+
+# The longest `entry` option taken (a part of a URL).
+_MAX_ENTRY = 2000
 
 
 async def _options_and_body(request: Request, max_size: int) -> tuple[dict[str, str | None], bytes] | Response:

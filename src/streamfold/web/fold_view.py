@@ -14,6 +14,7 @@ to show every stage without asking the server again.
       "export_error": why there is none, or null,
       "capture":    {"size": bytes, "input_size": bytes, "source": "raw" | "har" | "curl-trace" | ...},
       "arrivals", "stream_timing": when the input had arrival times (each row then has "time"),
+      "file", "har": a log's or curl output's own bytes, a HAR's entries (see `file_view`),
       "entry_timing": a HAR entry's own times ({"total", "first_byte", "receive"} in seconds), when it has them,
       "timing":     {"fold_ms": ..., "views_ms": ...}
     }
@@ -50,6 +51,7 @@ from ..services.inputs import Capture
 from ..services.lost import lost_text
 from ..services.rows import frame_rows
 from ..services.timing import DEFAULT_STALL
+from .file_view import SpanMap, file_part, har_part
 
 __all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "provenance_runs", "text_fields",
            "utf16_position"]
@@ -62,23 +64,26 @@ _json_encode = msgspec.json.Encoder().encode
 
 
 def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None,
-                    max_inflated: int | None = None, frames: str = "all",
+                    entry: str | None = None, max_inflated: int | None = None, frames: str = "all",
                     progress: Callable[[int, int], None] | None = None,
-                    keep: Callable[[Result, bytes, Sequence[float]], str] | None = None) -> dict[str, Any]:
+                    keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None) -> dict[str, Any]:
     """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
-    like the CLI reads it; the page shows the stream body it holds. Raises
+    like the CLI reads it (`entry`: a HAR's entry, as `--entry` picks it); the page shows the
+    stream body it holds, and a log's or curl output's own lines (`file_view`). Raises
     `InputError` when it cannot be used. `max_inflated`, `progress`: as for `services.load`.
     `frames`: "all" (rows in the view) or "range" (the frame index instead; `keep(result, body)`
     stores the fold (and its arrival times) for the range requests and returns its id, "fold_id" in the view).
     """
-    loaded = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated, progress=progress)
+    loaded = load(data, dialect=dialect, transport=transport, entry=entry, max_inflated=max_inflated,
+                  progress=progress)
     folded = time.perf_counter()
     result, body = loaded.result, loaded.capture.body
     arrivals = loaded.timing.arrivals if loaded.timing is not None else ()
+    spans = SpanMap(loaded.capture.segments)
     if frames == "all":
-        rows, trailing = frame_views(result, body, arrivals=arrivals)
+        rows, trailing = frame_views(result, body, arrivals=arrivals, spans=spans)
     else:
         rows, trailing = [], _trailing(result, body)
     try:
@@ -92,7 +97,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
     else:
         view["frame_count"] = len(result.frames)
         view["frame_kinds"] = frame_kinds(result)
-        view["fold_id"] = keep(result, body, arrivals) if keep is not None else None
+        view["fold_id"] = keep(result, body, arrivals, spans) if keep is not None else None
     view.update({
         "trailing": trailing,
         "provenance": [{"choice": choice, "field": field, "runs": provenance_runs(result, choice, field, text)}
@@ -109,6 +114,12 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         view["arrivals"] = list(loaded.timing.arrivals)
         view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
                                  "first_byte": _first_byte(loaded.capture)}
+    file = file_part(data, loaded)
+    if file is not None:
+        view["file"] = file
+    har = har_part(loaded)
+    if har is not None:
+        view["har"] = har
     if loaded.capture.entry_timing:
         # A HAR times its entry as a whole (first byte, receiving), not each frame.
         view["entry_timing"] = dict(loaded.capture.entry_timing)
@@ -142,7 +153,7 @@ def _trailing(result: Result, data: bytes) -> str:
 
 
 def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = None,
-                arrivals: Sequence[float] = ()) -> tuple[list[dict[str, Any]], str]:
+                arrivals: Sequence[float] = (), spans: SpanMap | None = None) -> tuple[list[dict[str, Any]], str]:
     """One row per frame (of frames `start` to `stop`): `frame_rows`' fields plus what the raw
     and JSON stages show, and `time` (seconds) when the capture says when each frame arrived.
 
@@ -159,7 +170,8 @@ def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = 
     of an invalid frame, position in UTF-16 units of `data`), `data` (for
     invalid and empty frames, the text the error points into), `comments`,
     `id`, `retry`, `headers` and `issue_details` (each issue's code, message,
-    offset and line).
+    offset and line), `file_span` (with `spans`: [start, end] of the input's bytes the frame
+    was read out of, see `file_view`).
 
     Returns the rows and the text after the last frame.
     """
@@ -176,6 +188,8 @@ def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = 
         row["size"] = len(frame.raw)
         if frame.index < len(arrivals):
             row["time"] = round(arrivals[frame.index], 6)
+        if spans:
+            row["file_span"] = spans.span(frame.offset, frame.end)
         if frame.offset > previous_end:
             row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
         previous_end = max(previous_end, frame.end)

@@ -26,6 +26,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..result import Result
 from ..services import InputError
+from .file_view import SpanMap
 from .fold_view import encode, frame_views
 from .limits import error
 
@@ -36,22 +37,23 @@ MAX_RANGE = 5000
 
 
 class FoldStore:
-    """The last `size` folds, by id: their Result, stream body and arrival times (threads add, the loop reads)."""
+    """The last `size` folds, by id: their Result, stream body, arrival times and where the body's
+    pieces are in the input (threads add, the loop reads)."""
 
     def __init__(self, size: int) -> None:
         self.size = max(1, size)
-        self._folds: OrderedDict[str, tuple[Result, bytes, Sequence[float]]] = OrderedDict()
+        self._folds: OrderedDict[str, tuple[Result, bytes, Sequence[float], SpanMap | None]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def keep(self, result: Result, body: bytes, arrivals: Sequence[float] = ()) -> str:
+    def keep(self, result: Result, body: bytes, arrivals: Sequence[float] = (), spans: SpanMap | None = None) -> str:
         fold_id = secrets.token_urlsafe(12)
         with self._lock:
-            self._folds[fold_id] = (result, body, arrivals)
+            self._folds[fold_id] = (result, body, arrivals, spans)
             while len(self._folds) > self.size:
                 self._folds.popitem(last=False)
         return fold_id
 
-    def get(self, fold_id: str) -> tuple[Result, bytes, Sequence[float]] | None:
+    def get(self, fold_id: str) -> tuple[Result, bytes, Sequence[float], SpanMap | None] | None:
         with self._lock:
             found = self._folds.get(fold_id)
             if found is not None:
@@ -112,8 +114,8 @@ async def frames_range(request: Request, store: FoldStore) -> Response:
     found = store.get(fold_id)
     if found is None:
         return error(404, "this fold is no longer kept by the server (it keeps the last few); fold the capture again")
-    result, body, arrivals = found
+    result, body, arrivals, spans = found
     start, count = numbers["start"], min(numbers["count"], MAX_RANGE)
-    rows, _ = await asyncio.to_thread(frame_views, result, body, start, start + count, arrivals)
+    rows, _ = await asyncio.to_thread(frame_views, result, body, start, start + count, arrivals, spans)
     return Response(encode({"fold_id": fold_id, "start": start, "total": len(result.frames), "frames": rows}),
                     media_type="application/json")
