@@ -206,6 +206,8 @@ def test_the_axis_note_and_raw_pane_say_what_the_input_holds(page: Page) -> None
         "HAR entry: first byte after 353 ms, body received over 259 ms, 612 ms in all (no per-frame times)")
     open_file(page, "curl-v.txt", (INPUTS / "curl-v.txt").read_bytes())
     assert "curl -v output has no arrival times" in page.text_content(".timeline-note")
+    assert page.text_content("#raw-sub") == "curl's output as it is"  # its own lines (tests/fronts/test_web_file_pane.py)
+    page.click('#raw-source [data-source="body"]')
     assert "extracted from curl's output" in page.text_content("#raw-sub")
     open_file(page, "timestamped.log", (INPUTS / "timestamped.log").read_bytes())
     assert page.text_content(".timeline-note") == "x: time since the start (arrival times from the log's timestamps)"

@@ -183,6 +183,7 @@ const state = {
   selected: -1,
   hovered: -1,
   foldToken: 0,
+  entry: null,        // the HAR entry picked (its index, as text), or null: the one the server picks
 };
 
 // ---------------------------------------------------------------------------
@@ -351,6 +352,10 @@ class RawView {
     this.sse = true;
     this.measure = h('span', { class: 'raw-measure', 'aria-hidden': true }, 'M'.repeat(100));
     scroller.append(this.measure);
+    this.source = 'file';   // a log's or curl output's own lines, or the stream body read out of them
+    for (const button of document.querySelectorAll('#raw-source button')) {
+      button.addEventListener('click', () => this.setSource(button.dataset.source));
+    }
     new ResizeObserver(debounce(() => this.reflow(false), 80)).observe(scroller);
     scroller.addEventListener('click', (event) => {
       const row = event.target.closest('.vl-row');
@@ -363,17 +368,25 @@ class RawView {
   setData() {
     this.loading = false;
     this.cache.clear();
-    this.sse = state.result.transport === 'sse';
+    if (this.shown !== state.view) { this.shown = state.view; this.source = 'file'; }
+    this.file = fileBlocks(this.file);
+    this.fileMode = Boolean(this.file) && this.source === 'file';
+    for (const button of document.querySelectorAll('#raw-source button')) {
+      button.setAttribute('aria-pressed', String((button.dataset.source === 'file') === this.fileMode));
+    }
+    this.sse = state.result.transport === 'sse' && !this.fileMode;
     // A binary framing has no lines: its bytes are shown as text, without line numbers.
     this.binary = isBinary(state.result.transport);
     this.scroller.classList.toggle('sse', this.sse);
-    const subtitle = rawSubtitle(state.view.capture, this.binary, state.capture && state.capture.name === 'pasted text');
+    const pastedText = state.capture && state.capture.name === 'pasted text';
+    const subtitle = this.fileMode ? fileSubtitle(state.view, pastedText)
+      : rawSubtitle(state.view.capture, this.binary, pastedText);
     $('raw-sub').textContent = subtitle.text;
     $('raw-sub').title = subtitle.title || '';
-    $('raw-sub').classList.toggle('extracted', Boolean(subtitle.title));
+    $('raw-sub').classList.toggle('extracted', Boolean(subtitle.title) && !this.fileMode);
     const frames = state.frames;
-    this.blockCount = frames.length + (state.view.trailing ? 1 : 0);
-    const lastLine = frames.length ? frames[frames.length - 1].line + 2 : 1;
+    this.blockCount = frames.length + ((this.fileMode ? this.file.trailing : state.view.trailing) ? 1 : 0);
+    const lastLine = this.fileMode ? this.file.lineCount : frames.length ? frames[frames.length - 1].line + 2 : 1;
     this.scroller.style.setProperty('--frame-digits', String(Math.max(2, String(frames.length).length)));
     this.scroller.style.setProperty('--line-digits', String(Math.max(2, String(lastLine).length + 1)));
     this.cols = 0;
@@ -431,6 +444,7 @@ class RawView {
   }
 
   blockText(block) {
+    if (this.fileMode) return this.file.blocks[block] || { gap: this.file.trailing, raw: '' };
     const frame = state.frames[block];
     if (frame) return { gap: frame.gap || '', raw: frame.raw };
     return { gap: state.view.trailing, raw: '' };
@@ -455,7 +469,9 @@ class RawView {
     const ownLines = splitLines(raw);
     // A frame's first line number is known; the gap's lines are counted back from it.
     let firstLine;
-    if (frame) {
+    if (this.fileMode) {
+      firstLine = this.file.lines[block];
+    } else if (frame) {
       const gapBreaks = gapLines.filter((line) => line.end).length;
       firstLine = frame.line - gapBreaks;
     } else {
@@ -568,6 +584,73 @@ class RawView {
   }
 
   refresh() { this.list.render(); }
+
+  // "stream body" or "file": what the pane shows of a log or curl output.
+  setSource(source) {
+    this.source = source;
+    if (this.loading || !state.view) return;
+    this.setData();
+    if (state.selected >= 0) this.scrollToFrame(state.selected, true);
+  }
+}
+
+// The raw pane's "file" mode: the input's own bytes cut into blocks at the frames' file spans (the
+// lines before a frame that made no frame, a skipped log line or curl's headers, are its gap), with
+// the file's line number where each block starts. null when the view has no file (or it was too big:
+// the switch then says why). `last`: the blocks made before, kept while the view is the same.
+function fileBlocks(last) {
+  const file = state.view.file, frames = state.frames;
+  const toggle = $('raw-source'), fileButton = toggle.querySelector('[data-source="file"]');
+  toggle.hidden = !file;
+  if (!file) return null;
+  const usable = Boolean(file.base64) && frames.every((frame) => Array.isArray(frame.file_span));
+  fileButton.disabled = !usable;
+  fileButton.title = usable ? "The file's own lines, the selected frame's marked"
+    : file.omitted || 'where each frame is in the file is not known';
+  if (!usable) return null;
+  if (last && last.view === state.view) return last;
+  const binary = atob(file.base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  // Cut only at line breaks, so each slice decodes as it would whole; a BOM stays (its badge shows).
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const text = (from, to) => (from < to ? decoder.decode(bytes.subarray(from, to)) : '');
+  const blocks = new Array(frames.length), lines = new Int32Array(frames.length + 1);
+  let at = 0, line = 1;
+  for (let i = 0; i < frames.length; i++) {
+    const start = Math.max(at, Math.min(frames[i].file_span[0], bytes.length));
+    let end = Math.max(start, Math.min(frames[i].file_span[1], bytes.length));
+    // A log frame's span ends before its line break: the break is the frame's, not the next gap's.
+    if (end > start && bytes[end - 1] !== 10 && bytes[end - 1] !== 13) {
+      if (bytes[end] === 13) end += bytes[end + 1] === 10 ? 2 : 1;
+      else if (bytes[end] === 10) end += 1;
+    }
+    blocks[i] = { gap: text(at, start), raw: text(start, end) };
+    lines[i] = line;
+    line += countBreaks(blocks[i].gap) + countBreaks(blocks[i].raw);
+    at = end;
+  }
+  lines[frames.length] = line;
+  const trailing = text(at, bytes.length);
+  return { view: state.view, blocks, lines, trailing, lineCount: line + countBreaks(trailing) + 1 };
+}
+
+// Line ends as splitLines counts them (CRLF is one).
+function countBreaks(text) {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || (code === 13 && text.charCodeAt(i + 1) !== 10)) count++;
+  }
+  return count;
+}
+
+function fileSubtitle(view, pasted) {
+  const what = view.capture.source === 'log' ? "the log's own lines" : "curl's output as it is";
+  const converted = view.file.converted ? `, decoded from ${view.file.converted}` : '';
+  return { text: `${what}${converted}`,
+    title: `${formatBytes(view.file.size)} of ${pasted ? 'pasted text' : 'file'}, the selected frame's lines marked; ` +
+      `“stream body” shows the ${formatBytes(view.capture.size)} of stream body read out of it` };
 }
 
 // A segment boundary never falls inside a surrogate pair (the pair would render as two broken halves).
@@ -1508,7 +1591,7 @@ function stubFrames(view) {
 function postFold(capture, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    const query = foldQuery();
+    const query = inspectQuery();
     xhr.open('POST', `/api/fold?${query ? `${query}&` : ''}frames=range`);
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
     let seen = 0, last = null;
@@ -1659,6 +1742,50 @@ async function errorMessage(response) {
   return `The server answered ${response.status} ${response.statusText}`;
 }
 
+// The inspect view's fold: the options, and the HAR entry picked.
+function inspectQuery() {
+  const query = new URLSearchParams(foldQuery());
+  if (state.entry !== null) query.set('entry', state.entry);
+  return query.toString();
+}
+
+// A HAR of several entries: the entry folded, and the others to pick (streamed ones first). A URL is
+// the HAR's, so untrusted: text only, and a bidi or invisible character in it is spelled out.
+function renderEntryPicker(view) {
+  const har = view && view.har;
+  $('entry-bar').hidden = !har;
+  if (!har) return;
+  const option = (entry) => Object.assign(h('option', { text: entryLabel(entry) }), { value: String(entry.index) });
+  const group = (label, entries) => (entries.length
+    ? Object.assign(h('optgroup', null, entries.map(option)), { label }) : null);
+  const streamed = har.entries.filter((entry) => entry.streamed);
+  setChildren($('entry-select'), group('streamed responses', streamed),
+    group('other requests', har.entries.filter((entry) => !entry.streamed)));
+  $('entry-select').value = String(har.entry);
+  const count = har.entries.length;
+  $('entry-note').textContent = `${formatCount(streamed.length)} of ${formatCount(count)} entr${count === 1 ? 'y' : 'ies'} streamed`;
+}
+
+function entryLabel(entry) {
+  const spelled = (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`;
+  const url = (entry.url || '(no URL)').replace(MARKED_ALL, spelled);
+  const status = entry.status === null ? 'no status' : String(entry.status);
+  return `${entry.streamed ? '▶ ' : entry.failed ? '✕ ' : ''}#${entry.index} ${entry.method || '?'} ${url} · ${status}`
+    + `${entry.mime ? ` · ${entry.mime.replace(MARKED_ALL, spelled)}` : ''}`
+    + `${entry.streamed ? ' · streamed' : entry.failed ? ' · failed' : ''}`;
+}
+
+function setupEntryPicker() {
+  $('entry-select').addEventListener('change', async () => {
+    if (!state.capture) return;
+    state.entry = $('entry-select').value;
+    await foldCapture(state.capture);
+    // A fold that failed (an entry with no body) leaves the last one shown: its entry is the one picked.
+    renderEntryPicker(state.view);
+    if (state.view && state.view.har) state.entry = String(state.view.har.entry);
+  });
+}
+
 function foldQuery() {
   const query = new URLSearchParams();
   if ($('dialect-select').value) query.set('dialect', $('dialect-select').value);
@@ -1668,6 +1795,7 @@ function foldQuery() {
 
 async function foldCapture(capture) {
   const token = ++state.foldToken;
+  if (capture !== state.capture) state.entry = null; // another capture: the server picks its entry
   state.capture = capture;
   showAlert(null);
   setState('loading');
@@ -1760,6 +1888,7 @@ function load(view) {
   setHighlight('sf-hover', []);
   step('index');
   renderSummary();
+  renderEntryPicker(view);
   renderResult();
   step('result');
   frameLoader.start(view);
@@ -2169,6 +2298,7 @@ async function start() {
   setupKeyboard();
   setupResultPointer();
   setupDiff();
+  setupEntryPicker();
   renderSummary();
   renderJsonView();
   $('result-view').replaceChildren(h('p', { class: 'empty-note', text: 'The merged reply appears here.' }));
