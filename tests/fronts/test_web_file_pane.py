@@ -57,6 +57,10 @@ def test_a_har_of_several_entries_gets_a_picker_that_folds_the_entry_picked(page
     assert "read HAR entry 1" in page.text_content("#result-view")
     shot(page, "page-har-entry-picker.png")
     # The picked entry stays when the dialect changes; another file goes back to the server's pick.
+    before = page.get_attribute("body", "data-fold-count") or "0"
+    page.select_option("#dialect-select", "openai-chat")
+    ready(page, before)
+    assert page.input_value("#entry-select") == "1" and "The kettle is on" in reply(page)
     open_file(page, "two.har", (INPUTS / "base64-two-streams.har").read_bytes())
     assert page.input_value("#entry-select") == "2"
     open_file(page, "reply.log", (INPUTS / "timestamped.log").read_bytes())
