@@ -112,8 +112,11 @@ def test_curl_output_in_file_mode_shows_its_headers_around_the_frames(page: Page
     open_file(page, "curl-v.txt", data)
     assert page.text_content("#raw-sub").startswith("curl's output as it is")
     page.eval_on_selector("#raw-list", "e => { e.scrollTop = 0; }")
-    page.wait_for_function("document.getElementById('raw-list').textContent.includes('< HTTP/')")
-    shown = page.evaluate("document.getElementById('raw-list').textContent")
+    for _ in range(100):  # the rows are drawn on the next animation frame (the CSP allows no wait_for_function)
+        shown = page.evaluate("document.getElementById('raw-list').textContent")
+        if "< HTTP/" in shown:
+            break
+        page.wait_for_timeout(20)
     shot(page, "page-raw-file-curl.png")
     assert "< HTTP/" in shown and "data: {" in shown
     # Still the stream body's subtitle for a HAR (its body is JSON-escaped or base64 inside the file).
