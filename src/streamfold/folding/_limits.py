@@ -15,11 +15,13 @@ _FOLD_SLICE = 1024 * 1024
 # (110k for a MiB of 9-byte stray lines).
 _SMALL_SLICE = 64 * 1024
 _RECORDS_PER_SLICE = 4096
-# Line ends in the first 8 KiB past which a capture's frames are taken for small ones (64 bytes a
-# line end or fewer, where an OpenAI chunk is ~150; stray lines and bare `data: {` are 9). Only a
-# sample: counting line ends is a byte-by-byte loop in C, and over 64 KiB it cost a 1k-frame fold 5%.
+# Line ends in the first 8 KiB past which a capture's frames are taken for small ones (32 bytes a
+# line end or fewer, where an OpenAI chunk is ~150 and an Anthropic `event:` + `data:` block ~50;
+# stray lines and bare `data: {` are 5-9). At 64 bytes Anthropic streams were cut at 64 KiB for
+# nothing (their blocks are runs, not records): 7% of a 1k-frame fold. Only a sample: counting line
+# ends is a byte-by-byte loop in C, and over 64 KiB it cost a 1k-frame fold 5%.
 _SAMPLE = 8 * 1024
-_SMALL_FRAMES = 128
+_SMALL_FRAMES = 256
 
 
 def check_limits(**limits: object) -> None:
