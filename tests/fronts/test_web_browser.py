@@ -25,44 +25,15 @@ from streamfold.services.rows import frame_rows
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
-pytestmark = [
-    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip install playwright)"),
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="no browser at /usr/bin/chromium (apt-get install -y chromium)"),
-]
 
-
-# -- fixtures -------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with start_in_thread(create_app()) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert sync_playwright is not None
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
+# -- fixtures (the server and the browser are conftest.py's) ------------------- -------------------------------------------------------------------
 
 class Recorder:
     def __init__(self) -> None:

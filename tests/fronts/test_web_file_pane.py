@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from test_web_page_details import INPUTS, browser, new_page, open_file, ready, server, shot
+from test_web_page_details import INPUTS, new_page, open_file, ready, shot
 
 from streamfold.web import file_view
 
@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
     from streamfold.web.server import RunningServer
-
-__all__ = ["browser", "server"]  # the fixtures, shared
-
 
 @pytest.fixture()
 def page(browser: Browser, server: RunningServer) -> Iterator[Page]:

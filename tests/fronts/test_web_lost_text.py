@@ -1,5 +1,5 @@
 """The page marks a frame that did not decode in the reply, where its text would have gone, as
-`streamfold show` does; in a real browser (the fixtures and skips of test_web_browser)."""
+`streamfold show` does; in a real browser (the fixtures of conftest.py and test_web_browser)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,13 @@ from typing import TYPE_CHECKING
 
 from test_web_browser import (  # noqa: F401  (fixtures)
     EXAMPLES,
-    browser,
     character_point,
     fold_text,
     open_page,
     page,
-    pytestmark,
     recorder,
     screenshot,
     selected_frame,
-    server,
 )
 
 import streamfold

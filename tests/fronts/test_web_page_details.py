@@ -23,45 +23,18 @@ from click.testing import CliRunner
 
 from streamfold.cli import cli
 from streamfold.services.inputs import read_capture
-from streamfold.web.app import create_app
 from streamfold.web.diff import _field, diff_captures
 from streamfold.web.fold_view import build_fold_view
-from streamfold.web.server import RunningServer, start_in_thread
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None  # type: ignore[assignment]
+from streamfold.web.server import RunningServer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 INPUTS = ROOT / "tests" / "inputs"
 SHOTS = Path("/tmp") if Path("/tmp").is_dir() else ROOT / "tests" / "artifacts"
 
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with start_in_thread(create_app()) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if sync_playwright is None:
-        pytest.skip("playwright is not installed (pip install playwright)")
-    if not CHROMIUM.exists():
-        pytest.skip("no browser at /usr/bin/chromium (apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def new_page(browser: Browser, server: RunningServer, width: int = 1400, height: int = 900) -> Iterator[Page]:

@@ -1,0 +1,46 @@
+"""What the page's browser tests share: the page's server on 127.0.0.1 and Debian's Chromium
+(/usr/bin/chromium) driven by Playwright. A test that takes `browser` is skipped, with the reason,
+when playwright or the browser is missing:
+    apt-get install -y chromium && pip install playwright     (never `playwright install`)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from streamfold.web.app import create_app
+from streamfold.web.server import RunningServer, start_in_thread
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    with start_in_thread(create_app()) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if sync_playwright is None:
+        pytest.skip("playwright is not installed (pip install playwright)")
+    if not CHROMIUM.exists():
+        pytest.skip("no browser at /usr/bin/chromium (apt-get install -y chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
