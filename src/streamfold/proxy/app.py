@@ -6,6 +6,7 @@ before the next one is awaited, while the store records it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import Future
@@ -16,7 +17,7 @@ import httpx
 from ..store import CaptureStore, Exchange, Summary
 from .forward import Target, exchange_line, forwarded_headers, is_own_host
 
-__all__ = ["RecordingProxy", "UpstreamCut"]
+__all__ = ["RecordingProxy", "UpstreamCutError"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,14 +25,14 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 
-class UpstreamCut(Exception):
+class UpstreamCutError(Exception):
     """Raised to the server after the upstream broke off a body: the client's connection is
     closed too, so the client sees the cut instead of a clean end."""
 
 
 class _QuietCuts(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], UpstreamCut))
+        return not (record.exc_info and isinstance(record.exc_info[1], UpstreamCutError))
 
 
 logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
@@ -53,8 +54,10 @@ class RecordingProxy:
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:  # made on the server's event loop, at the first request
+            # No idle upstream connections kept: none is left open when the server stops.
             self._client = httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=self.read_timeout),
-                                             follow_redirects=False)
+                                             follow_redirects=False,
+                                             limits=httpx.Limits(max_keepalive_connections=0))
         return self._client
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -120,7 +123,7 @@ class RecordingProxy:
             await response.aclose()
         self._end(exchange, method, path, status, outcome, error)
         if outcome == "upstream-cut":
-            raise UpstreamCut(error)
+            raise UpstreamCutError(error)
 
     def _end(self, exchange: Exchange, method: str, path: str, status: int | None, outcome: str,
              error: str | None) -> None:
@@ -158,10 +161,8 @@ async def _relay(response: httpx.Response, exchange: Exchange, receive: Receive,
     if relay.done():
         return relay.result()
     relay.cancel()  # the client went away: stop reading, and the caller closes the upstream request
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await relay
-    except asyncio.CancelledError:
-        pass
     return "client-cut", "the client closed the connection before the body ended"
 
 

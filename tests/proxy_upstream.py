@@ -11,7 +11,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-CAPTURES = Path(__file__).resolve().parents[1] / "captures"
+CAPTURES = Path(__file__).resolve().parent / "captures"
 OPENAI = (CAPTURES / "openai" / "o3-usage-only-final-chunk.sse").read_bytes()
 ANTHROPIC = (CAPTURES / "anthropic" / "a5-ping-before-first-delta.sse").read_bytes()
 RATE_LIMITED = b'{"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}'
