@@ -1,5 +1,5 @@
 """The `streamfold` program: the command line's group with the web page's
-`web` command added. The two fronts never import each other; this module is
+`web` command and the recording proxy's `record` added. The fronts never import each other; this module is
 where they meet (the console script and `python -m streamfold` run `main`)."""
 
 from __future__ import annotations
@@ -7,11 +7,12 @@ from __future__ import annotations
 import sys
 
 from .cli import make_cli
+from .proxy.command import record
 from .web.command import web
 
 __all__ = ["cli", "main"]
 
-cli = make_cli(web)
+cli = make_cli(web, record)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -70,7 +70,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "services", "store")
+    fronts = ("cli", "web", "proxy", "services", "store")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts and path.name not in ("launcher.py", "__main__.py")]
 
@@ -83,6 +83,10 @@ def test_the_capture_store_is_front_neutral() -> None:
 
 def test_the_command_line_does_not_import_the_web_page() -> None:
     assert violations(files_of("cli"), ("streamfold.web",)) == []
+
+
+def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> None:
+    assert violations(files_of("proxy"), ("streamfold.cli", "streamfold.web", "streamfold.launcher")) == []
 
 
 def test_the_web_page_does_not_import_the_command_line() -> None:

@@ -1,0 +1,179 @@
+"""The recording proxy as a raw ASGI app: each request is checked (origin-form,
+not CONNECT, addressed to this proxy), forwarded to the target with httpx, and
+the response passed back read by read, each upstream read sent to the client
+before the next one is awaited, while the store records it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import Future
+from typing import Any
+
+import httpx
+
+from ..store import CaptureStore, Exchange, Summary
+from .forward import Target, exchange_line, forwarded_headers, is_own_host
+
+__all__ = ["RecordingProxy", "UpstreamCutError"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class UpstreamCutError(Exception):
+    """Raised to the server after the upstream broke off a body: the client's connection is
+    closed too, so the client sees the cut instead of a clean end."""
+
+
+class _QuietCuts(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], UpstreamCutError))
+
+
+logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
+
+
+class RecordingProxy:
+    """Forwards every request to `target`, records each exchange in `store`, and calls `echo`
+    with one line per exchange once its summary is folded. `port`/`host`: where it listens (for
+    the Host check; set by the server once bound)."""
+
+    def __init__(self, target: str, store: CaptureStore, *, host: str = "127.0.0.1", port: int | None = None,
+                 echo: Callable[[str], None] = print, read_timeout: float | None = 600.0) -> None:
+        self.target = Target(target)
+        self.store = store
+        self.host, self.port = host, port
+        self.echo = echo
+        self.read_timeout = read_timeout
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:  # made on the server's event loop, at the first request
+            # No idle upstream connections kept: none is left open when the server stops.
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=self.read_timeout),
+                                             follow_redirects=False,
+                                             limits=httpx.Limits(max_keepalive_connections=0))
+        return self._client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await _plain(send, *refusal)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
+        url = self.target.join(raw_path, scope.get("query_string", b""))
+        headers = forwarded_headers(scope["headers"])
+        method = scope["method"]
+        exchange = await asyncio.to_thread(self.store.begin, method, url, headers, bytes(body))
+        path = raw_path.decode("latin-1")
+        await self._forward(exchange, method, url, path, headers, bytes(body), receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str] | None:
+        if scope["method"] == "CONNECT":
+            return 405, "this is a reverse proxy for one target; CONNECT is not supported"
+        raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
+        if not raw_path.startswith(b"/"):
+            return 400, (f"this reverse proxy forwards only to {self.target.url}; send the path alone "
+                         "(GET /v1/...), not an absolute URL")
+        host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), "")
+        if self.port is not None and not is_own_host(host, self.host, self.port):
+            return 400, (f"this proxy answers requests addressed to it (127.0.0.1:{self.port}) and forwards "
+                         f"them to {self.target.url}; the Host header was {host!r}")
+        return None
+
+    async def _forward(self, exchange: Exchange, method: str, url: str, path: str, headers: list[tuple[str, str]],
+                       body: bytes, receive: Receive, send: Send) -> None:
+        client = self.client()
+        request = client.build_request(method, url, headers=headers, content=body)
+        sent = {name.lower() for name, _ in headers}
+        for name in ("accept", "accept-encoding", "connection", "user-agent"):  # httpx's defaults, not the client's
+            if name not in sent and name in request.headers:
+                del request.headers[name]
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            sentence = f"streamfold record could not reach {self.target.url}: {_reason(exc)}"
+            self._end(exchange, method, path, None, "failed", sentence)
+            await _plain(send, 502, sentence)
+            return
+        try:
+            status = response.status_code
+            response_headers = forwarded_headers(response.headers.raw)
+            exchange.response(status, response_headers)
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(name.encode("latin-1"), value.encode("latin-1"))
+                                    for name, value in response_headers]})
+            outcome, error = await _relay(response, exchange, receive, send)
+        finally:
+            await response.aclose()
+        self._end(exchange, method, path, status, outcome, error)
+        if outcome == "upstream-cut":
+            raise UpstreamCutError(error)
+
+    def _end(self, exchange: Exchange, method: str, path: str, status: int | None, outcome: str,
+             error: str | None) -> None:
+        future = exchange.end(outcome, error=error)
+
+        def done(result: Future[Summary | None]) -> None:
+            summary = None if result.exception() is not None else result.result()
+            self.echo(exchange_line(method, path, status, outcome, summary))
+
+        future.add_done_callback(done)
+
+
+async def _relay(response: httpx.Response, exchange: Exchange, receive: Receive,
+                 send: Send) -> tuple[str, str | None]:
+    """Pass each upstream read on as it arrives; stop when the client goes away. The outcome."""
+    async def stream() -> tuple[str, str | None]:
+        try:
+            async for chunk in response.aiter_raw():
+                exchange.read(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except httpx.HTTPError as exc:
+            return "upstream-cut", f"the upstream broke off the body: {_reason(exc)}"
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return "complete", None
+
+    async def disconnect() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    relay, watch = asyncio.ensure_future(stream()), asyncio.ensure_future(disconnect())
+    try:
+        await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+    if relay.done():
+        return relay.result()
+    relay.cancel()  # the client went away: stop reading, and the caller closes the upstream request
+    with contextlib.suppress(asyncio.CancelledError):
+        await relay
+    return "client-cut", "the client closed the connection before the body ended"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text[0].lower() + text[1:] if text else text
+
+
+async def _plain(send: Send, status: int, sentence: str) -> None:
+    data = (sentence + "\n").encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(data)).encode("ascii"))]})
+    await send({"type": "http.response.body", "body": data, "more_body": False})

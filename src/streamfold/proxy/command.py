@@ -1,0 +1,59 @@
+"""`streamfold record`: the command that runs the recording proxy. It lives
+here, with the proxy; `streamfold.launcher` adds it to the command line's group."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+__all__ = ["record"]
+
+EXIT_USAGE = 2
+
+
+@click.command()
+@click.option("--target", required=True, metavar="URL",
+              help="Where every request goes: http(s)://host[:port][/prefix].")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one.")
+@click.option("--db", "db", default=None, metavar="PATH",
+              help="The capture store to write (default: $STREAMFOLD_DB, else ./streamfold.sqlite).")
+@click.option("--keep-secrets", is_flag=True, help="Store credentials (Authorization, API keys, cookies) as sent.")
+def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool) -> None:
+    """Record live streams: a reverse proxy to URL that writes every exchange into the capture store.
+
+    Point the client's base URL at the address printed first; each request is forwarded
+    to --target and its response passed back as it arrives, read by read, while every
+    read is stored with its arrival time. One line per exchange follows as it ends.
+
+    \b
+    Examples:
+      streamfold record --target https://api.openai.com
+      OpenAI(base_url="http://127.0.0.1:PORT/v1")
+      streamfold captures
+    """
+    # Imported here: the other commands need neither httpx nor uvicorn.
+    from ..store import CaptureStore, StoreError, default_db
+    from .app import RecordingProxy
+    from .server import serve
+
+    path = db or default_db()
+    try:
+        store = CaptureStore.open(path, keep_secrets=keep_secrets)
+    except StoreError as exc:
+        click.echo(f"streamfold: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        app = RecordingProxy(target, store, echo=lambda line: click.echo(line))
+    except ValueError as exc:
+        store.close()
+        raise click.BadParameter(str(exc), param_hint="--target") from None
+    try:
+        serve(app, host=host, port=port)
+    except OSError as exc:
+        click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    finally:
+        store.close()
