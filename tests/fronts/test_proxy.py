@@ -14,8 +14,10 @@ import pytest
 import uvicorn
 
 from proxy_upstream import OPENAI, RATE_LIMITED, Upstream
+from streamfold._serving import RunningServer as RunningProxy
+from streamfold._serving import bind
 from streamfold.proxy.app import RecordingProxy
-from streamfold.proxy.server import RunningProxy, bind, start_in_thread
+from streamfold.proxy.server import start_in_thread
 from streamfold.store import CaptureStore, get_exchange, list_exchanges
 
 KEY = "sk-test-proxy-1234567890abcdef"

@@ -72,7 +72,14 @@ def files_of(*packages: str) -> list[Path]:
 def core_files() -> list[Path]:
     fronts = ("cli", "web", "proxy", "services", "store")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
-            if path.relative_to(PACKAGE).parts[0] not in fronts and path.name not in ("launcher.py", "__main__.py")]
+            if path.relative_to(PACKAGE).parts[0] not in fronts
+            and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
+
+
+def test_what_the_servers_share_imports_neither_front() -> None:
+    """`_serving` (a socket and a uvicorn thread) is the web page's and the proxy's, so neither imports the other."""
+    assert violations([PACKAGE / "_serving.py"], ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                                  "streamfold.services", "streamfold.launcher")) == []
 
 
 def test_the_capture_store_is_front_neutral() -> None:

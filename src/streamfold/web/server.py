@@ -19,6 +19,7 @@ from typing import Any
 
 import uvicorn
 
+from .._serving import RunningServer, bind, run_in_thread
 from .protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE, deadline_protocol
 
 __all__ = ["RunningServer", "Timeouts", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
@@ -36,21 +37,6 @@ def parse_size(text: str) -> int:
     if size < 1:
         raise ValueError(f"the size must be at least one byte, got {text!r}")
     return size
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on host:port (port 0: a free one)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError:
-        sock.close()
-        raise
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
 
 
 def url_for(sock: socket.socket, host: str) -> str:
@@ -116,39 +102,9 @@ def serve(app: Any, *, host: str = "127.0.0.1", port: int = 0, open_browser: boo
         sock.close()
 
 
-@dataclass
-class RunningServer:
-    """A uvicorn server running in a daemon thread; `stop()` ends it."""
-
-    url: str
-    server: uvicorn.Server
-    thread: threading.Thread
-    sock: socket.socket
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)
-        self.sock.close()
-
-    def __enter__(self) -> RunningServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
 def start_in_thread(app: Any, *, host: str = "127.0.0.1", port: int = 0, timeout: float = 10.0,
                     timeouts: Timeouts = Timeouts()) -> RunningServer:
     """Start `app` on host:port in a background thread and wait until it accepts requests."""
     sock = bind(host, port)
-    server = uvicorn.Server(_config(app, timeouts))  # off the main thread, uvicorn leaves signals alone
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="streamfold-web", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + timeout
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            sock.close()
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.02)
-    return RunningServer(url_for(sock, host), server, thread, sock)
+    return run_in_thread(uvicorn.Server(_config(app, timeouts)), sock, url_for(sock, host), name="streamfold-web",
+                         timeout=timeout)
