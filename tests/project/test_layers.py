@@ -70,7 +70,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "services", "store")
+    fronts = ("cli", "web", "proxy", "services", "store", "testing")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
@@ -86,6 +86,13 @@ def test_the_capture_store_is_front_neutral() -> None:
     """The store sits on the services layer (it folds with it) and under both fronts and the recorders."""
     assert violations(files_of("store"), ("streamfold.cli", "streamfold.web", "streamfold.launcher",
                                           *FRONT_LIBRARIES)) == []
+
+
+def test_the_testing_helpers_import_no_other_front() -> None:
+    """`streamfold.testing` (assert_reply, the pytest plugin) is a front of its own: it stands on the services
+    layer and the store, and a client's test suite that loads it gets neither the command line nor the page."""
+    assert violations(files_of("testing"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher")) == []
 
 
 def test_the_command_line_does_not_import_the_web_page() -> None:
