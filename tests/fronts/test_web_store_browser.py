@@ -246,3 +246,14 @@ def test_a_stored_capture_can_be_the_diff_s_left_side(watched: Watched, store: C
         page.click("#compare-button")
         page.wait_for_selector(".diff-summary", timeout=15_000)
         assert "Left side" in page.inner_text("#diff-output") and "Right side" in page.inner_text("#diff-output")
+
+
+def test_a_file_that_is_not_a_store_is_said_on_the_page(watched: Watched, tmp_path: Path) -> None:
+    page = watched.page
+    path = tmp_path / "notes.sqlite"
+    path.write_text("data: {}\n\n")  # replaced after the command checked it, say
+    with serve(str(path)) as server:
+        page.goto(server.url)
+        page.wait_for_selector("#captures-note.error:not([hidden])")
+        assert "is not a capture store" in page.inner_text("#captures-note")
+        assert rows(page) == []

@@ -2316,6 +2316,7 @@ const storeList = {
   version: '',
   active: null,       // the id the keyboard is on
   openLatest: false,  // FILE was PATH.sqlite: open the newest once the list is here
+  refolded: null,     // the capture folded again when it ended (once: a failing fold is not retried)
   timer: 0,
   polls: 0,
 };
@@ -2449,18 +2450,18 @@ async function pollCaptures() {
   if (answer && typeof answer.version === 'string' && !answer.unchanged) {
     storeList.version = answer.version;
     renderCaptures(answer);
-    afterCaptures();
   } else if (answer && !answer.unchanged && typeof answer.error === 'string') {
     showAlert(answer.error);
   }
+  afterCaptures(); // each time: a fold that was under way when the list changed has ended since
   storeList.polls++;
   document.body.dataset.capturesPolls = String(storeList.polls);
   document.body.dataset.capturesCount = String(storeList.rows.length);
   storeList.timer = setTimeout(pollCaptures, document.hidden ? CAPTURES_HIDDEN_POLL_MS : CAPTURES_POLL_MS);
 }
 
-// What a new list may set off: the newest opened (FILE was the store), the open capture folded again
-// once it has ended (it was in flight: what had arrived was shown).
+// What the list may set off: the newest opened (FILE was the store), the open capture folded again
+// once it has ended (it was in flight: what had arrived was shown), once per capture.
 function afterCaptures() {
   if (storeList.openLatest && storeList.rows.length) {
     storeList.openLatest = false;
@@ -2470,7 +2471,10 @@ function afterCaptures() {
   const shown = state.view && state.view.stored;
   if (open !== null && shown && shown.id === open && shown.in_flight && document.body.dataset.state !== 'loading') {
     const row = storeList.rows.find((candidate) => candidate.id === open);
-    if (row && !row.in_flight) foldCapture(state.capture);
+    if (row && !row.in_flight && storeList.refolded !== open) {
+      storeList.refolded = open;
+      foldCapture(state.capture);
+    }
   }
 }
 
