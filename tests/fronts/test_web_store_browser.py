@@ -13,14 +13,22 @@ page fails its test if it asked for anything off 127.0.0.1 or its script threw.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+import uvicorn
 
+import streamfold
+from proxy_upstream import OPENAI, Upstream
+from streamfold._serving import bind
+from streamfold.proxy.app import RecordingProxy
+from streamfold.proxy.server import start_in_thread as start_proxy
 from streamfold.store import CaptureStore
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
@@ -257,3 +265,50 @@ def test_a_file_that_is_not_a_store_is_said_on_the_page(watched: Watched, tmp_pa
         page.wait_for_selector("#captures-note.error:not([hidden])")
         assert "is not a capture store" in page.inner_text("#captures-note")
         assert rows(page) == []
+
+
+def test_what_the_recording_proxy_records_is_listed_live_and_opens(watched: Watched, tmp_path: Path) -> None:
+    """The whole way: a client streams through `streamfold record`'s proxy from a real upstream that
+    holds the reply after its first frame; the page lists the exchange in flight, opens it, and folds it
+    again with every frame once the upstream lets the rest go."""
+    page = watched.page
+    upstream = Upstream()
+    sock = bind("127.0.0.1", 0)
+    upserver = uvicorn.Server(uvicorn.Config(upstream, log_level="critical", lifespan="off", ws="none", http="h11"))
+    upthread = threading.Thread(target=upserver.run, kwargs={"sockets": [sock]}, daemon=True)
+    upthread.start()
+    while not upserver.started:
+        time.sleep(0.02)
+    path = str(tmp_path / "recorded.sqlite")
+    received: list[bytes] = []
+    try:
+        with CaptureStore.open(path) as store, start_proxy(RecordingProxy(
+                f"http://127.0.0.1:{sock.getsockname()[1]}", store, echo=lambda line: None)) as proxy, \
+                serve(path) as server:
+            page.goto(server.url)
+            page.wait_for_selector("#captures-note:not([hidden])")
+            assert "No captures in this store yet" in page.inner_text("#captures-note")
+
+            def client() -> None:
+                url = f"{proxy.url.rstrip('/')}/hold"
+                with httpx.stream("POST", url, content=b'{"stream": true}', timeout=30) as response:
+                    received.append(response.read())
+            streaming = threading.Thread(target=client)
+            streaming.start()
+            page.wait_for_selector('.capture-row[data-id="1"] .badge.live', timeout=10_000)
+            assert "/hold" in page.inner_text('.capture-row[data-id="1"] .c-path')
+            page.click('.capture-row[data-id="1"]')
+            ready(page, 1)
+            assert "in flight" in page.inner_text("#summary-bar")
+            upstream.release.set()
+            streaming.join(30)
+            ready(page, 2)
+            assert received == [OPENAI]
+            assert streamfold.fold(OPENAI).choices[0].content in reply(page)
+            assert "in flight" not in page.inner_text("#summary-bar")
+            assert page.get_attribute("#timeline", "data-axis") == "time"
+    finally:
+        upstream.release.set()
+        upserver.should_exit = True
+        upthread.join(10)
+        sock.close()
