@@ -1983,7 +1983,8 @@ function entryTiming(known) {
 function renderSummary() {
   const bar = $('summary-bar');
   if (!state.view) {
-    bar.replaceChildren(h('span', { class: 'muted', text: 'No capture yet.' }));
+    const hint = state.meta && state.meta.store ? 'No capture open yet: open one from the list below, or paste one.' : 'No capture yet.';
+    bar.replaceChildren(h('span', { class: 'muted', text: hint }));
     return;
   }
   const result = state.result;
@@ -2376,7 +2377,7 @@ function captureRow(row) {
   h('span', { class: 'c-time', text: clockTime(row.started_at), title: `${row.started} (UTC)` }),
   h('span', { class: 'c-method', text: row.method }),
   h('span', { class: 'c-path', title: row.url }, streamNodes(path)),
-  h('span', { class: `c-status${row.status >= 400 ? ' error-text' : ''}`, text: row.status === null ? '—' : String(row.status) }),
+  h('span', { class: `c-num${row.status >= 400 ? ' error-text' : ''}`, text: row.status === null ? '—' : String(row.status) }),
   h('span', { class: 'c-dialect', text: row.dialect || '—' }),
   h('span', { class: 'c-state' }, outcomeBadge(row)),
   h('span', { class: 'c-num', text: row.ttft === null ? '—' : formatSeconds(row.ttft), title: 'time to the first text' }),
@@ -2537,6 +2538,7 @@ function setupCaptures(store) {
   document.body.classList.add('has-store');
   $('captures-panel').hidden = false;
   $('captures-store').textContent = store.name;
+  if (!state.view) renderSummary();
   const list = $('captures-list');
   list.addEventListener('click', (event) => {
     const option = event.target.closest('.capture-row');
