@@ -2319,6 +2319,7 @@ const storeList = {
   openLatest: false,  // FILE was PATH.sqlite: open the newest once the list is here
   refolded: null,     // the capture folded again when it ended (once: a failing fold is not retried)
   timer: 0,
+  busy: false,
   polls: 0,
 };
 
@@ -2437,6 +2438,9 @@ function markCaptures() {
 }
 
 async function pollCaptures() {
+  // One poll at a time: a wake-up (the tab shown again) during one must not start a second timer chain.
+  if (storeList.busy) return;
+  storeList.busy = true;
   clearTimeout(storeList.timer);
   let answer = null;
   try {
@@ -2447,6 +2451,8 @@ async function pollCaptures() {
     $('captures-note').classList.add('error');
     $('captures-note').hidden = false;
     storeList.version = '';
+  } finally {
+    storeList.busy = false;
   }
   if (answer && typeof answer.version === 'string' && !answer.unchanged) {
     storeList.version = answer.version;
