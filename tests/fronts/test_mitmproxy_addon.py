@@ -11,15 +11,18 @@ an older h11 than the project, so it lives in a virtualenv of its own:
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +99,35 @@ class Mitmdump:
                 self.process.wait(5)
 
 
+def self_signed(directory: Path) -> tuple[Path, Path] | None:
+    """A certificate for 127.0.0.1 and its key (None without `cryptography`, which google-auth brings)."""
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        return None
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
+            .not_valid_after(now + timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = directory / "upstream-cert.pem", directory / "upstream-key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
 class Rig:
-    def __init__(self, upstream: Upstream, port: int, mitm: Mitmdump) -> None:
-        self.upstream, self.port, self.mitm = upstream, port, mitm
+    def __init__(self, upstream: Upstream, port: int, tls_port: int | None, mitm: Mitmdump, ca: Path) -> None:
+        self.upstream, self.port, self.tls_port, self.mitm, self.ca = upstream, port, tls_port, mitm, ca
         self.origin = f"http://127.0.0.1:{port}"
 
     def client(self, **options: Any) -> httpx.Client:
@@ -120,10 +149,11 @@ class Rig:
 
 
 @contextlib.contextmanager
-def serving(upstream: Upstream) -> Iterator[int]:
-    """`upstream` under uvicorn on 127.0.0.1, in a thread: its port."""
+def serving(upstream: Upstream, **tls: str) -> Iterator[int]:
+    """`upstream` under uvicorn on 127.0.0.1, in a thread (over TLS given ssl_certfile and ssl_keyfile): its port."""
     sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(upstream, log_level="critical", lifespan="off", ws="none", http="h11"))
+    server = uvicorn.Server(uvicorn.Config(upstream, log_level="critical", lifespan="off", ws="none", http="h11",
+                                           **tls))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
@@ -144,13 +174,17 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
         pytest.skip(needs_mitmdump.kwargs["reason"])
     upstream = Upstream()
     workdir = tmp_path_factory.mktemp("mitm")
-    with serving(upstream) as port:
-        mitm = Mitmdump(workdir, workdir / "captures.sqlite", f"http://127.0.0.1:{port}")
-        try:
-            mitm.wait_listening()
-            yield Rig(upstream, port, mitm)
-        finally:
-            mitm.stop()
+    tls = self_signed(workdir)
+    with contextlib.ExitStack() as stack:
+        port = stack.enter_context(serving(upstream))
+        tls_port, trust = None, []
+        if tls is not None:  # an HTTPS upstream too, whose certificate mitmproxy is told to trust
+            tls_port = stack.enter_context(serving(Upstream(), ssl_certfile=str(tls[0]), ssl_keyfile=str(tls[1])))
+            trust = ["--set", f"ssl_verify_upstream_trusted_ca={tls[0]}"]
+        mitm = Mitmdump(workdir, workdir / "captures.sqlite", f"http://127.0.0.1:{port}", *trust)
+        stack.callback(mitm.stop)
+        mitm.wait_listening()
+        yield Rig(upstream, port, tls_port, mitm, workdir / "mitmconf" / "mitmproxy-ca-cert.pem")
 
 
 # -- the rules, without mitmproxy ------------------------------------------------------------
@@ -214,6 +248,21 @@ def test_a_stream_through_the_proxy_is_passed_on_unchanged_and_stored_chunk_by_c
     for path in rig.mitm.db.parent.glob("captures.sqlite*"):
         assert KEY.encode() not in path.read_bytes(), path
     assert "streamfold #" in rig.mitm.output() and "openai-chat complete" in rig.mitm.output()
+
+
+@needs_mitmdump
+def test_https_through_the_proxy_with_mitmproxys_certificate_authority(rig: Rig) -> None:
+    """What HTTPS_PROXY clients do: CONNECT, TLS to mitmproxy (its CA trusted), TLS on to the upstream."""
+    if rig.tls_port is None:
+        pytest.skip("cryptography is not installed: no certificate for the HTTPS upstream")
+    url = f"https://127.0.0.1:{rig.tls_port}/v1/chat/completions?t=https"
+    with rig.client(verify=ssl.create_default_context(cafile=str(rig.ca))) as client, \
+            client.stream("POST", url, content=b'{"stream": true}', headers={"x-api-key": KEY}) as response:
+        got = b"".join(response.iter_raw())
+    assert got == OPENAI
+    stored, row = rig.stored("t=https")
+    assert stored.url == url and stored.body == OPENAI and len(stored.chunks) > 1 and stored.outcome == "complete"
+    assert row["dialect"] == "openai-chat" and ("x-api-key", "REDACTED") in stored.request_headers
 
 
 @needs_mitmdump
@@ -303,23 +352,26 @@ def test_the_openai_sdk_streams_through_the_reverse_proxy(rig: Rig) -> None:
 
 
 @needs_mitmdump
-def test_stopping_mitmdump_ends_a_stream_in_flight_as_failed(tmp_path: Path) -> None:
+def test_streamfold_all_records_a_whole_reply_and_stopping_ends_a_stream_in_flight_as_failed(tmp_path: Path) -> None:
     hold = Upstream()  # its own /hold, released only when the test ends
     with serving(hold) as port:
-        mitm = Mitmdump(tmp_path, tmp_path / "stop.sqlite", f"http://127.0.0.1:{port}")
+        mitm = Mitmdump(tmp_path, tmp_path / "stop.sqlite", f"http://127.0.0.1:{port}", "--set", "streamfold_all=true")
         try:
             mitm.wait_listening()
-            with httpx.Client(trust_env=False, timeout=10) as client, \
-                    client.stream("GET", f"http://127.0.0.1:{mitm.reverse}/hold") as response:
-                chunks = response.iter_raw()  # kept: a generator dropped closes the response, a client cut
-                assert next(chunks)
-                mitm.stop()
-                assert mitm.process.returncode is not None
+            with httpx.Client(trust_env=False, timeout=10) as client:
+                assert client.get(f"http://127.0.0.1:{mitm.reverse}/ratelimit").content == RATE_LIMITED
+                with client.stream("GET", f"http://127.0.0.1:{mitm.reverse}/hold") as response:
+                    chunks = response.iter_raw()  # kept: a generator dropped closes the response, a client cut
+                    assert next(chunks)
+                    mitm.stop()
+                    assert mitm.process.returncode is not None
         finally:
             mitm.stop()
-    stored = get_exchange(str(mitm.db))
-    assert stored.outcome == "failed" and "mitmproxy stopped" in (stored.error or "")
-    assert stored.body == frames(OPENAI)[0]
+    whole, held = (get_exchange(str(mitm.db), row["id"]) for row in reversed(list_exchanges(str(mitm.db))))
+    assert whole.url.endswith("/ratelimit") and whole.status == 429 and whole.outcome == "complete"
+    assert whole.chunks == (RATE_LIMITED,)  # buffered by mitmproxy as usual, stored as one read at its end
+    assert held.outcome == "failed" and "mitmproxy stopped" in (held.error or "")
+    assert held.body == frames(OPENAI)[0]
 
 
 @needs_mitmdump
