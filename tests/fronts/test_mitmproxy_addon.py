@@ -152,8 +152,9 @@ class Rig:
 def serving(upstream: Upstream, **tls: str) -> Iterator[int]:
     """`upstream` under uvicorn on 127.0.0.1, in a thread (over TLS given ssl_certfile and ssl_keyfile): its port."""
     sock = bind("127.0.0.1", 0)
+    # A graceful shutdown would wait for a /hold whose client mitmproxy has gone: not long.
     server = uvicorn.Server(uvicorn.Config(upstream, log_level="critical", lifespan="off", ws="none", http="h11",
-                                           **tls))
+                                           timeout_graceful_shutdown=1, **tls))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:

@@ -20,8 +20,9 @@ def capture() -> None:
 
     \b
     Examples:
-      mitmdump -s "$(streamfold capture mitmproxy-addon)"
-      mitmdump -s "$(streamfold capture mitmproxy-addon)" --mode reverse:https://api.openai.com
+      mitmdump --listen-host 127.0.0.1 -s "$(streamfold capture mitmproxy-addon)"
+      mitmdump --listen-host 127.0.0.1 -s "$(streamfold capture mitmproxy-addon)" \
+        --mode reverse:https://api.openai.com
       streamfold captures
     """
 
@@ -37,9 +38,10 @@ def mitmproxy_addon() -> None:
 
     \b
     Examples:
-      mitmdump -s "$(streamfold capture mitmproxy-addon)" --set streamfold_db=llm.sqlite
+      ADDON="$(streamfold capture mitmproxy-addon)"
+      mitmdump --listen-host 127.0.0.1 -s "$ADDON" --set streamfold_db=llm.sqlite
       HTTPS_PROXY=http://127.0.0.1:8080 SSL_CERT_FILE=~/.mitmproxy/mitmproxy-ca-cert.pem my-cli ...
-      mitmdump -s "$(streamfold capture mitmproxy-addon)" --mode reverse:https://api.anthropic.com
-      streamfold show streamfold.sqlite
+      mitmdump --listen-host 127.0.0.1 -s "$ADDON" --mode reverse:https://api.anthropic.com
+      streamfold show llm.sqlite
     """
     click.echo(str(ADDON))
