@@ -224,7 +224,7 @@ def test_the_command_prints_the_shipped_addon_path_and_nothing_else() -> None:
     assert result.output.endswith("\n") and "\n" not in result.output[:-1]
     assert path.is_absolute() and path.is_file() and path == ADDON
     assert path.parent.parent == Path(streamfold.__file__).resolve().parent  # inside the package: in the wheel
-    assert "mitmdump -s" in CliRunner().invoke(cli, ["capture", "mitmproxy-addon", "--help"]).output
+    assert "mitmdump --listen-host 127.0.0.1 -s" in CliRunner().invoke(cli, ["capture", "mitmproxy-addon", "--help"]).output
 
 
 # -- through a real mitmdump -----------------------------------------------------------------
