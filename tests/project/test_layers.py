@@ -6,6 +6,7 @@ libraries, and the core imports none of them."""
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "services", "store", "testing")
+    fronts = ("cli", "web", "proxy", "capture", "services", "store", "testing")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
@@ -101,6 +102,23 @@ def test_the_command_line_does_not_import_the_web_page() -> None:
 
 def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> None:
     assert violations(files_of("proxy"), ("streamfold.cli", "streamfold.web", "streamfold.launcher")) == []
+
+
+def test_the_recorders_import_no_other_front() -> None:
+    """`streamfold.capture` (the mitmproxy addon and its command) writes through the store only."""
+    assert violations(files_of("capture"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher")) == []
+
+
+def test_the_mitmproxy_addon_needs_nothing_mitmdump_lacks() -> None:
+    """mitmdump runs the addon in its own interpreter: besides the store it may import only the standard
+    library (mitmproxy itself only by name, at run time), never click or the other fronts' libraries."""
+    addon = PACKAGE / "capture" / "mitmproxy_addon.py"
+    outside = sorted({module.split(".")[0] for _, module in imports(addon)} - set(sys.stdlib_module_names)
+                     - {"__future__", "streamfold"})
+    assert outside == []
+    assert [module for _, module in imports(addon)
+            if inside(module, "streamfold") and not inside(module, "streamfold.store")] == []
 
 
 def test_the_web_page_does_not_import_the_command_line() -> None:
