@@ -70,7 +70,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "services", "store")
+    fronts = ("cli", "web", "proxy", "capture", "services", "store")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
@@ -96,6 +96,19 @@ def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> 
     assert violations(files_of("proxy"), ("streamfold.cli", "streamfold.web", "streamfold.launcher")) == []
 
 
+def test_the_in_process_recorder_imports_no_other_front() -> None:
+    """`streamfold.capture` runs inside the user's program: the store only, not the command line, the page,
+    the proxy, or their libraries."""
+    assert violations(files_of("capture"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher", *FRONT_LIBRARIES)) == []
+
+
+def test_the_page_the_proxy_and_the_layers_below_do_not_import_the_recorder() -> None:
+    # The command line is left out: `streamfold capture` (the mitmproxy addon's commands) names the addon,
+    # which lives in streamfold/capture/ too.
+    assert violations(files_of("web", "proxy", "services", "store"), ("streamfold.capture",)) == []
+
+
 def test_the_web_page_does_not_import_the_command_line() -> None:
     assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher")) == []
 
@@ -107,7 +120,7 @@ def test_the_services_layer_is_front_neutral() -> None:
 
 def test_the_core_imports_no_front_and_no_service() -> None:
     assert violations(core_files(), ("streamfold.cli", "streamfold.web", "streamfold.services", "streamfold.launcher",
-                                     *FRONT_LIBRARIES)) == []
+                                     "streamfold.capture", *FRONT_LIBRARIES)) == []
 
 
 @pytest.mark.parametrize("source, expected", [
