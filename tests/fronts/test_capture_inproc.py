@@ -6,7 +6,10 @@ exchange ends is recorded as what it was."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -363,6 +366,51 @@ def test_stores_by_path_are_shared_and_misuse_raises(tmp_path: Path) -> None:
 
 
 def test_without_httpx2_the_error_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setitem(__import__("sys").modules, "httpx2", None)
+    monkeypatch.setitem(sys.modules, "httpx2", None)
     with pytest.raises(ImportError, match="pip install httpx2"):
         streamfold.capture.http_client(str(tmp_path / "x.sqlite"))
+
+
+def test_a_read_timeout_and_a_cancelled_task_are_the_client_giving_up(rig: Rig) -> None:
+    with streamfold.capture.http_client(rig.db, timeout=httpx2.Timeout(5, read=0.2)) as client, \
+            pytest.raises(httpx2.ReadTimeout), client.stream("GET", f"{rig.url}/hold") as response:
+        b"".join(response.iter_raw())
+    timed_out = rig.stored()
+    assert timed_out.outcome == "client-cut" and timed_out.error is not None
+    assert timed_out.error.startswith("ReadTimeout") and timed_out.body == frames(OPENAI)[0]
+
+    async def reader(got_first: asyncio.Event) -> None:
+        async with streamfold.capture.async_http_client(rig.db) as client, \
+                client.stream("GET", f"{rig.url}/hold") as response:
+            async for _piece in response.aiter_raw():
+                got_first.set()
+
+    async def main() -> None:
+        got_first = asyncio.Event()
+        task = asyncio.ensure_future(reader(got_first))
+        await asyncio.wait_for(got_first.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    cancelled = rig.stored()
+    assert cancelled.id != timed_out.id and cancelled.outcome == "client-cut"
+    assert cancelled.body == frames(OPENAI)[0]
+
+
+def test_a_program_that_just_exits_has_its_exchanges_committed(rig: Rig) -> None:
+    """The store opened by path is closed at exit: no flush, no close in the program, nothing lost."""
+    program = (f"import openai, streamfold.capture\n"
+               f"client = openai.OpenAI(base_url={rig.url + '/v1'!r}, api_key={KEY!r},\n"
+               f"                       http_client=streamfold.capture.http_client())\n"
+               f"for _ in range(2):\n"
+               f"    list(client.chat.completions.create(model='m', messages={MESSAGES!r}, stream=True))\n")
+    source = str(Path(streamfold.__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "STREAMFOLD_DB": rig.db, "PYTHONPATH": source})
+    assert done.returncode == 0, done.stderr
+    rows = list_exchanges(rig.db)
+    assert [(row["outcome"], row["dialect"], row["complete"]) for row in rows] == [
+        ("complete", "openai-chat", True)] * 2
+    assert get_exchange(rig.db).body == OPENAI

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,14 +41,14 @@ class CaptureWarning(UserWarning):
 
 
 _warned_lock = threading.Lock()
-_warned: set[int] = set()
+_warned: weakref.WeakSet[CaptureStore] = weakref.WeakSet()
 
 
 def _warn_once(store: CaptureStore, exc: BaseException) -> None:
     with _warned_lock:
-        if id(store) in _warned:
+        if store in _warned:
             return
-        _warned.add(id(store))
+        _warned.add(store)
     warnings.warn(f"streamfold.capture could not record into {store.path!r} ({type(exc).__name__}: {exc}); "
                   "requests go on unrecorded", CaptureWarning, stacklevel=4)
 
