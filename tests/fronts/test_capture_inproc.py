@@ -30,7 +30,7 @@ from streamfold._serving import bind
 from streamfold.capture import AsyncRecordingTransport, CaptureWarning, RecordingTransport
 from streamfold.capture._stores import shared_store
 from streamfold.cli import cli
-from streamfold.store import CaptureStore, StoredExchange, get_exchange, list_exchanges
+from streamfold.store import CaptureStore, StoredExchange, StoreError, get_exchange, list_exchanges
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -300,10 +300,42 @@ def test_the_transport_wrapper_around_a_transport_of_your_own(rig: Rig) -> None:
                 return b"".join([piece async for piece in response.aiter_raw()])
 
         assert asyncio.run(main()) == ANTHROPIC
+        # httpx2's own test transport answers with the body already read: stored as one read.
+        mock = httpx2.MockTransport(lambda request: httpx2.Response(429, content=RATE_LIMITED))
+        with httpx2.Client(transport=RecordingTransport(mock, store)) as http:
+            assert http.get("http://127.0.0.2:9/v1/models").content == RATE_LIMITED
         store.flush()
+    rows = list_exchanges(rig.db)
+    assert [(row["status"], row["outcome"]) for row in rows] == [(429, "complete"), (200, "complete"), (200, "complete")]
+    assert [row["dialect"] for row in rows[1:]] == ["anthropic", "openai-chat"]
+    assert get_exchange(rig.db, rows[2]["id"]).body == OPENAI
+    assert get_exchange(rig.db, rows[0]["id"]).body == RATE_LIMITED
+
+
+def test_mounted_transports_are_recorded_too(rig: Rig) -> None:
+    mounted = httpx2.HTTPTransport(retries=2)
+    by_name = rig.url.replace("127.0.0.1", "localhost")
+    with streamfold.capture.http_client(rig.db, mounts={by_name: mounted}) as client:
+        assert client._transport_for_url(httpx2.URL(f"{by_name}/v1/messages")).inner is mounted
+        with client.stream("POST", f"{by_name}/v1/messages", content=b"{}") as response:
+            assert b"".join(response.iter_raw()) == ANTHROPIC
+        assert client.get(f"{rig.url}/nowhere").status_code == 404
     rows = rig.rows()
-    assert [(row["dialect"], row["outcome"]) for row in rows] == [("anthropic", "complete"), ("openai-chat", "complete")]
-    assert get_exchange(rig.db, rows[1]["id"]).body == OPENAI
+    assert [(row["status"], row["outcome"], row["url"].split("/")[2]) for row in rows] == [
+        (404, "complete", rig.url.split("/")[2]), (200, "complete", by_name.split("/")[2])]
+
+
+def test_a_proxy_from_the_environment_is_still_used(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client is built as httpx2 builds it, so HTTP_PROXY still applies (a transport passed in would
+    have turned it off); the upstream plays the proxy and sees the absolute-form request."""
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", rig.url)
+    with streamfold.capture.http_client(rig.db) as client:
+        assert client.get("http://127.0.0.2:9/v1/models").status_code == 404
+    assert rig.upstream.requests[-1]["path"] == "http://127.0.0.2:9/v1/models"
+    stored = rig.stored()
+    assert (stored.url, stored.status, stored.body) == ("http://127.0.0.2:9/v1/models", 404, b"no such path")
 
 
 def test_plain_httpx_clients_and_google_genai(rig: Rig) -> None:
@@ -363,6 +395,9 @@ def test_stores_by_path_are_shared_and_misuse_raises(tmp_path: Path) -> None:
         streamfold.capture.http_client(db, keep_secrets=True)
     with CaptureStore.open(str(tmp_path / "own.sqlite")) as store, pytest.raises(ValueError, match="not both"):
         streamfold.capture.http_client(db, store=store)
+    (tmp_path / "notes.sqlite").write_text("not a database, some notes\n" * 100)
+    with pytest.raises(StoreError):
+        streamfold.capture.http_client(str(tmp_path / "notes.sqlite"))
 
 
 def test_without_httpx2_the_error_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
