@@ -21,7 +21,7 @@ from typing import Any, cast
 from ..store import CaptureStore
 from ._recording import Recording, start
 
-__all__ = ["RecordingTransport", "library_of"]
+__all__ = ["RecordingTransport", "library_of", "recording_stream", "request_body", "whole_body"]
 
 
 def library_of(response: Any) -> Any:
