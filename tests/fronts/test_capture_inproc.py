@@ -162,7 +162,8 @@ def test_async_openai_through_async_http_client(rig: Rig) -> None:
 
 
 def test_the_anthropic_sdk_sync_and_async(rig: Rig) -> None:
-    with anthropic.Anthropic(base_url=rig.url, api_key=KEY, http_client=streamfold.capture.http_client(rig.db)) as client, \
+    with anthropic.Anthropic(base_url=rig.url, api_key=KEY,
+                             http_client=streamfold.capture.http_client(rig.db)) as client, \
             client.messages.stream(model="m", max_tokens=10, messages=MESSAGES) as stream:
         text = "".join(stream.text_stream)
     assert text == text_of(ANTHROPIC)
@@ -310,6 +311,28 @@ def test_the_transport_wrapper_around_a_transport_of_your_own(rig: Rig) -> None:
     assert [row["dialect"] for row in rows[1:]] == ["anthropic", "openai-chat"]
     assert get_exchange(rig.db, rows[2]["id"]).body == OPENAI
     assert get_exchange(rig.db, rows[0]["id"]).body == RATE_LIMITED
+
+
+def test_record_makes_the_sdks_own_default_clients_record(rig: Rig) -> None:
+    own = openai.DefaultHttpxClient()
+    assert streamfold.capture.record(own, rig.db) is own
+    assert streamfold.capture.record(own, rig.db) is own  # twice: still one recording per exchange
+    with openai.OpenAI(base_url=f"{rig.url}/v1", api_key=KEY, http_client=own) as client:
+        list(client.chat.completions.create(model="m", messages=MESSAGES, stream=True))
+
+    async def main() -> str:
+        http = streamfold.capture.record(anthropic.DefaultAsyncHttpxClient(), rig.db)
+        async with anthropic.AsyncAnthropic(base_url=rig.url, api_key=KEY, http_client=http) as client, \
+                client.messages.stream(model="m", max_tokens=10, messages=MESSAGES) as stream:
+            return "".join([piece async for piece in stream.text_stream])
+
+    assert asyncio.run(main()) == text_of(ANTHROPIC)
+    rows = rig.rows()
+    assert [(row["dialect"], row["outcome"], row["complete"]) for row in rows] == [
+        ("anthropic", "complete", True), ("openai-chat", "complete", True)]
+    assert rig.stored(rows[1]["id"]).body == OPENAI
+    with pytest.raises(TypeError, match="httpx2 or httpx client"):
+        streamfold.capture.record(object(), rig.db)
 
 
 def test_mounted_transports_are_recorded_too(rig: Rig) -> None:

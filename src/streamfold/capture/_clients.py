@@ -5,18 +5,19 @@ whose transports record every exchange into the capture store.
 The client is built exactly as the library builds it from the keywords given
 (`timeout=`, `limits=`, `proxy=`, `verify=`, `http2=`, `mounts=`, `transport=`,
 proxies from the environment...), then each transport it chose, the default
-one and every mounted one, is wrapped in a recording transport. Building the
-transports here instead would lose what the client derives from its keywords
-and the environment. The libraries are imported when a client is asked for:
+one and every mounted one, is wrapped in a recording transport (`record`,
+which does the same to a client you already have). Building the transports
+here instead would lose what the client derives from its keywords and the
+environment (a client given `transport=` ignores HTTP_PROXY). The libraries are imported when a client is asked for:
 httpx2 is not a dependency of streamfold.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..store import CaptureStore
 from ._async import AsyncRecordingTransport
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     import httpx
     import httpx2
 
-__all__ = ["async_http_client", "async_httpx_client", "http_client", "httpx_client"]
+__all__ = ["async_http_client", "async_httpx_client", "http_client", "httpx_client", "record"]
 
 _INSTALL = {"httpx2": "pip install httpx2 (the openai and anthropic SDKs bring it)", "httpx": "pip install httpx"}
 
@@ -52,15 +53,32 @@ def _store(db: str | os.PathLike[str] | None, keep_secrets: bool, store: Capture
     return store
 
 
-def _wrap_transports(client: Any, wrap: Callable[[Any], Any]) -> Any:
+_ClientT = TypeVar("_ClientT")
+
+
+def record(client: _ClientT, db: str | os.PathLike[str] | None = None, *, keep_secrets: bool = False,
+           store: CaptureStore | None = None) -> _ClientT:
+    """Make a client you already have record every exchange (from now on) into the capture store at
+    `db` or into `store`, and return it: an httpx2 or httpx client, sync or async, e.g. the SDK's own
+    `OpenAI(http_client=streamfold.capture.record(openai.DefaultHttpxClient()))`. Its transports (the
+    default one and every mounted one) are wrapped in place; a transport already recording is left as
+    it is. Raises `TypeError` for an object that is no httpx2 or httpx client."""
     # `_transport` and `_mounts` are where httpx and httpx2 keep the transports the client chose;
     # a version that moves them must fail here, loudly, rather than send unrecorded.
-    if not hasattr(client, "_transport") or not isinstance(getattr(client, "_mounts", None), dict):
-        raise RuntimeError(f"streamfold.capture does not know where {type(client).__module__} keeps a client's "
-                           "transports; wrap your own transport in RecordingTransport instead")
-    client._transport = wrap(client._transport)
-    client._mounts = {pattern: None if transport is None else wrap(transport)
-                      for pattern, transport in client._mounts.items()}
+    found: Any = client
+    if not hasattr(found, "_transport") or not isinstance(getattr(found, "_mounts", None), dict):
+        raise TypeError(f"streamfold.capture.record takes an httpx2 or httpx client, got {type(client).__name__} "
+                        "(for another client, wrap its transport in RecordingTransport)")
+    recorder = _store(db, keep_secrets, store)
+    kind = AsyncRecordingTransport if inspect.iscoroutinefunction(getattr(found, "send", None)) else RecordingTransport
+
+    def wrap(transport: Any) -> Any:
+        if transport is None or isinstance(transport, (RecordingTransport, AsyncRecordingTransport)):
+            return transport
+        return kind(transport, recorder)
+
+    found._transport = wrap(found._transport)
+    found._mounts = {pattern: wrap(transport) for pattern, transport in found._mounts.items()}
     return client
 
 
@@ -73,38 +91,32 @@ def http_client(db: str | os.PathLike[str] | None = None, *, keep_secrets: bool 
 
     `client_kwargs` go to `httpx2.Client`. Stores opened by path are shared within the process and
     closed at exit. Raises `StoreError` when `db` cannot be a store, `ImportError` without httpx2."""
-    library = _library("httpx2")
-    recorder = _store(db, keep_secrets, store)
+    library = _library("httpx2")  # before the store: without it, no file is made
     client = library.Client(**client_kwargs)
-    return _wrap_transports(client, lambda inner: RecordingTransport(inner, recorder))  # type: ignore[no-any-return]
+    return record(client, store=_store(db, keep_secrets, store))  # type: ignore[no-any-return]
 
 
 def async_http_client(db: str | os.PathLike[str] | None = None, *, keep_secrets: bool = False,
                       store: CaptureStore | None = None, **client_kwargs: Any) -> httpx2.AsyncClient:
     """`http_client` for async SDK clients: an `httpx2.AsyncClient`, as in
     `AsyncOpenAI(http_client=streamfold.capture.async_http_client())`."""
-    library = _library("httpx2")
-    recorder = _store(db, keep_secrets, store)
+    library = _library("httpx2")  # before the store: without it, no file is made
     client = library.AsyncClient(**client_kwargs)
-    return _wrap_transports(client,  # type: ignore[no-any-return]
-                            lambda inner: AsyncRecordingTransport(inner, recorder))
+    return record(client, store=_store(db, keep_secrets, store))  # type: ignore[no-any-return]
 
 
 def httpx_client(db: str | os.PathLike[str] | None = None, *, keep_secrets: bool = False,
                  store: CaptureStore | None = None, **client_kwargs: Any) -> httpx.Client:
     """`http_client` for code built on plain `httpx` (google-genai's `HttpOptions(httpx_client=...)`,
     your own calls): an `httpx.Client` that records every exchange."""
-    library = _library("httpx")
-    recorder = _store(db, keep_secrets, store)
+    library = _library("httpx")  # before the store: without it, no file is made
     client = library.Client(**client_kwargs)
-    return _wrap_transports(client, lambda inner: RecordingTransport(inner, recorder))  # type: ignore[no-any-return]
+    return record(client, store=_store(db, keep_secrets, store))  # type: ignore[no-any-return]
 
 
 def async_httpx_client(db: str | os.PathLike[str] | None = None, *, keep_secrets: bool = False,
                        store: CaptureStore | None = None, **client_kwargs: Any) -> httpx.AsyncClient:
     """`httpx_client`, async: an `httpx.AsyncClient` that records every exchange."""
-    library = _library("httpx")
-    recorder = _store(db, keep_secrets, store)
+    library = _library("httpx")  # before the store: without it, no file is made
     client = library.AsyncClient(**client_kwargs)
-    return _wrap_transports(client,  # type: ignore[no-any-return]
-                            lambda inner: AsyncRecordingTransport(inner, recorder))
+    return record(client, store=_store(db, keep_secrets, store))  # type: ignore[no-any-return]
