@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 import uvicorn
 from click.testing import CliRunner
@@ -32,6 +31,7 @@ from streamfold.capture._stores import shared_store
 from streamfold.cli import cli
 from streamfold.store import CaptureStore, StoredExchange, StoreError, get_exchange, list_exchanges
 
+httpx2 = pytest.importorskip("httpx2")
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
