@@ -185,6 +185,27 @@ def test_the_anthropic_sdk_sync_and_async(rig: Rig) -> None:
     assert rig.secrets_left() == []
 
 
+def test_one_client_shared_by_threads_records_each_exchange_apart(rig: Rig) -> None:
+    texts: list[str] = []
+    with openai.OpenAI(base_url=f"{rig.url}/v1", api_key=KEY,
+                       http_client=streamfold.capture.http_client(rig.db)) as client:
+        def ask() -> None:
+            texts.append("".join(chunk.choices[0].delta.content or "" for chunk in
+                                 client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+                                 if chunk.choices))
+
+        threads = [threading.Thread(target=ask) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    assert texts == [text_of(OPENAI)] * 6
+    rows = rig.rows()
+    assert [(row["outcome"], row["complete"], row["bytes"]) for row in rows] == [("complete", True, len(OPENAI))] * 6
+    for row in rows:
+        assert_stored_as_received(rig.stored(row["id"]), OPENAI)
+
+
 def test_an_sdk_that_closes_at_the_terminal_event_before_the_body_ends_is_complete(rig: Rig) -> None:
     """The SDK stops at `data: [DONE]` and closes; the chunked end never came: the reply did."""
     with openai.OpenAI(base_url=f"{rig.url}/as/lingering", api_key=KEY,
