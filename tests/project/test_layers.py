@@ -70,7 +70,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "capture", "services", "store")
+    fronts = ("cli", "web", "proxy", "capture", "services", "store", "testing")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
@@ -88,6 +88,13 @@ def test_the_capture_store_is_front_neutral() -> None:
                                           *FRONT_LIBRARIES)) == []
 
 
+def test_the_testing_helpers_import_no_other_front() -> None:
+    """`streamfold.testing` (assert_reply, the pytest plugin) is a front of its own: it stands on the services
+    layer and the store, and a client's test suite that loads it gets neither the command line nor the page."""
+    assert violations(files_of("testing"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher")) == []
+
+
 def test_the_command_line_does_not_import_the_web_page() -> None:
     assert violations(files_of("cli"), ("streamfold.web",)) == []
 
@@ -103,14 +110,15 @@ def test_the_in_process_recorder_imports_no_other_front() -> None:
                                             "streamfold.launcher", *FRONT_LIBRARIES)) == []
 
 
-def test_the_page_the_proxy_and_the_layers_below_do_not_import_the_recorder() -> None:
+def test_no_other_front_and_no_layer_below_imports_the_recorder() -> None:
     # The command line is left out: `streamfold capture` (the mitmproxy addon's commands) names the addon,
     # which lives in streamfold/capture/ too.
-    assert violations(files_of("web", "proxy", "services", "store"), ("streamfold.capture",)) == []
+    assert violations(files_of("web", "proxy", "testing", "services", "store"), ("streamfold.capture",)) == []
 
 
 def test_the_web_page_does_not_import_the_command_line() -> None:
-    assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher")) == []
+    """Nor the recording proxy: `web --db` reads the store the proxy writes, never the proxy itself."""
+    assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher", "streamfold.proxy")) == []
 
 
 def test_the_services_layer_is_front_neutral() -> None:
