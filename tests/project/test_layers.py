@@ -105,7 +105,12 @@ def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> 
 
 
 def test_the_recorders_import_no_other_front() -> None:
-    """`streamfold.capture` (the mitmproxy addon and its command) writes through the store only."""
+    """`streamfold.capture` runs inside the user's program (the in-process recorder) or mitmdump's (the addon):
+    the store only, not the command line, the page, the proxy, or their libraries. Its `command.py` is the
+    one click command (`streamfold capture mitmproxy-addon`)."""
+    recorders = [path for path in files_of("capture") if path.name != "command.py"]
+    assert violations(recorders, ("streamfold.cli", "streamfold.web", "streamfold.proxy", "streamfold.launcher",
+                                  *FRONT_LIBRARIES)) == []
     assert violations(files_of("capture"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
                                             "streamfold.launcher")) == []
 
@@ -121,6 +126,10 @@ def test_the_mitmproxy_addon_needs_nothing_mitmdump_lacks() -> None:
             if inside(module, "streamfold") and not inside(module, "streamfold.store")] == []
 
 
+def test_no_other_front_and_no_layer_below_imports_the_recorder() -> None:
+    assert violations(files_of("web", "proxy", "testing", "services", "store"), ("streamfold.capture",)) == []
+
+
 def test_the_web_page_does_not_import_the_command_line() -> None:
     """Nor the recording proxy: `web --db` reads the store the proxy writes, never the proxy itself."""
     assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher", "streamfold.proxy")) == []
@@ -133,7 +142,7 @@ def test_the_services_layer_is_front_neutral() -> None:
 
 def test_the_core_imports_no_front_and_no_service() -> None:
     assert violations(core_files(), ("streamfold.cli", "streamfold.web", "streamfold.services", "streamfold.launcher",
-                                     *FRONT_LIBRARIES)) == []
+                                     "streamfold.capture", *FRONT_LIBRARIES)) == []
 
 
 @pytest.mark.parametrize("source, expected", [
