@@ -18,6 +18,7 @@ from ...framing import FrameView
 from ...merge import Merger, ToolPath
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .native import export_chat, read_chat, snapshot
+from .replay import OPENAI_CHAT_REPLAY
 from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
 
@@ -34,6 +35,7 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
 class OpenAIChat(ToolCallFolding):
     name = "openai-chat"
+    replay = OPENAI_CHAT_REPLAY
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "eos": STOP,
