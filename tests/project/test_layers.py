@@ -70,7 +70,7 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "services", "store")
+    fronts = ("cli", "web", "proxy", "replay", "services", "store")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
@@ -90,6 +90,15 @@ def test_the_capture_store_is_front_neutral() -> None:
 
 def test_the_command_line_does_not_import_the_web_page() -> None:
     assert violations(files_of("cli"), ("streamfold.web",)) == []
+
+
+def test_the_replay_server_imports_no_other_front_and_none_imports_it() -> None:
+    """`streamfold serve` sits on the core, the services and the store, like the proxy; the other fronts
+    (and the core: the vendors' replay hooks live in the dialects) never import it."""
+    assert violations(files_of("replay"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                           "streamfold.launcher")) == []
+    assert violations(files_of("cli", "web", "proxy", "services", "store"), ("streamfold.replay",)) == []
+    assert violations(core_files(), ("streamfold.replay",)) == []
 
 
 def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> None:

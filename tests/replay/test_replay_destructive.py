@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from replay_helpers import by_name, served
 
+from replay_helpers import by_name, served
 from streamfold.decoding import decode_frame
 from streamfold.replay import Recording, parse_fault, plan_response, reply_part
 

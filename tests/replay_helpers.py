@@ -10,15 +10,21 @@ from typing import Any
 from streamfold.replay import Fault, Plan, Recording, parse_fault, plan_response, read_sources, reference
 from streamfold.replay.faults import refusal
 
-__all__ = ["CAPTURES", "by_name", "fold_plan", "recordings", "served", "usable"]
+__all__ = ["CAPTURES", "by_name", "fold_plan", "recording", "recordings", "served", "usable"]
 
-CAPTURES = Path(__file__).resolve().parents[1] / "captures"
+CAPTURES = Path(__file__).resolve().parent / "captures"
 
 
 @cache
 def recordings() -> tuple[Recording, ...]:
     """Every capture of tests/captures (all dialects), as `streamfold serve tests/captures` names them."""
     return tuple(read_sources([str(CAPTURES)]))
+
+
+def recording(source: Path | str) -> Recording:
+    """The one capture a SOURCE (a file, `DB.sqlite#ID`) names."""
+    (found,) = read_sources([str(source)])
+    return found
 
 
 def by_name(name: str) -> Recording:
