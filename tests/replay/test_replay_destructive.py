@@ -153,3 +153,26 @@ def test_a_destructive_plan_is_the_same_every_time() -> None:
     recording = by_name(PLAIN)
     faults = [parse_fault(spec) for spec in ("drop:2", "duplicate:4", "reorder:7,8", "corrupt:9", "chunk:random")]
     assert plan_response(recording, faults, seed=11) == plan_response(recording, faults, seed=11)
+
+
+@pytest.mark.parametrize("name", ["gemini/f9-weather-thought-call-array", "bedrock/converse-reasoning-tool-call",
+                                  "ollama/generate-stream"])
+@pytest.mark.parametrize("spec, change", [("drop:0", -1), ("drop:2", -1), ("drop:LAST", -1), ("duplicate:1", 1),
+                                          ("duplicate:LAST", 1), ("reorder:1,2", 0)])
+def test_frames_moved_in_a_json_array_an_event_stream_or_ndjson_stay_well_formed(name: str, spec: str,
+                                                                                change: int) -> None:
+    """A JSON array keeps its commas right; AWS event-stream messages move whole (their CRCs with them)."""
+    recording = by_name(name)
+    spec = spec.replace("LAST", str(len(recording.frames) - 1))
+    result = served(recording, spec)[1]
+    assert result["frames"]["total"] == len(recording.frames) + change
+    assert result["frames"]["invalid"] == 0 and result["errors"] == []
+    assert not {"invalid-json", "truncated-message", "crc-mismatch", "unterminated-final-frame"} & codes(result)
+
+
+def test_an_added_error_frame_is_a_frame_to_the_other_faults() -> None:
+    recording = by_name(HOOKED["anthropic"])
+    plan, result = served(recording, "error-event:3", "strip-events", "nospace", "crlf")
+    assert b"event:" not in plan.body and plan.body.endswith(b'data:{"type":"error","error":{"type":'
+                                                             b'"overloaded_error","message":"Overloaded"}}\r\n\r\n')
+    assert [e["code"] for e in result["errors"]] == ["in-stream-error"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,12 +32,14 @@ _EOL = re.compile(rb"\r\n|\r|\n")
 @dataclass(frozen=True, slots=True)
 class Unit:
     """Bytes to serve: frame `frame` of the clean capture (None: bytes between frames, or added
-    ones), standing for `body[start:end]` of the clean body (start == end: added)."""
+    ones), standing for `body[start:end]` of the clean body (start == end: added). `framed`: a
+    frame on the wire, the capture's or one a fault added (an error event, a keep-alive)."""
 
     data: bytes
     start: int
     end: int
     frame: int | None = None
+    framed: bool = False
 
 
 def units_of(body: bytes, frames: Sequence[Frame]) -> list[Unit]:
@@ -47,7 +49,7 @@ def units_of(body: bytes, frames: Sequence[Frame]) -> list[Unit]:
     for frame in frames:
         if frame.offset > position:
             units.append(Unit(body[position : frame.offset], position, frame.offset))
-        units.append(Unit(body[frame.offset : frame.end], frame.offset, frame.end, frame.index))
+        units.append(Unit(body[frame.offset : frame.end], frame.offset, frame.end, frame.index, framed=True))
         position = max(position, frame.end)
     if position < len(body):
         units.append(Unit(body[position:], position, len(body)))
@@ -131,7 +133,8 @@ class _Editor:
             eol = _eol(unit.data)
             head = b"" if error.event is None else b"event: " + error.event.encode("utf-8") + eol
             template = replace(unit, data=head + b"data: {}" + eol + eol)
-        errored = replace(unit, data=self.frame_data(template, _json(error.payload)), end=unit.start, frame=None)
+        errored = replace(unit, data=self.frame_data(template, _json(error.payload)), end=unit.start, frame=None,
+                          framed=True)
         self.units[position : last + 1] = [errored]
 
     def drop(self, frame: int) -> None:
@@ -229,10 +232,11 @@ class _Editor:
 
     # -- lines -------------------------------------------------------------------------
 
-    def lines(self, change: Any, *, frames_only: bool = True) -> None:
-        """Apply `change(pairs, unit)` -> pairs to the lines of every (frame) unit."""
+    def lines(self, change: Callable[[list[tuple[bytes, bytes]], Unit], list[tuple[bytes, bytes]]], *,
+              frames_only: bool = True) -> None:
+        """Apply `change(pairs, unit)` -> pairs to the lines of every frame (every unit, with `frames_only` False)."""
         for position, unit in enumerate(self.units):
-            if unit.frame is not None or not frames_only:
+            if unit.framed or not frames_only:
                 self.units[position] = replace(unit, data=_joined(change(_lines(unit.data), unit)))
 
     def strip_events(self) -> None:
@@ -242,8 +246,8 @@ class _Editor:
         first = next((unit.frame for unit in self.units if unit.frame is not None), None)
 
         def add(pairs: list[tuple[bytes, bytes]], unit: Unit) -> list[tuple[bytes, bytes]]:
-            if not any(line.startswith(b"data") for line, _ in pairs):
-                return pairs
+            if unit.frame is None or not any(line.startswith(b"data") for line, _ in pairs):
+                return pairs  # the capture's frames with data only: an added error frame has no number
             eol = _eol(unit.data)
             extra = [(f"id: {unit.frame}".encode("ascii"), eol)]
             if unit.frame == first:
@@ -280,7 +284,7 @@ class _Editor:
                 seen += 1
                 if seen % every == 0 and seen < total:
                     eol = _eol(unit.data)
-                    edited.append(Unit(KEEPALIVE + eol + eol, unit.end, unit.end))
+                    edited.append(Unit(KEEPALIVE + eol + eol, unit.end, unit.end, framed=True))
         self.units = edited
 
     def line_ends(self, eol: bytes) -> None:

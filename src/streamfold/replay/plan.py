@@ -143,8 +143,7 @@ def _boundaries(body: bytes, clock: _Clock, faults: Sequence[Fault], rng: random
             cuts.update(clock.carried(clean))
         cuts.update(start for start, unit in zip(clock.starts, clock.units) if unit.end <= unit.start)
     else:
-        cuts.update(start for start, unit in zip(clock.starts, clock.units) if unit.frame is not None
-                    or unit.end <= unit.start)
+        cuts.update(start for start, unit in zip(clock.starts, clock.units) if unit.framed)
     if any(fault.kind == "split-utf8" for fault in faults):
         cuts.update(found.start() + 1 for found in _MULTIBYTE.finditer(body))
     for fault in faults:
