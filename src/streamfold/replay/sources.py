@@ -2,7 +2,8 @@
 
 A SOURCE is any input streamfold reads (a raw body, a HAR, curl output, a log, ...), a stored
 capture `DB.sqlite#ID`, a whole store `DB.sqlite` (every capture in it), or a directory (every file
-in it and below, in name order, but hidden files, `*.md` and streamfold's own `*.expect.json`).
+in it and below, in name order, but hidden files, `*.md` and streamfold's own `*.expect.json`; a
+store in it gives each of its captures).
 A capture is named after its file (`openai-plain-text`; under a directory, its path there without
 the suffix: `openai/o3-usage-only-final-chunk`) or its store (`captures#12`); a name given twice gets
 `-2`, `-3`. Each is folded once here: its frames say where the faults cut, and its transport and
@@ -12,7 +13,6 @@ dialect which faults apply.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -45,12 +45,14 @@ def _stem(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name[1:] else name
 
 
-def _files(directory: Path) -> Iterator[Path]:
+def _files(directory: Path) -> list[Path]:
+    """The files under `directory` in the order of their paths there, but hidden ones and non-captures."""
+    found = []
     for root, folders, names in os.walk(directory):
-        folders[:] = sorted(folder for folder in folders if not folder.startswith("."))
-        for name in sorted(names):
-            if not name.startswith(".") and not name.lower().endswith(_SKIPPED_SUFFIXES):
-                yield Path(root) / name
+        folders[:] = [folder for folder in folders if not folder.startswith(".")]
+        found += [Path(root) / name for name in names
+                  if not name.startswith(".") and not name.lower().endswith(_SKIPPED_SUFFIXES)]
+    return sorted(found, key=lambda file: file.relative_to(directory).parts)
 
 
 def _read_file(path: Path, name: str) -> Recording:
@@ -75,6 +77,17 @@ def _read_store(path: str, exchange: int | None) -> list[Recording]:
         raise SourceError(str(exc)) from None
 
 
+def _read_in(directory: Path, file: Path) -> list[Recording]:
+    """A file of a directory: a capture, or a store (each of its captures)."""
+    try:
+        ref = parse_ref(str(file))
+    except StoreError:
+        ref = None
+    if ref is not None:
+        return _read_store(*ref)
+    return [_read_file(file, file.relative_to(directory).as_posix().rsplit(".", 1)[0])]
+
+
 def read_sources(sources: list[str]) -> list[Recording]:
     """Every capture the SOURCE arguments name, in order. Raises `SourceError` for one that cannot be read."""
     found: list[Recording] = []
@@ -87,7 +100,7 @@ def read_sources(sources: list[str]) -> list[Recording]:
         if ref is not None:
             found.extend(_read_store(*ref))
         elif path.is_dir():
-            inside = [_read_file(file, file.relative_to(path).as_posix().rsplit(".", 1)[0]) for file in _files(path)]
+            inside = [recording for file in _files(path) for recording in _read_in(path, file)]
             if not inside:
                 raise SourceError(f"the directory {source!r} holds no captures")
             found.extend(inside)
