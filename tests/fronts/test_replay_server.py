@@ -230,3 +230,18 @@ def test_the_command_refuses_what_it_cannot_serve_with_a_sentence(args: list[str
                           text=True, timeout=60)
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_the_anthropic_sdk_builds_the_tool_call_through_split_utf8_and_crlf() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    clean = clean_reply(TOOLS)
+    with started([TOOLS], "split-utf8", "crlf", "chunk:random", speed="max", seed=9) as running:
+        client = anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
+        with client.messages.stream(model="claude", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) \
+                as stream:
+            message = stream.get_final_message()
+        expect = httpx.get(f"{running.url}/_streamfold/expect").json()
+    calls = [block for block in message.content if block.type == "tool_use"]
+    expected = clean["choices"][0]["tool_calls"]  # type: ignore[index]
+    assert [(call.name, call.input) for call in calls] == [(tool["name"], tool["parsed"]) for tool in expected]
+    assert message.stop_reason == "tool_use" and reply_part(expect) == clean

@@ -99,6 +99,13 @@ class _Clock:
             self.starts.append(position)
             position += len(unit.data)
         self.units = units
+        # The clean body's units do not overlap (a duplicate shares its original's range): the one that
+        # holds a clean offset is the one that starts last before it.
+        self.by_clean_start: dict[int, list[int]] = {}
+        for index, unit in enumerate(units):
+            if unit.end > unit.start:
+                self.by_clean_start.setdefault(unit.start, []).append(index)
+        self.clean_starts = sorted(self.by_clean_start)
         self.read_offsets = [offset for offset, _ in reads] if reads else []
         self.read_times = [at for _, at in reads] if reads else []
 
@@ -118,10 +125,14 @@ class _Clock:
 
     def carried(self, clean: int) -> list[int]:
         """Where a read boundary at clean offset `clean` falls in the served body (none, one, or more)."""
+        at = bisect.bisect_right(self.clean_starts, clean) - 1
+        if at < 0:
+            return []
         found = []
-        for start, unit in zip(self.starts, self.units):
-            if unit.start <= clean < unit.end:
-                found.append(start + (clean - unit.start) * len(unit.data) // (unit.end - unit.start))
+        for index in self.by_clean_start[self.clean_starts[at]]:
+            unit = self.units[index]
+            if clean < unit.end:
+                found.append(self.starts[index] + (clean - unit.start) * len(unit.data) // (unit.end - unit.start))
         return found
 
     def frame_start(self, frame: int) -> int | None:
