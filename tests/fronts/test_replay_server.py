@@ -72,10 +72,10 @@ def test_the_openai_sdk_builds_the_clean_reply_through_the_fault(spec: str) -> N
     openai = pytest.importorskip("openai")
     clean = clean_reply(CHINESE)
     with started([CHINESE], spec, speed="max") as running:
-        client = openai.OpenAI(base_url=f"{running.url}/v1", api_key="sk-test", max_retries=0)
-        stream = client.chat.completions.create(model="kimi", messages=[{"role": "user", "content": "你好"}],
-                                                stream=True)
-        text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+        with openai.OpenAI(base_url=f"{running.url}/v1", api_key="sk-test", max_retries=0) as client:
+            stream = client.chat.completions.create(model="kimi", messages=[{"role": "user", "content": "你好"}],
+                                                    stream=True)
+            text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
         expect = httpx.get(f"{running.url}/_streamfold/expect").json()
     assert text == clean["choices"][0]["content"] and "你好" in text  # type: ignore[index]
     assert reply_part(expect) == clean
@@ -84,8 +84,8 @@ def test_the_openai_sdk_builds_the_clean_reply_through_the_fault(spec: str) -> N
 def test_the_openai_sdk_raises_the_vendor_error_of_http_error() -> None:
     openai = pytest.importorskip("openai")
     with started([PLAIN], "http-error:429", speed="max") as running:
-        client = openai.OpenAI(base_url=f"{running.url}/v1", api_key="sk-test", max_retries=0)
-        with pytest.raises(openai.RateLimitError) as caught:
+        with openai.OpenAI(base_url=f"{running.url}/v1", api_key="sk-test", max_retries=0) as client, \
+                pytest.raises(openai.RateLimitError) as caught:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
         assert caught.value.code == "rate_limit_exceeded"
         expect = httpx.get(f"{running.url}/_streamfold/expect").json()
@@ -236,9 +236,9 @@ def test_the_anthropic_sdk_builds_the_tool_call_through_split_utf8_and_crlf() ->
     anthropic = pytest.importorskip("anthropic")
     clean = clean_reply(TOOLS)
     with started([TOOLS], "split-utf8", "crlf", "chunk:random", speed="max", seed=9) as running:
-        client = anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
-        with client.messages.stream(model="claude", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) \
-                as stream:
+        with anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0) as client, \
+                client.messages.stream(model="claude", max_tokens=64,
+                                       messages=[{"role": "user", "content": "hi"}]) as stream:
             message = stream.get_final_message()
         expect = httpx.get(f"{running.url}/_streamfold/expect").json()
     calls = [block for block in message.content if block.type == "tool_use"]

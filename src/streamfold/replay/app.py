@@ -69,6 +69,7 @@ class ReplayServer:
         self.expect_out = expect_out
         self.echo = echo
         self.log = ServedLog()
+        self._plans: dict[str, Plan] = {}
         for recording in self.recordings:
             refused = refusal(self.faults, transport=recording.transport, dialect=recording.dialect,
                               frames=len(recording.frames))
@@ -81,7 +82,13 @@ class ReplayServer:
 
     def plan(self, recording: Recording, request: int) -> Plan:
         """The response request `request` gets from `recording` (its random faults drawn for it)."""
-        return plan_response(recording, self.faults, speed=self.speed, seed=f"{self.seed}/{request}")
+        if any(fault.random for fault in self.faults):
+            return plan_response(recording, self.faults, speed=self.speed, seed=f"{self.seed}/{request}")
+        # Without a random fault every request gets the same plan: made once (a long capture takes a while).
+        plan = self._plans.get(recording.name)
+        if plan is None:
+            plan = self._plans[recording.name] = plan_response(recording, self.faults, speed=self.speed)
+        return plan
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
