@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from ..dialects import DIALECTS
 from ..dialects._replay import ReplayQuirks
 
-__all__ = ["FAULTS", "TEXT_TRANSPORTS", "Fault", "FaultError", "FaultKind", "describe", "parse_fault", "refusal"]
+__all__ = ["FAULTS", "TEXT_TRANSPORTS", "Fault", "FaultError", "FaultKind", "describe", "parse_fault", "quirks_of",
+           "refusal"]
 
 SSE = ("sse",)
 TEXT_TRANSPORTS = ("sse", "ndjson", "json-array")
@@ -199,7 +200,8 @@ def refusal(faults: Sequence[Fault], *, transport: str, dialect: str, frames: in
                     f"{transport}")
         for frame in fault.frames():
             if frame >= frames:
-                return f"--fault {fault.spec}: the capture has {frames} frame(s), numbered 0 to {frames - 1}"
+                numbered = f", numbered 0 to {frames - 1}" if frames else ""
+                return f"--fault {fault.spec}: the capture has {frames or 'no'} frame(s){numbered}"
         if fault.kind == "error-event" and (quirks is None or quirks.error_frame(None) is None):
             return f"--fault {fault.spec}: streamfold does not know the {dialect} dialect's in-stream error"
         if fault.kind == "no-terminal" and (quirks is None or not quirks.has_end_of_stream):
