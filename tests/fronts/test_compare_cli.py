@@ -98,6 +98,20 @@ def test_check_accepts_a_chat_completion_object() -> None:
     assert check(TOOLS, json.dumps(exported))[0] == 0
 
 
+def test_check_names_a_dropped_signature_and_its_frame() -> None:
+    """Opaque state: a Message whose thinking block lost its signature fails, naming the frame that carried it."""
+    capture = Path(__file__).resolve().parents[1] / "captures" / "anthropic" / "a6-redacted-thinking.sse"
+    result = fold(capture.read_bytes())
+    message = result.export()
+    assert check(capture, json.dumps(message))[0] == 0
+    del message["content"][0]["signature"]
+    code, out = check(capture, json.dumps(message))
+    frame = next(f for f in result.frames if f.data and "signature_delta" in f.data)
+    assert code == 1
+    assert f"content[0].signature (thinking signature) is missing (frame {frame.index}, line {frame.line})" in out
+    assert "dropped the thinking signature" in out
+
+
 def test_diff_two_captures_and_a_response(tmp_path: Path) -> None:
     exported = fold(PLAIN.read_bytes()).export()
     same = tmp_path / "response.json"

@@ -7,7 +7,8 @@ that claims a decoded payload (reference §3 order), or None.
 from __future__ import annotations
 
 from ..framing import FrameIssue
-from ..result import register_exporter
+from ..opaque import Opaque, find_carrier
+from ..result import Result, register_exporter
 from ._base import Dialect
 from .anthropic import Anthropic
 from .bedrock import Bedrock
@@ -23,7 +24,7 @@ from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
 
-__all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport"]
+__all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "opaque_state"]
 
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
@@ -50,6 +51,19 @@ def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
         if (found := dialect.carried_error(issue)) is not None:
             return found
     return None
+
+
+def opaque_state(result: Result) -> tuple[Opaque, ...]:
+    """The opaque values of a reply a client must send back (`streamfold.opaque`), each with the
+    frame that carried it; () for a dialect without an export or without such values."""
+    dialect = DIALECTS.get(result.dialect)
+    if dialect is None:
+        return ()
+    try:
+        exported = result.export()
+    except NotImplementedError:
+        return ()
+    return tuple(item.at_frame(find_carrier(result, item.value)) for item in dialect.opaque_state(exported))
 
 
 def detect(value: object) -> type[Dialect] | None:

@@ -18,6 +18,7 @@ from ..findings import Report, Severity
 from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
+from ..opaque import Opaque
 from ._replay import ReplayQuirks
 
 if TYPE_CHECKING:
@@ -291,6 +292,13 @@ class Dialect:
         None when `value` is not one: {"content", "reasoning", "tool_calls": [(name, arguments
         text)], "finish_reason" (raw), "usage" (the raw usage object)}. Used by `check`/`diff`."""
         return None
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        """The values in this dialect's export that a client must send back unchanged with the next
+        request (signatures, encrypted reasoning), without their frames: `dialects.opaque_state`
+        finds those. None for most vendors."""
+        return []
 
     @classmethod
     def summarize(cls, value: object) -> str:

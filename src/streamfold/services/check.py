@@ -13,7 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..dialects import opaque_state
 from ..findings import location
+from ..opaque import Kept, Opaque, kept
 from ..result import Result, ToolCall
 from .diff import Summary, compare, summary_of_response
 
@@ -38,22 +40,35 @@ class Divergence:
     #: The frame's byte offset and the transport, for a binary stream's location (message, byte).
     byte: int | None = None
     transport: str | None = None
+    #: For opaque state (a signature, encrypted reasoning): what the value is; `field` is its path in the export.
+    opaque: str | None = None
 
     def message(self) -> str:
         where = f" ({location(self.frame, self.byte, self.line, self.transport)})" if self.frame is not None else ""
         # Values as JSON ("Hi", not Python's 'Hi'), as `diff` shows them.
         expected, got = (json.dumps(value, ensure_ascii=False) for value in (self.expected, self.got))
+        if self.opaque is not None:
+            state = "is missing" if self.got is None else "differs"
+            return (f"{self.field} ({self.opaque}) {state}{where}: the reference has {expected}, the client has "
+                    f"{got}. Probable cause: {self.cause}")
         return (f"{self.field} differs at character {self.offset}{where}: the reference has {expected}, "
                 f"the client has {got}. Probable cause: {self.cause}")
 
 
 def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list[Divergence]:
-    """Compare what a client built with the reference fold; an empty list means they agree.
+    """Compare what a client built (its text, its object as a dict, or an SDK's pydantic object)
+    with the reference fold; an empty list means they agree.
 
     The fields compared are `diff`'s (`CHECKED` of them); a divergence says where and why. Text
     given as text may end with one newline the reference does not have (every editor, `echo` and
-    `jq -r` write one): it is not counted as a difference.
+    `jq -r` write one): it is not counted as a difference. A client's object (not plain text)
+    must also have kept the reply's opaque state, each value the next request sends back
+    (`streamfold.opaque`): a signature or encrypted reasoning it dropped or changed is a
+    divergence too, named with the frame that carried it.
     """
+    if hasattr(expected_value, "model_dump"):  # an SDK's final object (pydantic); bytes stay bytes
+        expected_value = expected_value.model_dump()
+    opaque = [] if isinstance(expected_value, str) else _opaque_divergences(result, expected_value, choice)
     if isinstance(expected_value, str):
         expected_value = _without_final_newline(expected_value, result, choice)
     client = summary_of_response(expected_value, choice=choice, calls_when_absent=False)
@@ -72,7 +87,45 @@ def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list
             divergences.extend(_tool_divergence(result, choice, found.tool, found.field,
                                                 reference.tool_calls[found.tool], built.tool_calls[found.tool])
                                for found in differing if found.tool is not None)
+    return divergences + opaque
+
+
+def _opaque_divergences(result: Result, client: Any, choice: int) -> list[Divergence]:
+    """A divergence for each opaque value of choice `choice` the client dropped or changed."""
+    divergences = []
+    for item in opaque_state(result):
+        if item.choice != choice:
+            continue
+        state, held = kept(client, item)
+        if state is Kept.KEPT:
+            continue
+        frame = result.frames[item.frame] if item.frame is not None and item.frame < len(result.frames) else None
+        divergences.append(Divergence(
+            item.path, 0, _clipped(item.value), None if held is None else _clipped(held), item.frame,
+            frame.line if frame is not None else None, _opaque_cause(item, held),
+            frame.offset if frame is not None else None, result.transport, opaque=item.what))
     return divergences
+
+
+def _opaque_cause(item: Opaque, held: Any) -> str:
+    carried = f"frame {item.frame}" if item.frame is not None else "the stream"
+    name = item.names[0]
+    if held is None:
+        return (f"the client dropped the {item.what} that {carried} carried: the next request that sends this "
+                f"turn back is refused (a 400 from the API). Keep `{name}` exactly as received")
+    if isinstance(held, str) and item.value in held and held != item.value:
+        return (f"the client's {item.what} holds the reference's and more: it appended the pieces where each "
+                "one replaces the last")
+    if isinstance(held, str) and held and item.value.startswith(held):
+        return f"the client's {item.what} stops early: the part after it was lost (a later frame replaced it)"
+    return (f"the client's `{name}` differs from the one {carried} carried: changed, re-encoded, or taken from "
+            "another block")
+
+
+def _clipped(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        value = f"<{len(value)} bytes>"
+    return value if not isinstance(value, str) or len(value) <= 24 else value[:24] + "…"
 
 
 def _without_final_newline(text: str, result: Result, choice: int) -> str:

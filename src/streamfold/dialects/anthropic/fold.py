@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
+from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
-from .native import export_message, read_message, snapshot
+from .native import export_message, opaque_values, read_message, snapshot
 from .replay import ANTHROPIC_REPLAY
 from .summary import summarize
 
@@ -296,6 +297,10 @@ class Anthropic(ContentBlocks):
     def export(cls, result: Result) -> dict[str, Any]:
         """The `anthropic.types.Message` a non-streaming request would have returned."""
         return export_message(result)
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        return opaque_values(exported)
 
     @classmethod
     def read_response(cls, value: object) -> dict[str, Any] | None:

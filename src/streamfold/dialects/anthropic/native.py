@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._toolargs import parse_arguments
+from ...opaque import Opaque
 from .._base import dumps_arguments
 from .blocks import CHOICE, SERVER_TOOLS, Block
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Result, ToolCall
 
-__all__ = ["export_message", "read_message", "snapshot"]
+__all__ = ["export_message", "opaque_values", "read_message", "snapshot"]
 
 #: The fields of the message the export takes from the Result.
 _FILLED = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
@@ -137,3 +138,18 @@ def read_message(value: object) -> dict[str, Any] | None:
         "finish_reason": value.get("stop_reason"),
         "usage": value.get("usage"),
     }
+
+
+def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
+    """A thinking block's `signature` and a redacted_thinking block's `data`: the API refuses a turn sent
+    back without them, or with them changed."""
+    found: list[Opaque] = []
+    for position, block in enumerate(exported.get("content") or ()):
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "thinking" and type(signature := block.get("signature")) is str and signature:
+            found.append(Opaque("thinking signature", f"content[{position}].signature", signature, ("signature",)))
+        elif kind == "redacted_thinking" and type(data := block.get("data")) is str and data:
+            found.append(Opaque("redacted thinking data", f"content[{position}].data", data, ("data",)))
+    return found

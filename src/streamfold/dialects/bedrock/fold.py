@@ -32,8 +32,9 @@ from ..._toolargs import parse_arguments
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
+from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
-from .native import export_converse, read_converse, snapshot
+from .native import export_converse, opaque_values, read_converse, snapshot
 from .summary import summarize_event
 
 if TYPE_CHECKING:
@@ -330,6 +331,10 @@ class Bedrock(Dialect):
     def export(cls, result: Result) -> dict[str, Any]:
         """The `ConverseResponse` a non-streaming `Converse` would have returned."""
         return export_converse(result)
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        return opaque_values(exported)
 
     @classmethod
     def read_response(cls, value: object) -> dict[str, Any] | None:

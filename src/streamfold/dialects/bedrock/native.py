@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ...opaque import Opaque
+
 if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Choice, Result
 
-__all__ = ["export_converse", "read_converse", "snapshot"]
+__all__ = ["export_converse", "opaque_values", "read_converse", "snapshot"]
 
 #: What the export reads of a content block's fields, by block type.
 _EXPORTED_FIELDS = {"text": ("_start", "citations"), "reasoning": ("_start", "signature", "redactedContent"),
@@ -117,3 +119,24 @@ def read_converse(value: object) -> dict[str, Any] | None:
             "tool_calls": [(use.get("name"), json.dumps(use.get("input", {}), separators=(",", ":"),
                                                         ensure_ascii=False)) for use in uses],
             "finish_reason": value.get("stopReason"), "usage": value.get("usage")}
+
+
+def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
+    """A reasoning block's `signature` and `redactedContent` (boto3 gives the latter as bytes)."""
+    output = exported.get("output")
+    message = output.get("message") if type(output) is dict else None
+    content = message.get("content") if type(message) is dict else None
+    found: list[Opaque] = []
+    for position, block in enumerate(content if type(content) is list else ()):
+        reasoning = block.get("reasoningContent") if type(block) is dict else None
+        if type(reasoning) is not dict:
+            continue
+        where = f"output.message.content[{position}].reasoningContent"
+        text = reasoning.get("reasoningText")
+        if type(text) is dict and type(signature := text.get("signature")) is str and signature:
+            found.append(Opaque("reasoning signature", f"{where}.reasoningText.signature", signature,
+                                ("signature",)))
+        if type(redacted := reasoning.get("redactedContent")) is str and redacted:
+            found.append(Opaque("redacted reasoning", f"{where}.redactedContent", redacted,
+                                ("redactedContent", "redacted_content")))
+    return found

@@ -20,8 +20,10 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Severity
+from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, fast_decoder
 from .native import export as _export
+from .native import opaque_values as _opaque_values
 from .native import read_response as _read_response
 from .native import snapshot as _snapshot
 from .parts import Parts
@@ -379,6 +381,10 @@ class Gemini(Parts):
     def export(cls, result: Result) -> dict[str, Any]:
         """The `GenerateContentResponse` a non-streaming `generateContent` would have returned (REST camelCase)."""
         return _export(result)
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        return _opaque_values(exported)
 
     @classmethod
     def read_response(cls, value: object) -> dict[str, Any] | None:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ...opaque import Opaque
+
 if TYPE_CHECKING:
     from ...result import Result
     from .state import Candidate
 
-__all__ = ["export", "read_response", "snapshot"]
+__all__ = ["export", "opaque_values", "read_response", "snapshot"]
 
 
 def snapshot(candidates: dict[int, Candidate], prompt_feedback: object, create_time: Any,
@@ -128,10 +130,35 @@ def export(result: Result) -> dict[str, Any]:
     return out
 
 
+#: google-genai's `model_dump()` names (snake_case) of the fields `read_response` reads, and the API's.
+_SDK_NAMES = {"usage_metadata": "usageMetadata", "prompt_feedback": "promptFeedback", "block_reason": "blockReason",
+              "finish_reason": "finishReason", "function_call": "functionCall", "thought_signature": "thoughtSignature"}
+
+
+def _api_names(value: dict[str, Any]) -> dict[str, Any]:
+    """A google-genai object's dump with the API's names, where `read_response` looks (never inside a call's
+    `args`: those are the caller's own keys)."""
+    out = {_SDK_NAMES.get(key, key): inner for key, inner in value.items()}
+    for key in ("promptFeedback", "functionCall"):
+        if isinstance(out.get(key), dict):
+            out[key] = {_SDK_NAMES.get(name, name): inner for name, inner in out[key].items()}
+    if isinstance(out.get("content"), dict) and isinstance(out["content"].get("parts"), list):
+        out["content"] = {**out["content"], "parts": [_api_names(part) if isinstance(part, dict) else part
+                                                       for part in out["content"]["parts"]]}
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = [_api_names(one) if isinstance(one, dict) else one for one in out["candidates"]]
+    return out
+
+
 def read_response(value: object) -> dict[str, Any] | None:
-    """A `GenerateContentResponse` (candidate 0): text and thought parts, function calls."""
+    """A `GenerateContentResponse` (candidate 0): text and thought parts, function calls. Also a
+    `Content` (`{"role": "model", "parts": [...]}`, what a client that keeps the turn holds), and either
+    as google-genai dumps them (snake_case names)."""
     if not isinstance(value, dict):
         return None
+    if value.get("role") == "model" and isinstance(value.get("parts"), list):
+        value = {"candidates": [{"content": value}]}
+    value = _api_names(value)
     candidates = value.get("candidates")
     if not (isinstance(candidates, list) and candidates and isinstance(candidates[0], dict)):
         feedback = value.get("promptFeedback")
@@ -143,13 +170,31 @@ def read_response(value: object) -> dict[str, Any] | None:
         return None
     content = candidates[0].get("content")
     parts = [p for p in (content.get("parts", []) if isinstance(content, dict) else []) if isinstance(p, dict)]
-    thoughts = "".join(p.get("text", "") for p in parts if p.get("thought"))
+    # `or`: a google-genai dump holds every field, null where the part has none.
+    thoughts = "".join(p.get("text") or "" for p in parts if p.get("thought"))
     return {
-        "content": "".join(p.get("text", "") for p in parts if not p.get("thought")),
+        "content": "".join(p.get("text") or "" for p in parts if not p.get("thought")),
         "reasoning": thoughts or None,
-        "tool_calls": [(p["functionCall"].get("name"), json.dumps(p["functionCall"].get("args", {}),
+        "tool_calls": [(p["functionCall"].get("name"), json.dumps(p["functionCall"].get("args") or {},
                                                                   separators=(",", ":"), ensure_ascii=False))
                        for p in parts if isinstance(p.get("functionCall"), dict)],
         "finish_reason": candidates[0].get("finishReason"),
         "usage": value.get("usageMetadata"),
     }
+
+
+def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
+    """Every part's `thoughtSignature` (google-genai: `thought_signature`, as bytes): Gemini 3 refuses a
+    function call's turn sent back without its signature."""
+    found: list[Opaque] = []
+    candidates = exported.get("candidates")
+    for candidate in candidates if type(candidates) is list else ():
+        content = candidate.get("content") if type(candidate) is dict else None
+        parts = content.get("parts") if type(content) is dict else None
+        choice = candidate.get("index", 0)
+        for position, part in enumerate(parts if type(parts) is list else ()):
+            if type(part) is dict and type(signature := part.get("thoughtSignature")) is str and signature:
+                found.append(Opaque("thought signature", f"candidates[{choice}].content.parts[{position}]"
+                                    ".thoughtSignature", signature, ("thoughtSignature", "thought_signature"),
+                                    choice=choice if type(choice) is int else 0))
+    return found

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report
 from ...framing import FrameView
 from ...merge import Merger, ToolPath
+from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
-from .native import export_chat, read_chat, snapshot
+from .extras import StreamExtras
+from .native import export_chat, opaque_values, read_chat, snapshot
 from .replay import OPENAI_CHAT_REPLAY
 from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
@@ -52,6 +54,7 @@ class OpenAIChat(ToolCallFolding):
         super().__init__(merger, report, frames)
         self._choices: dict[int, ChoiceState] = {}
         self._identified = False
+        self._extras = StreamExtras()
 
     @classmethod
     def claims(cls, value: object) -> bool:
@@ -204,8 +207,11 @@ class OpenAIChat(ToolCallFolding):
             if alias != reasoning and type(alias) is str:
                 # O11: vLLM's back-compat layer sends both names with the same text.
                 merger.append((index, "reasoning"), alias, frame)
-        elif delta.get("reasoning_details"):
-            self._reasoning_details(index, delta["reasoning_details"], frame)
+        details = delta.get("reasoning_details")
+        if details:
+            self._extras.reasoning_details(index, details)  # kept whole: signatures go back with the next turn
+            if not (reasoning or alias):
+                self._reasoning_text(index, details, frame)
         refusal = delta.get("refusal")
         if refusal:
             merger.append((index, "refusal"), refusal, frame)
@@ -234,8 +240,8 @@ class OpenAIChat(ToolCallFolding):
                     if type(inner) is dict and inner.get("type") == "text":
                         self.merger.append((index, "reasoning"), inner.get("text"), frame)
 
-    def _reasoning_details(self, index: int, details: object, frame: int) -> None:
-        """OpenRouter `reasoning_details`, read only when no plain reasoning string came."""
+    def _reasoning_text(self, index: int, details: object, frame: int) -> None:
+        """The text of OpenRouter `reasoning_details`, read only when no plain reasoning string came."""
         for detail in details if type(details) is list else ():
             if type(detail) is dict:
                 kind = detail.get("type")
@@ -337,12 +343,16 @@ class OpenAIChat(ToolCallFolding):
     def native(self) -> dict[str, Any]:
         """The chunk envelope's own fields, for `export`: `created`, and `system_fingerprint`
         and `service_tier` when the stream sent them (each as first sent)."""
-        return snapshot(self.merger)
+        return snapshot(self.merger, self._extras)
 
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:
         """The `ChatCompletion` a non-streaming request would have returned."""
         return export_chat(result)
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        return opaque_values(exported)
 
     @classmethod
     def read_response(cls, value: object) -> dict[str, Any] | None:

@@ -5,8 +5,10 @@ the native snapshot they need beyond the Result, and the reverse (`read_chat`,
 
 The snapshot is the chunk envelope's fields a Result has no place for:
 `created`, and `system_fingerprint` and `service_tier` when the stream sent
-them. Everything else (id, model, usage, each choice's text, tool calls and
-raw finish reason) is the Result's own.
+them; and the opaque state a client sends back with the next turn
+(`extras.py`: OpenRouter's `reasoning_details`, a tool call's
+`extra_content`). Everything else (id, model, usage, each choice's text,
+tool calls and raw finish reason) is the Result's own.
 """
 
 from __future__ import annotations
@@ -14,41 +16,47 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ...opaque import Opaque
 from .._base import dumps_arguments
 
 if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Result, ToolCall
+    from .extras import StreamExtras
 
-__all__ = ["envelope", "export_chat", "export_completion", "read_chat", "read_completion", "snapshot"]
+__all__ = ["envelope", "export_chat", "export_completion", "opaque_values", "read_chat", "read_completion", "snapshot"]
 
 #: The envelope fields exported only when the stream sent them.
 _OPTIONAL = ("system_fingerprint", "service_tier")
 
 
-def snapshot(merger: Merger) -> dict[str, Any]:
+def snapshot(merger: Merger, extras: StreamExtras | None = None) -> dict[str, Any]:
     """The native snapshot at the end of the stream (JSON values, as the chunks sent them)."""
     out: dict[str, Any] = {"created": merger.get(("created",))}
     for name in _OPTIONAL:
         value = merger.get(("dialect", name))
         if value is not None:
             out[name] = value
+    if extras is not None:
+        out.update(extras.snapshot())
     return out
 
 
 def export_chat(result: Result) -> dict[str, Any]:
     """The `ChatCompletion` a non-streaming request would have returned."""
+    native = result.native if isinstance(result.native, dict) else {}
+    details, extras = native.get("reasoning_details") or {}, native.get("tool_extras") or {}
     choices = []
     for choice in result.choices:
         message: dict[str, Any] = {"role": choice.role or "assistant", "content": choice.content or None,
                                    "refusal": choice.refusal}
         if choice.reasoning is not None:
             message["reasoning_content"] = choice.reasoning  # DeepSeek's non-streaming field
+        if details.get(str(choice.index)):
+            message["reasoning_details"] = details[str(choice.index)]  # OpenRouter's, as its replies carry them
         if choice.tool_calls:
-            message["tool_calls"] = [
-                {"id": call.id, "type": "function",
-                 "function": {"name": call.name, "arguments": _exported_arguments(call)}}
-                for call in choice.tool_calls]
+            held = extras.get(str(choice.index)) or {}
+            message["tool_calls"] = [_exported_call(call, held.get(str(call.key))) for call in choice.tool_calls]
         choices.append({"index": choice.index, "message": message, "logprobs": None,
                         "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
     return envelope("chat.completion", result, choices)
@@ -111,6 +119,14 @@ def read_completion(value: object) -> dict[str, Any] | None:
             "usage": value.get("usage")}
 
 
+def _exported_call(call: ToolCall, extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": call.id, "type": "function",
+                           "function": {"name": call.name, "arguments": _exported_arguments(call)}}
+    if extra is not None:
+        out["extra_content"] = extra  # Gemini's OpenAI layer: its thought_signature must go back
+    return out
+
+
 def _exported_finish(raw: str | None, has_tool_calls: bool) -> str | None:
     """Non-streaming replies say `tool_calls` where some streams say `stop` (googleapis/python-genai#2868)."""
     if raw == "stop" and has_tool_calls:
@@ -133,3 +149,27 @@ def _exported_arguments(call: ToolCall) -> str:
     except (ValueError, RecursionError):
         pass
     return dumps_arguments(call.parsed)
+
+
+def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
+    """OpenRouter's `reasoning_details` (each detail's `signature` and encrypted `data`) and the
+    `thought_signature` in a tool call's `extra_content` (Gemini's OpenAI layer)."""
+    found: list[Opaque] = []
+    for choice in exported.get("choices") or ():
+        message = choice.get("message") if type(choice) is dict else None
+        if type(message) is not dict:
+            continue
+        index = choice.get("index") if type(choice.get("index")) is int else 0
+        where = f"choices[{index}].message"
+        for position, detail in enumerate(message.get("reasoning_details") or ()):
+            for name, what in (("signature", "reasoning signature"), ("data", "encrypted reasoning")):
+                if type(detail) is dict and type(value := detail.get(name)) is str and value:
+                    found.append(Opaque(what, f"{where}.reasoning_details[{position}].{name}", value, (name,),
+                                        choice=index))
+        for position, call in enumerate(message.get("tool_calls") or ()):
+            extra = call.get("extra_content") if type(call) is dict else None
+            google = extra.get("google") if type(extra) is dict else None
+            if type(google) is dict and type(signature := google.get("thought_signature")) is str and signature:
+                found.append(Opaque("thought signature", f"{where}.tool_calls[{position}].extra_content.google"
+                                    ".thought_signature", signature, ("thought_signature",), choice=index))
+    return found

@@ -16,6 +16,7 @@ from ..._json import loads
 from ...findings import Severity
 from ...merge import EMPTY_VALUES, TextBuffer, ToolCallPath
 from .._base import Dialect, dumps_arguments
+from .extras import StreamExtras
 
 __all__ = ["ChoiceState", "ToolCallFolding"]
 
@@ -71,6 +72,8 @@ class ChoiceState:
 class ToolCallFolding(Dialect):
     """The tool-call fragments of a chat delta, folded into (choice, "tool", key, ...) paths."""
 
+    _extras: StreamExtras
+
     def _tool_calls(self, index: int, state: ChoiceState, calls: list[Any], frame: int) -> None:
         merger = self.merger
         for call in calls:
@@ -93,6 +96,8 @@ class ToolCallFolding(Dialect):
                         f"tool call {key} of choice {index} changed its name from {held!r} to {name!r}; "
                         f"the first name is kept",
                         once=(index, key, "name"), choice=index, tool_call=key)
+            if "extra_content" in call:
+                self._extras.tool_extra(index, key, call["extra_content"])  # Gemini's thought_signature
             arguments = function.get("arguments")
             if type(arguments) is str:
                 merger.append((*path, "arguments"), arguments, frame)

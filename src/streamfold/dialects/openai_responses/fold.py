@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
+from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type, fast_decoder
 from .events import ResponsesEvents
 from .items import CHOICE, TERMINAL, Item, Segment
-from .native import export, read_response, snapshot
+from .native import export, opaque_values, read_response, snapshot
 from .replay import RESPONSES_REPLAY
 from .summary import summarize
 
@@ -369,6 +370,10 @@ class OpenAIResponses(ResponsesEvents):
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:
         return export(result)
+
+    @classmethod
+    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
+        return opaque_values(exported)
 
     @classmethod
     def read_response(cls, value: object) -> dict[str, Any] | None:

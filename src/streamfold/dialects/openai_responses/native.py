@@ -32,12 +32,13 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from ...opaque import Opaque
 from .items import PART_KINDS, Item, Segment
 
 if TYPE_CHECKING:
     from ...result import Result
 
-__all__ = ["export", "read_response", "snapshot"]
+__all__ = ["export", "opaque_values", "read_response", "snapshot"]
 
 
 def snapshot(envelope: dict[str, Any] | None, created: Any, status: str | None, error: dict[str, Any] | None,
@@ -211,8 +212,11 @@ def _full_usage(usage: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_response(value: object) -> dict[str, Any] | None:
-    """An OpenAI Responses `Response`: output_text of message items, function_call items."""
-    if not (isinstance(value, dict) and isinstance(value.get("output"), list) and value.get("object") == "response"):
+    """An OpenAI Responses `Response`: output_text of message items, function_call items. (`object` may be
+    null: the SDK's accumulated response keeps what the stream's `response.completed` sent, and some
+    servers leave it out.)"""
+    if not (isinstance(value, dict) and isinstance(value.get("output"), list)
+            and (value.get("object") == "response" or (value.get("object") is None and "created_at" in value))):
         return None
     items = [item for item in value["output"] if isinstance(item, dict)]
     summary = [part.get("text", "") for item in items if item.get("type") == "reasoning"
@@ -228,3 +232,19 @@ def read_response(value: object) -> dict[str, Any] | None:
         "finish_reason": details.get("reason") if isinstance(details, dict) else value.get("status"),
         "usage": value.get("usage"),
     }
+
+
+def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
+    """A reasoning item's `id` and `encrypted_content`: a stateless next turn (store=false) sends the
+    items back, and the API refuses an encrypted item it cannot match."""
+    found: list[Opaque] = []
+    output = exported.get("output")
+    for position, item in enumerate(output if type(output) is list else ()):
+        if type(item) is not dict or item.get("type") != "reasoning":
+            continue
+        if type(item_id := item.get("id")) is str and item_id:
+            found.append(Opaque("reasoning item id", f"output[{position}].id", item_id, ("id",)))
+        if type(encrypted := item.get("encrypted_content")) is str and encrypted:
+            found.append(Opaque("encrypted reasoning", f"output[{position}].encrypted_content", encrypted,
+                                ("encrypted_content",)))
+    return found
