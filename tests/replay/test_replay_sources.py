@@ -63,3 +63,11 @@ def test_request_n_of_a_seed_is_served_the_same_every_run_and_requests_differ() 
     assert first[0] == first[2] and first[1] == first[3] and first[0] != first[1]
     other = ReplayServer(recordings, [parse_fault("chunk:random")], seed=43).plan(recordings[0], 1)
     assert [len(w.data) for w in other.writes] != first[0]
+
+
+def test_standard_input_is_a_source_named_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PLAIN.read_bytes())))
+    (found,) = read_sources(["-"])
+    assert found.name == "stdin" and found.body == PLAIN.read_bytes() and found.dialect == "openai-chat"

@@ -110,6 +110,8 @@ class ReplayServer:
         recording, served_path, why = choose(self.recordings, path + (f"?{query}" if query else ""),
                                              headers.get(CAPTURE_HEADER))
         if recording is None:
+            if self.echo is not None:
+                self.echo(f"{scope['method']} {path} 404: {why}")
             await _json(send, 404, {"error": {"message": f"streamfold serve: {why}",
                                               "captures": [r.name for r in self.recordings]}})
             return

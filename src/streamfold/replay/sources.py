@@ -1,9 +1,9 @@
 """What `streamfold serve SOURCE…` serves: each SOURCE read into named `Recording`s.
 
-A SOURCE is any input streamfold reads (a raw body, a HAR, curl output, a log, ...), a stored
-capture `DB.sqlite#ID`, a whole store `DB.sqlite` (every capture in it), or a directory (every file
-in it and below, in name order, but hidden files, `*.md` and streamfold's own `*.expect.json`; a
-store in it gives each of its captures).
+A SOURCE is any input streamfold reads (a raw body, a HAR, curl output, a log, ...; `-` is standard
+input, named `stdin`), a stored capture `DB.sqlite#ID`, a whole store `DB.sqlite` (every capture in
+it), or a directory (every file in it and below, in the order of their paths, but hidden files, `*.md`
+and streamfold's own `*.expect.json`; a store in it gives each of its captures).
 A capture is named after its file (`openai-plain-text`; under a directory, its path there without
 the suffix: `openai/o3-usage-only-final-chunk`) or its store (`captures#12`); a name given twice gets
 `-2`, `-3`. Each is folded once here: its frames say where the faults cut, and its transport and
@@ -13,6 +13,7 @@ dialect which faults apply.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -92,6 +93,12 @@ def read_sources(sources: list[str]) -> list[Recording]:
     """Every capture the SOURCE arguments name, in order. Raises `SourceError` for one that cannot be read."""
     found: list[Recording] = []
     for source in sources:
+        if source == "-":
+            try:
+                found.append(recording_of(read_capture(sys.stdin.buffer.read()), "stdin"))
+            except InputError as exc:
+                raise SourceError(f"standard input: {exc}") from None
+            continue
         try:
             ref = parse_ref(source) if os.path.isfile(source.rpartition("#")[0] or source) else None
         except StoreError as exc:
