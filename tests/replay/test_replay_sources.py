@@ -3,7 +3,9 @@ capture named as the docs say, and a SOURCE that cannot be read is a sentence, n
 
 from __future__ import annotations
 
+import io
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,8 +68,6 @@ def test_request_n_of_a_seed_is_served_the_same_every_run_and_requests_differ() 
 
 
 def test_standard_input_is_a_source_named_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
-    import sys
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PLAIN.read_bytes())))
     (found,) = read_sources(["-"])
     assert found.name == "stdin" and found.body == PLAIN.read_bytes() and found.dialect == "openai-chat"
