@@ -78,9 +78,11 @@ def core_files() -> list[Path]:
 
 
 def test_what_the_servers_share_imports_neither_front() -> None:
-    """`_serving` (a socket and a uvicorn thread) is the web page's and the proxy's, so neither imports the other."""
+    """`_serving` (a socket, a uvicorn thread, the Host check) is the page's, the proxy's and the replay
+    server's, so none imports another."""
     assert violations([PACKAGE / "_serving.py"], ("streamfold.cli", "streamfold.web", "streamfold.proxy",
-                                                  "streamfold.services", "streamfold.launcher")) == []
+                                                  "streamfold.replay", "streamfold.services",
+                                                  "streamfold.launcher")) == []
 
 
 def test_the_capture_store_is_front_neutral() -> None:
