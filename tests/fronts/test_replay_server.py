@@ -140,7 +140,7 @@ def stored(tmp_path: Path) -> str:
     return f"{tmp_path / 'paced.sqlite'}#{number}"
 
 
-@pytest.mark.parametrize("speed, low, high", [("original", 1.5, 3.0), (4.0, 0.3, 0.9)])
+@pytest.mark.parametrize("speed, low, high", [("original", 1.6, 3.0), (4.0, 0.4, 1.2)])
 def test_the_original_pace_follows_the_recorded_times_scaled_by_the_factor(stored: str, speed: object, low: float,
                                                                           high: float) -> None:
     source = recording(stored)
