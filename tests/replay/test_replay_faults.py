@@ -4,8 +4,8 @@ usage error that shows the kind's usage, and a fault a capture cannot take is re
 from __future__ import annotations
 
 import pytest
-from replay_helpers import by_name
 
+from replay_helpers import by_name
 from streamfold.replay import FAULTS, FaultError, ReplayServer, parse_fault
 from streamfold.replay.faults import refusal
 

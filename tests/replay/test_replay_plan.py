@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from replay_helpers import by_name, fold_plan, recordings, served, usable
 
+from replay_helpers import by_name, fold_plan, recordings, served, usable
 from store_helpers import record
 from streamfold.replay import Recording, parse_fault, plan_response, recording_of, reply_part
 from streamfold.replay.plan import RANDOM_CHUNK_MOST
