@@ -43,7 +43,7 @@ class Kind(str, enum.Enum):
 Code = Literal[
     # errors
     "invalid-json", "in-stream-error", "frame-too-large", "crc-mismatch", "bad-prelude", "truncated-message",
-    "bad-headers",
+    "bad-headers", "websocket-bad-message",
     # diagnostics of every dialect
     "glued-frames", "unterminated-final-frame", "unterminated-final-line", "missing-terminal", "frame-after-terminal",
     "unknown-field",
@@ -51,7 +51,7 @@ Code = Literal[
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
     "findings-collapsed", "choices-capped", "tool-calls-capped",
-    "non-strict-json",
+    "non-strict-json", "websocket-binary", "websocket-other-stream",
     # one vendor's
     "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
     "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
@@ -59,12 +59,13 @@ Code = Literal[
     "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
     "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
+    "realtime-other-responses",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
-    "not-text", "not-a-stream", "input-store", "store-unfinished",
+    "not-text", "not-a-stream", "input-store", "store-unfinished", "websocket-messages",
 ]
 
 
@@ -94,6 +95,11 @@ _ALL = (
     CodeInfo("bad-prelude", _E, _ERR, "AWS event-stream: sync was lost; framing resumes at the next valid message"),
     CodeInfo("truncated-message", _E, _ERR, "AWS event-stream: the stream ended inside a message"),
     CodeInfo("bad-headers", _E, _ERR, "AWS event-stream: a message's headers are malformed"),
+    CodeInfo("websocket-bad-message", _E, _ERR, "WebSocket: a line of the capture is not a message record "
+             "(`type` send/receive, `data` text, as in a HAR's `_webSocketMessages`); not folded"),
+    CodeInfo("websocket-binary", _D, _INFO, "WebSocket: a binary message (opcode 2); only text messages are folded"),
+    CodeInfo("websocket-other-stream", _D, _INFO, "WebSocket: messages of a second `stream_id` lane (Responses "
+             "WebSocket mode multiplexes responses); the fold follows the first lane, the others are listed"),
     CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded"),
     CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "
              "drop it; streamfold folds it)"),
@@ -178,11 +184,15 @@ _ALL = (
     CodeInfo("text-rebuilt-from-bytes", _D, _WARN, "the text was rebuilt from the tokens' bytes", "llama-cpp"),
     CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
              "tokens", "llama-cpp"),
+    CodeInfo("realtime-other-responses", _D, _INFO, "the session holds more responses than the first one, which is "
+             "the one folded; the others are listed with their ids", "openai-realtime"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
     CodeInfo("har-entries", _N, _INFO, "which HAR entry was used: the last of several streamed ones, or a failed "
              "request when none streamed"),
     CodeInfo("har-malformed", _N, _WARN, "HAR entries or fields of the wrong type, read when they can be and left "
              "out when not"),
+    CodeInfo("websocket-messages", _N, _INFO, "a HAR WebSocket entry: its `_webSocketMessages` became the "
+             "capture, one JSONL message record a line, their times kept as arrival times"),
     CodeInfo("input-curl", _N, _INFO, "the body was read from `curl -v` or `-i` output"),
     CodeInfo("input-curl-trace", _N, _INFO, "the body was read from a `curl --trace` dump"),
     CodeInfo("trace-ascii", _N, _INFO, "a `--trace-ascii` dump: control bytes were printed as '.'"),

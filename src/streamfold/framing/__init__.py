@@ -4,7 +4,8 @@
     ndjson       one JSON document per line
     jsonarray    a streamed JSON array, elements cut as they complete
     eventstream  AWS binary event-stream messages, CRCs checked
-    sniff        which of the four a capture is, from its first bytes
+    websocket    WebSocket messages, one JSON record a line (a HAR's `_webSocketMessages`)
+    sniff        which of the five a capture is, from its first bytes
 
 Every framer has `feed(bytes) -> list[Frame]` and `close() -> list[Frame]`
 (`framer.Framer`). `_records` and `_runs` are how the fold reads frames
@@ -21,6 +22,7 @@ from .jsonarray import JSONArrayParser
 from .ndjson import NDJSONParser
 from .sniff import TRANSPORTS, sniff
 from .sse import SSEParser
+from .websocket import WebSocketParser
 
 __all__ = ["DEFAULT_MAX_FRAME_SIZE", "TRANSPORTS", "EventStreamParser", "Frame", "FrameIssue", "FrameView", "Framer",
-           "JSONArrayParser", "NDJSONParser", "SSEParser", "sniff"]
+           "JSONArrayParser", "NDJSONParser", "SSEParser", "WebSocketParser", "sniff"]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 from .eventstream import looks_like_eventstream
+from .websocket import is_message
 
 __all__ = ["TRANSPORTS", "sniff"]
 
-TRANSPORTS = ("sse", "ndjson", "json-array", "aws-eventstream")
+TRANSPORTS = ("sse", "ndjson", "json-array", "aws-eventstream", "websocket")
 
 _BOM = b"\xef\xbb\xbf"
 _SSE_STARTS = (b"data:", b"data\n", b"data\r", b"event:", b"id:", b"retry:", b":")
@@ -17,7 +18,10 @@ _SNIFF_LIMIT = 64 * 1024
 
 
 def sniff(head: bytes, final: bool = False) -> str | None:
-    """Return "sse", "ndjson", "json-array" or "aws-eventstream" for a capture starting with `head`.
+    """Return "sse", "ndjson", "json-array", "aws-eventstream" or "websocket" for a capture starting with `head`.
+
+    "websocket" is JSONL whose first line is a WebSocket message record (`framing.websocket`):
+    no vendor's NDJSON payload is an object of only `type` send/receive, `data` text, `time`, `opcode`.
 
     None means "feed more bytes" and only happens while `final` is False.
     """
@@ -41,14 +45,14 @@ def sniff(head: bytes, final: bool = False) -> str | None:
         line = text if newline < 0 else text[:newline]
         try:
             # Decoded leniently: a bad byte in a string does not make the line less of a document.
-            json.loads(line.decode("utf-8", "replace"))
+            first_document = json.loads(line.decode("utf-8", "replace"))
         except RecursionError:
             # Too deep to parse here; a line that closes its object is one document.
             return "ndjson" if line.rstrip().endswith(b"}") else "json-array"
         except ValueError:
             # A pretty-printed object (or a cut one): frame it by brackets.
             return "ndjson" if newline < 0 and final else "json-array"
-        return "ndjson"
+        return "websocket" if is_message(first_document) else "ndjson"
     if text.startswith(_SSE_STARTS):
         return "sse"
     if not final and len(text) < 6 and any(s.startswith(text) for s in _SSE_STARTS):

@@ -1,0 +1,147 @@
+"""WebSocket framing: a frame is one WebSocket message, with its direction and time.
+
+A WebSocket has no byte framing a capture keeps (the browser has already cut
+the socket into messages), so a capture of one is a list of messages. Its
+canonical form, which `streamfold` reads and writes, is JSONL with one
+message per line, each line exactly one element of a HAR entry's
+`_webSocketMessages` (what Chrome and Firefox export):
+
+    {"type": "receive", "time": 1764633600.25, "opcode": 1, "data": "{\\"type\\":\\"response.created\\",...}"}
+
+so `offset` and `line` point into that text and `frames`/`show` work on it.
+`jq -c '.log.entries[N]._webSocketMessages[]' x.har` gives the same lines.
+
+- A received text message (opcode 1) is a frame whose `data` is the message.
+- A sent message (the client's `response.create`, `session.update`) is context,
+  not reply: its frame has `event` "send", no `data` (so the fold skips it, as
+  it skips an SSE comment) and the message in `comments`.
+- A binary message (opcode 2, base64 in `data`) is not folded: an issue says so.
+- Lanes. OpenAI's Responses WebSocket mode may multiplex responses on one
+  socket, each event echoing its `response.create`'s `stream_id`. The fold
+  follows one reply, so the frames of the first lane are the reply and the
+  other lanes' messages become data-less frames, with one `websocket-other-stream`
+  issue at the first message of each (their text stays in `comments`).
+  Messages without a `stream_id` belong to every lane.
+
+Every frame's `headers` hold ("direction", "send" | "receive"), ("time", epoch
+seconds) when known, ("opcode", n) and ("stream_id", ...) when present.
+A line that is not such a message is a `websocket-bad-message` error frame.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from ._records import FrameRecord, FramerOutput, new_record
+from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
+from .ndjson import NDJSONParser
+
+__all__ = ["MESSAGE_KEYS", "WebSocketParser", "is_message", "message_line"]
+
+#: The keys of a `_webSocketMessages` element; a line with others is not a message.
+MESSAGE_KEYS = frozenset({"type", "time", "opcode", "data"})
+_DIRECTIONS = ("send", "receive")
+
+
+def is_message(value: object) -> bool:
+    """Is this decoded line a WebSocket message record (a `_webSocketMessages` element)?"""
+    return (type(value) is dict and value.get("type") in _DIRECTIONS and type(value.get("data")) is str
+            and MESSAGE_KEYS.issuperset(value))
+
+
+def message_line(direction: str, data: str, time: float | None = None, opcode: int = 1) -> bytes:
+    """One message as its canonical JSONL line (with its LF): what the HAR reader writes for each
+    element of `_webSocketMessages`, and what a test or a recorder writes by hand."""
+    record: dict[str, Any] = {"type": direction}
+    if time is not None:
+        record["time"] = time
+    record["opcode"] = opcode
+    record["data"] = data
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass") + b"\n"
+
+
+class WebSocketParser(NDJSONParser):
+    """Incremental, sans-I/O reader of WebSocket messages (JSONL of message records) into frames."""
+
+    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        super().__init__(max_frame_size=max_frame_size)
+        self._lane: str | None = None
+        self._other_lanes: set[str] = set()
+
+    def _take_line(self, line: bytes, terminator: bytes, frames: list[FramerOutput]) -> None:
+        before = len(frames)
+        super()._take_line(line, terminator, frames)
+        if len(frames) > before:
+            record = frames[-1]
+            assert type(record) is tuple
+            frames[-1] = self._message(record)
+
+    def _message(self, line: FrameRecord) -> FrameRecord:
+        """The line's record (its data the line's text) made into the message's frame."""
+        index, offset, number, text, raw, terminated, issues = (line[0], line[1], line[2], line[4], line[8],
+                                                                 line[9], line[10])
+        if text is None:  # an oversized line: its issue says it all
+            return line
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+        if not is_message(value):
+            issue = FrameIssue("websocket-bad-message", offset, number,
+                               f"line {number} is not a WebSocket message (an object with `type` send or receive "
+                               "and `data` text, as in a HAR's `_webSocketMessages`); it was not folded", text[:200])
+            return new_record(index, offset, number, None, None, None, None, (), raw, terminated,
+                              (*issues, issue), ())
+        direction, data, opcode, time = value["type"], value["data"], value.get("opcode", 1), value.get("time")
+        headers: list[tuple[str, Any]] = [("direction", direction)]
+        if type(time) in (int, float):
+            headers.append(("time", time))
+        headers.append(("opcode", opcode))
+        if opcode == 2:
+            return self._binary(line, data, headers)
+        lane = _stream_id(data)
+        if lane is not None:
+            headers.append(("stream_id", lane))
+        if direction == "send":
+            return new_record(index, offset, number, "send", None, None, None, (data,), raw, terminated, issues,
+                              tuple(headers))
+        if lane is not None and self._lane is None:
+            self._lane = lane
+        if lane is not None and lane != self._lane:
+            if lane not in self._other_lanes:
+                self._other_lanes.add(lane)
+                issues = (*issues, FrameIssue(
+                    "websocket-other-stream", offset, number,
+                    f"messages of stream_id {lane!r} start here; the fold follows stream_id {self._lane!r} (the "
+                    "first lane), so this lane's messages are listed as frames but not folded"))
+            return new_record(index, offset, number, None, None, None, None, (data,), raw, terminated, issues,
+                              tuple(headers))
+        return new_record(index, offset, number, None, data, None, None, (), raw, terminated, issues, tuple(headers))
+
+    def _binary(self, line: FrameRecord, data: str, headers: list[tuple[str, Any]]) -> FrameRecord:
+        index, offset, number, raw, terminated, issues = line[0], line[1], line[2], line[8], line[9], line[10]
+        try:
+            size = f"{len(base64.b64decode(data, validate=True))} bytes"
+        except (binascii.Error, ValueError):
+            size = "data that is not valid base64"
+        issue = FrameIssue("websocket-binary", offset, number,
+                           f"line {number} is a binary WebSocket message ({size}); only text messages are folded")
+        return new_record(index, offset, number, headers[0][1] if headers[0][1] == "send" else None, None, None,
+                          None, (), raw, terminated, (*issues, issue), tuple(headers))
+
+
+def _stream_id(data: str) -> str | None:
+    """The `stream_id` of a Responses WebSocket event, when the message has one (read only when the
+    text names it: most messages do not)."""
+    if '"stream_id"' not in data:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    lane = value.get("stream_id") if type(value) is dict else None
+    return lane if type(lane) is str and lane else None
+
