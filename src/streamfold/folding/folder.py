@@ -28,8 +28,15 @@ from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
 from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
-from ..framing import (DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, EventStreamParser, Framer, JSONArrayParser,
-                       WebSocketParser, sniff)
+from ..framing import (
+    DEFAULT_MAX_FRAME_SIZE,
+    TRANSPORTS,
+    EventStreamParser,
+    Framer,
+    JSONArrayParser,
+    WebSocketParser,
+    sniff,
+)
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger

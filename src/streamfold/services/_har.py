@@ -5,7 +5,9 @@ trusted to have the type the HAR spec gives it: an entry, request or
 response that is not an object is left out, a status or header of the wrong
 type is read when it can be and skipped when not, and each such repair is a
 `har-malformed` note naming the entry and the field. Only a file with no
-usable streamed body at all is an `InputError`.
+usable streamed body at all is an `InputError`. A WebSocket entry (Chrome's
+and Firefox's `_webSocketMessages`) streamed if it received a message; its
+messages become the body (`_websocket`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import math
 from typing import Any
 
 from ..findings import Severity
+from ._websocket import websocket_body
 from ._wrong_input import is_html
 from .capture import Capture, EntryInfo, InputError, Note
 
@@ -48,6 +51,11 @@ class _Entry:
         timings = entry.get("timings")
         self.timings: dict[str, Any] = timings if isinstance(timings, dict) else {}
         self.reads = entry.get("_reads")  # [[offset, seconds], ...]: streamfold's export (captures export --format har)
+        self.started = entry.get("startedDateTime")
+        messages = entry.get("_webSocketMessages")
+        self.messages: list[Any] | None = messages if isinstance(messages, list) else None
+        if messages is not None and self.messages is None:
+            self.problems.append(f"_webSocketMessages is {_kind(messages)}, not a list: left out")
 
     def _object(self, parent: dict[str, Any], key: str, path: str = "") -> dict[str, Any]:
         value = parent.get(key)
@@ -85,6 +93,8 @@ class _Entry:
 
     @property
     def streamed(self) -> bool:
+        if self.messages is not None:
+            return any(isinstance(message, dict) and message.get("type") == "receive" for message in self.messages)
         if self.preflight:
             return False
         mime = self.content.get("mimeType")
@@ -144,7 +154,9 @@ class _Entry:
         return tuple(headers)
 
     def body(self) -> bytes:
-        """The response body; `InputError` when there is none to read."""
+        """The response body (a WebSocket entry's: its messages, `_websocket`); `InputError` when there is none."""
+        if self.messages is not None:
+            return self.websocket()[0]
         text = self.content.get("text")
         if text is None:
             raise InputError(f"HAR entry {self.index} has no response body (browsers leave streamed bodies out of "
@@ -158,6 +170,14 @@ class _Entry:
             except (binascii.Error, ValueError) as exc:
                 raise InputError(f"HAR entry {self.index}: the base64 body does not decode: {exc}") from None
         return text.encode("utf-8", "surrogatepass")
+
+    def websocket(self) -> tuple[bytes, tuple[tuple[int, float], ...] | None, bool]:
+        """A WebSocket entry's body, its arrival times, and whether they count from the entry's start."""
+        assert self.messages is not None
+        body, reads, from_start, problems = websocket_body(self.messages, self.started)
+        if problems and not any(problem in self.problems for problem in problems):
+            self.problems.extend(problems)
+        return body, reads, from_start
 
     def timing(self) -> tuple[tuple[str, float], ...]:
         """The entry's own times, in seconds (a HAR gives milliseconds, -1 for unknown; values that are not
@@ -250,11 +270,19 @@ def from_har(data: bytes, entry: str | None) -> Capture:
     notes.extend(Note("har-malformed", str(failure), Severity.WARNING) for failure in failures)
     status = chosen_entry.status()
     response_headers, request_headers = chosen_entry.headers("response"), chosen_entry.headers("request")
+    reads, started = _reads(chosen_entry.reads, len(body)), None
+    if chosen_entry.messages is not None:
+        _, reads, from_start = chosen_entry.websocket()
+        started = 0.0 if from_start else None
+        notes.append(Note("websocket-messages", f"HAR entry {chosen_entry.index} is a WebSocket: its "
+                                                f"{len(chosen_entry.messages)} messages are the capture, one JSONL "
+                                                "record a line (sent ones are context, not folded)"))
+    elif reads:
+        started = 0.0
     repaired = chosen_entry.note()
-    reads = _reads(chosen_entry.reads, len(body))
     return Capture(
         body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
-        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=0.0 if reads else None,
+        url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=started,
         entries=tuple(item.info() for item in entries), entry=chosen_entry.index,
         notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
                *notes, *((repaired,) if repaired is not None else ())),

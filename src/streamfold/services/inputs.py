@@ -10,8 +10,9 @@ rows copied from Chrome DevTools' EventStream tab (`_devtools.py`); a Python
 `repr()` of SDK chunk objects (`_sdk_repr.py`); a gzip body; a body still in
 HTTP chunked transfer-encoding (`curl --raw`); otherwise the raw body as it
 is (SSE, NDJSON, JSONL of chunk objects, a JSON array, AWS event-stream
-bytes). Each unwrapping is reported as a note, so the debugger can say what
-it did to the bytes. (A body that is no stream at all, or one non-streaming
+bytes, WebSocket messages one a line, whose times become arrival times).
+Each unwrapping is reported as a note, so the debugger can say what it did
+to the bytes. (A body that is no stream at all, or one non-streaming
 reply, is `load`'s to say: `_wrong_input.py`, `_whole_reply.py`.)
 
 Part of the services layer under the fronts: the core never imports it.
@@ -25,9 +26,11 @@ import re
 import zlib
 
 from ..findings import Severity
+from ..framing import sniff
 from ._encodings import decode_wide_text
 from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
 from ._sdk_repr import from_sdk_repr
+from ._websocket import message_reads
 from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
@@ -67,6 +70,8 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
     else:
         rebuilt = from_sdk_repr(data) if kind == "sdk-repr" else None
         capture = Capture(data, "raw") if rebuilt is None else Capture(rebuilt[0], "sdk-repr", notes=(rebuilt[1],))
+        if rebuilt is None and sniff(data[:65536], final=True) == "websocket":
+            capture = dataclasses.replace(capture, reads=message_reads(data))
     if decoded is not None:
         capture = dataclasses.replace(capture, notes=(decoded[1], *capture.notes))
     return _unwrap_body(capture, force_chunked=kind == "chunked",
@@ -197,6 +202,8 @@ def transport_notes(capture: Capture, body_transport: str | None = None) -> list
     with another Content-Type is flagged, since clients pick their parser by the Content-Type.
     """
     notes: list[Note] = []
+    if body_transport == "websocket" or capture.status == 101:
+        return notes  # a 101 upgrade without a Content-Type is how a WebSocket starts: nothing to flag
     if capture.status is not None and not 200 <= capture.status < 300:
         # An HTML page's text is no help here (its title is in the html-page finding).
         snippet = "" if is_html(capture.body) else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
