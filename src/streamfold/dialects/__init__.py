@@ -20,15 +20,17 @@ from .lmstudio import LMStudio
 from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
+from .openai_realtime import OpenAIRealtime
 from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
 
 __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "opaque_state"]
 
-# Reference §3 order: the first dialect that claims a payload wins.
+# Reference §3 order: the first dialect that claims a payload wins. Realtime events (`event_id`)
+# come before Responses, which claims every `response.*` name both use.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
+    Bedrock, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
     LMStudio, Ollama, Cloudflare)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
