@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import streamfold
+from streamfold.services import read_capture
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 EXPECTATIONS = sorted(CAPTURES.rglob("*.expect.json"))
@@ -25,6 +26,12 @@ def capture_for(expectation: Path) -> Path:
     found = [p for p in expectation.parent.glob(stem + ".*") if not p.name.endswith(".expect.json")]
     assert len(found) == 1, f"expected exactly one capture for {expectation.name}, found {found}"
     return found[0]
+
+
+def capture_bytes(expectation: Path) -> bytes:
+    """The stream a capture holds: a HAR (a browser's WebSocket export) is read by the input layer first."""
+    path = capture_for(expectation)
+    return read_capture(path.read_bytes()).body if path.suffix == ".har" else path.read_bytes()
 
 
 def check(result: dict[str, Any], want: dict[str, Any]) -> None:
@@ -60,14 +67,14 @@ def check(result: dict[str, Any], want: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("expectation", EXPECTATIONS, ids=lambda p: f"{p.parent.name}/{p.name[:-12]}")
 def test_capture_folds_to_its_expectation(expectation: Path) -> None:
-    data = capture_for(expectation).read_bytes()
+    data = capture_bytes(expectation)
     want = json.loads(expectation.read_text())
     check(streamfold.fold(data).to_dict(), want)
 
 
 @pytest.mark.parametrize("expectation", EXPECTATIONS, ids=lambda p: f"{p.parent.name}/{p.name[:-12]}")
 def test_capture_gives_the_same_result_byte_by_byte(expectation: Path) -> None:
-    data = capture_for(expectation).read_bytes()
+    data = capture_bytes(expectation)
     folder = streamfold.Folder()
     for i in range(len(data)):
         folder.feed(data[i : i + 1])
@@ -76,7 +83,7 @@ def test_capture_gives_the_same_result_byte_by_byte(expectation: Path) -> None:
 
 def test_every_diagnostic_and_error_points_at_a_real_frame() -> None:
     for expectation in EXPECTATIONS:
-        result = streamfold.fold(capture_for(expectation).read_bytes())
+        result = streamfold.fold(capture_bytes(expectation))
         for finding in (*result.errors, *result.diagnostics):
             if finding.frame is not None:
                 frame = result.frames[finding.frame]

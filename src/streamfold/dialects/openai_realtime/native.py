@@ -99,6 +99,9 @@ def summarize(value: object) -> str:
         for key in ("arguments", "text", "transcript"):
             if type(value.get(key)) is str:
                 return f"{kind} {key} {compact_json(value[key], 80)}"
+    part = value.get("part")
+    if type(part) is dict:
+        return f"{kind} {part.get('type')}"
     session = value.get("session")
     if type(session) is dict:
         return f"{kind} {session.get('model') or session.get('id') or ''}".rstrip()
