@@ -158,7 +158,7 @@ class OpenAIRealtime(Dialect):
 
     def _keep_envelope(self, response: dict[str, Any]) -> None:
         for key in ("conversation_id", "output_modalities", "modalities", "status", "status_details", "metadata"):
-            if response.get(key) is not None:
+            if key in response:  # a later statement (null included) replaces an earlier one
                 self._envelope[key] = response[key]
 
     def _item_added(self, value: dict[str, Any], frame: int) -> None:
