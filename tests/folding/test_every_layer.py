@@ -9,7 +9,9 @@ import pytest
 
 from feeding import tr_fold, tr_framer
 from streamfold import EventStreamParser, JSONArrayParser, NDJSONParser, SSEParser, fold, sniff
+from streamfold.framing import WebSocketParser
 from streamfold.framing._runs import NDJSONRunParser, SSERunParser
+from streamfold.services import read_capture
 from values import assert_a_value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,13 +20,18 @@ CAPTURES = sorted([*(path for path in (ROOT / "tests" / "captures").rglob("*")
                    *(ROOT / "examples").glob("*.sse")])
 IDS = [str(path.relative_to(ROOT)) for path in CAPTURES]
 PLAIN = {"sse": SSEParser, "ndjson": NDJSONParser, "json-array": JSONArrayParser,
-         "aws-eventstream": EventStreamParser}
+         "aws-eventstream": EventStreamParser, "websocket": WebSocketParser}
 WITH_RUNS = {"sse": SSERunParser, "ndjson": NDJSONRunParser}
+
+
+def stream_of(path: Path) -> bytes:
+    """A capture's stream: a HAR (a browser's WebSocket export) is read by the input layer first."""
+    return read_capture(path.read_bytes()).body if path.suffix == ".har" else path.read_bytes()
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)
 def test_framing_is_the_same_however_fed(path: Path) -> None:
-    data = path.read_bytes()
+    data = stream_of(path)
     transport = sniff(data, final=True) or "sse"
     frames = tr_framer(PLAIN[transport], data)
     if transport in WITH_RUNS:
@@ -34,18 +41,18 @@ def test_framing_is_the_same_however_fed(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)
 def test_the_fold_is_the_same_however_fed(path: Path) -> None:
-    tr_fold(path.read_bytes())
+    tr_fold(stream_of(path))
 
 
 # The dialects each folder of captures holds (a folder is named for its dialect, but for these).
 #: Bedrock's InvokeModel carries another vendor's events: Claude's are `anthropic`.
 DIALECTS_OF_FOLDER = {"openai": ("openai-chat", "openai-completions"), "examples": ("openai-chat",),
-                      "bedrock": ("bedrock", "anthropic")}
+                      "bedrock": ("bedrock", "anthropic"), "websocket": ("openai-responses", "openai-realtime")}
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)
 def test_a_result_is_a_value(path: Path) -> None:
     """Read back from its JSON, a Result is equal to itself and exports the same object."""
-    result = fold(path.read_bytes())
+    result = fold(stream_of(path))
     assert result.dialect in DIALECTS_OF_FOLDER.get(path.parent.name, (path.parent.name,))
     assert_a_value(result)
