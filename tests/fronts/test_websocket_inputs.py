@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 from click.testing import CliRunner
 
+import streamfold
 from feeding import tr_fold
 from streamfold.cli import cli
+from streamfold.replay import plan_response, read_sources
 from streamfold.services import load, read_capture
 from streamfold.web.server import RunningServer
 
@@ -126,3 +128,12 @@ def test_the_page_folds_a_websocket_har(server: RunningServer) -> None:
     assert len(sent) == 3 and all(row["kind"] == "comment" for row in sent)
     folded = tr_fold(read_capture(data).body)
     assert view["result"]["usage"] == folded.to_dict()["usage"] and view["result"]["id"] == folded.id
+
+
+def test_the_replay_server_serves_a_socket_as_its_messages_over_http() -> None:
+    (recording,) = read_sources([str(HAR)])
+    plan = plan_response(recording)
+    assert recording.transport == "websocket" and recording.status == 101
+    assert plan.status == 200 and plan.body == read_capture(HAR.read_bytes()).body
+    assert dict(plan.headers)["content-type"] == "application/jsonl"
+    assert streamfold.fold(plan.body).choices[0].content == "Bonjour !"

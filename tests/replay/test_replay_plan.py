@@ -47,9 +47,9 @@ def mismatches(specs: list[str]) -> tuple[int, list[str]]:
 def test_every_dialect_and_transport_is_among_the_captures() -> None:
     found = {(recording.dialect, recording.transport) for recording in recordings()}
     for dialect in ("openai-chat", "anthropic", "openai-responses", "gemini", "ollama", "bedrock", "cohere", "tgi",
-                    "llama-cpp", "lmstudio", "cloudflare"):
+                    "llama-cpp", "lmstudio", "cloudflare", "openai-realtime"):
         assert any(seen == dialect for seen, _ in found), dialect
-    assert {transport for _, transport in found} == {"sse", "ndjson", "json-array", "aws-eventstream"}
+    assert {transport for _, transport in found} == {"sse", "ndjson", "json-array", "aws-eventstream", "websocket"}
 
 
 @pytest.mark.parametrize("spec", TRANSPARENT)

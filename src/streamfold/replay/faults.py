@@ -21,7 +21,8 @@ __all__ = ["FAULTS", "TEXT_TRANSPORTS", "Fault", "FaultError", "FaultKind", "des
 SSE = ("sse",)
 TEXT_TRANSPORTS = ("sse", "ndjson", "json-array")
 LINES = ("sse", "ndjson")
-ANY = ("sse", "ndjson", "json-array", "aws-eventstream")
+#: A `websocket` capture is served as its JSONL of messages (there is no WebSocket server): its frames are lines.
+ANY = ("sse", "ndjson", "json-array", "aws-eventstream", "websocket")
 
 
 class FaultError(ValueError):

@@ -34,7 +34,7 @@ _MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf
 _NOT_SERVED = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection", "keep-alive",
                          "date", "server", "trailer", "upgrade", "te"})
 _CONTENT_TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson", "json-array": "application/json",
-                  "aws-eventstream": "application/vnd.amazon.eventstream"}
+                  "aws-eventstream": "application/vnd.amazon.eventstream", "websocket": "application/jsonl"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +195,9 @@ def plan_response(recording: Recording, faults: Sequence[Fault] = (), *, speed: 
     else:
         units, cut = edit(recording.body, recording.frames, faults, transport=recording.transport,
                           dialect=recording.dialect)
-        reads, status, headers = recording.reads, recording.status or 200, served_headers(recording)
+        # A WebSocket's messages are served over HTTP as their JSONL: its 101 upgrade is no status to send.
+        status = 200 if recording.transport == "websocket" else recording.status or 200
+        reads, headers = recording.reads, served_headers(recording)
     body = b"".join(unit.data for unit in units)
     clock = _Clock(units, reads)
     edges = [0, *sorted(_boundaries(body, clock, faults, rng)), len(body)]
