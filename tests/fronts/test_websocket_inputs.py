@@ -39,7 +39,7 @@ def test_the_har_socket_entry_is_picked_and_its_messages_are_the_capture() -> No
     entry = data["log"]["entries"][1]
     capture = read_capture(HAR.read_bytes())
     assert capture.source == "har" and capture.entry == 1 and capture.status == 101
-    assert [info.streamed for info in capture.entries] == [False, True]
+    assert [(info.streamed, info.mime) for info in capture.entries] == [(False, "application/json"), (True, "websocket")]
     lines = capture.body.splitlines()
     assert [json.loads(line) for line in lines] == entry["_webSocketMessages"]
     # Times from the handshake (startedDateTime 00:00:00.412Z): the first message came 118 ms after it.

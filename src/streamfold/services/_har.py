@@ -108,8 +108,9 @@ class _Entry:
         status = self.response.get("status")
         mime = self.content.get("mimeType")
         known = isinstance(status, int) and not isinstance(status, bool) and 0 <= status <= 999
+        shown = "websocket" if self.messages is not None else mime[:100] if isinstance(mime, str) else ""
         return EntryInfo(self.index, self.method[:20], self.url[:_MAX_URL], status if known else None,
-                         mime[:100] if isinstance(mime, str) else "", self.streamed, self.failed)
+                         shown, self.streamed, self.failed)
 
     def label(self) -> str:
         return f"[{self.index}] {self.method} {self.url}"[:120]
