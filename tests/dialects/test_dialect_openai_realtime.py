@@ -167,7 +167,7 @@ def test_export_is_the_response_object_response_done_carried(name: str) -> None:
     for key in ("id", "object", "status", "status_details", "conversation_id", "output_modalities", "usage"):
         assert exported[key] == done[key], key
     def facts(output: list[dict[str, Any]]) -> list[Any]:
-        return [(item["id"], item["type"], item.get("call_id"), item.get("name"), item.get("arguments"),
+        return [(item["id"], item["type"], item["status"], item.get("call_id"), item.get("name"), item.get("arguments"),
                  [part.get("text") or part.get("transcript") for part in item.get("content", ())]) for item in output]
     assert facts(exported["output"]) == facts(done["output"])
     read = OpenAIRealtime.read_response(exported)

@@ -91,6 +91,8 @@ class OpenAIRealtime(Dialect):
         self._calls: dict[str, int] = {}
         self._streamed_arguments: set[int] = set()
         self._envelope: dict[str, Any] = {}
+        #: item id -> the status its last statement gave it (`output_item.done`, `response.done`'s output).
+        self._item_status: dict[str, str] = {}
         self._handlers = {
             "session.created": self._session, "session.updated": self._session,
             "response.created": self._response_created,
@@ -253,6 +255,8 @@ class OpenAIRealtime(Dialect):
 
     def _item_done(self, value: dict[str, Any], frame: int) -> None:
         item = value.get("item")
+        if type(item) is dict and type(item.get("id")) is str and type(item.get("status")) is str:
+            self._item_status[item["id"]] = item["status"]
         if type(item) is dict and item.get("type") == "function_call":
             key = self._call(item.get("id") or item.get("call_id"), frame)
             if key is not None:
@@ -290,9 +294,8 @@ class OpenAIRealtime(Dialect):
 
     def _final_item(self, item: dict[str, Any], frame: int) -> None:
         """An item of `response.done`'s output: fills in what no event streamed (a call's arguments, a text)."""
-        if item.get("type") == "function_call":
-            self._item_done({"item": item}, frame)
-        elif item.get("type") == "message" and type(item.get("id")) is str and not self._content.length:
+        self._item_done({"item": item}, frame)
+        if item.get("type") == "message" and type(item.get("id")) is str and not self._content.length:
             for part in item.get("content") or ():
                 if type(part) is dict:
                     for modality in ("text", "transcript"):
@@ -338,10 +341,13 @@ class OpenAIRealtime(Dialect):
 
     def native(self) -> dict[str, Any] | None:
         """The response's envelope (status, status details, conversation, modalities), its output items in
-        order (a message's text as `[start, end]` in the content), and text of the other modality."""
+        order (a message's text as `[start, end]` in the content) with their final status, and text of
+        the other modality."""
         out: dict[str, Any] = dict(self._envelope)
         if self._items:
             out["items"] = [list(item) for item in self._items]
+        if self._item_status:
+            out["item_status"] = dict(self._item_status)
         if self._aside:
             out["aside"] = {modality: "".join(pieces) for modality, pieces in self._aside.items()}
         return out or None

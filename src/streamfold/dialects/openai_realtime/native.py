@@ -27,6 +27,7 @@ def export(result: Result) -> dict[str, Any]:
     choice = result.choice(0)
     content = choice.content if choice is not None else ""
     calls = {call.key: call for call in choice.tool_calls} if choice is not None else {}
+    status = native.get("item_status", {})
     output: list[dict[str, Any]] = []
     for item in native.get("items", ()):
         if item[0] == "message":
@@ -34,12 +35,13 @@ def export(result: Result) -> dict[str, Any]:
             part: dict[str, Any] = {"type": "output_audio", "transcript": content[start:end]} \
                 if modality == "transcript" else {"type": "output_text", "text": content[start:end] if start is not
                                                   None else ""}
-            output.append({"id": item_id, "object": "realtime.item", "type": "message", "status": "completed",
+            output.append({"id": item_id, "object": "realtime.item", "type": "message",
+                           "status": status.get(item_id, "completed"),
                            "role": "assistant", "content": [part]})
         elif item[0] == "function_call" and item[2] in calls:
             call = calls[item[2]]
             output.append({"id": item[1], "object": "realtime.item", "type": "function_call",
-                           "status": "completed", "call_id": call.id, "name": call.name,
+                           "status": status.get(item[1], "completed"), "call_id": call.id, "name": call.name,
                            "arguments": call.arguments})
     out: dict[str, Any] = {"object": "realtime.response", "id": result.id}
     for key in ("status", "status_details", "conversation_id", "output_modalities", "modalities", "metadata"):
