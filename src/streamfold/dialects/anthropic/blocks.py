@@ -11,7 +11,7 @@ client; their input is streamed and parsed like a tool call's) and their
 result blocks are kept as blocks with their vendor content for the export,
 not as tool calls. A beta `compaction` block (the summary that replaces the
 conversation's older turns) is its own block too, never reply text: its
-`compaction_delta` APPENDs `content` and REPLACEs `encrypted_content`.
+`compaction_delta` APPENDs `content` and REPLACEs `encrypted_content` (A7).
 Every block type in the anthropic SDK's `ContentBlock` and beta
 `BetaContentBlock` unions is known; any other one is kept whole and named.
 """

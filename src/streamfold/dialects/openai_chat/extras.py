@@ -13,7 +13,7 @@ Gemini's layer sends each call whole.
 
 A choice's `logprobs` EXTEND: each chunk's lists (`content[]` and `refusal[]` of a chat
 choice, `tokens`, `token_logprobs`, `top_logprobs`, `text_offset` of a legacy completion)
-are appended to the choice's, so the export's `logprobs` is the non-streaming reply's.
+are appended to the choice's, so the export's `logprobs` is the non-streaming reply's (O17).
 The openai SDK does the same (openai 3.57 `lib/streaming/chat/_completions.py`,
 ChatCompletionStreamState: the first non-null `logprobs` is taken, later `content` and
 `refusal` lists extend it); a null or an absent `logprobs` changes nothing.

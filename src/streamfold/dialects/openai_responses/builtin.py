@@ -1,7 +1,7 @@
 """The streamed fields of built-in tool items in a Responses stream: a custom
 tool's free-form input, an MCP call's arguments, the code interpreter's code,
 an apply_patch operation's diff, a shell call's commands and output, image
-generation partials.
+generation partials (R5).
 
 None of these is a function call the client runs from `tool_calls` (a custom
 tool's input is free text, not JSON; the others are OpenAI's built-in tools),
