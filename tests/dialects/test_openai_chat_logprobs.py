@@ -80,3 +80,11 @@ def test_byte_by_byte_feeding_keeps_the_same_logprobs() -> None:
     for i in range(len(data)):
         folder.feed(data[i:i + 1])
     assert folder.close().export() == fold(data).export()
+
+
+def test_the_frames_table_counts_the_tokens_of_a_chunk() -> None:
+    from streamfold.dialects.openai_chat import OpenAIChat
+
+    value = json.loads(chunk("Hi!", {"content": [token("Hi", -0.1), token("!", -0.2)], "refusal": None})[6:])
+    assert OpenAIChat.summarize(value) == 'content "Hi!", logprobs 2 tokens'
+    assert OpenAIChat.summarize(json.loads(chunk("Hi", None)[6:])) == 'content "Hi"'
