@@ -41,8 +41,6 @@ REAL = {
        for code in ("unterminated-final-line", "missing-terminal")},
     # Cut by max_tokens inside the tool input.
     ("anthropic_sdk_max_tokens_partial_json", "tool-args-invalid"): "cut by the token limit",
-    # Cohere's legacy v1 /v1/chat NDJSON: no dialect of the contract covers it, and it says so.
-    ("cohere_v1_ndjson_legacy", "unknown-dialect"): "not folded",
 }
 #: Cases that are not clean on purpose (edited or hand-written: an error or a missing event in them).
 NOT_CLEAN = {"anthropic_midstream_error_event", "oai_chat_midstream_server_error", "oai_resp_error_event_handwritten",
