@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamfold import fold
-from streamfold.services.inputs import InputError, read_capture, transport_notes
+from streamfold.services.inputs import InputError, _body_offsets, read_capture, transport_notes
 
 INPUTS = Path(__file__).resolve().parents[1] / "inputs"
 BODY = (INPUTS / "raw-body.sse").read_bytes()
@@ -116,3 +118,18 @@ def test_jsonl_of_chunk_objects_folds_and_a_finish_reason_ends_it() -> None:
     assert result.complete and "missing-terminal" not in {d.code for d in result.diagnostics}
     cut = fold("\n".join(lines[:-1]) + "\n")  # the finish_reason chunk lost
     assert not cut.complete and "missing-terminal" in {d.code for d in cut.diagnostics}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 8)), max_size=30), st.lists(st.integers(0, 400), max_size=40))
+def test_read_offsets_move_past_the_removed_chunk_framing_as_a_sum_over_spans_would(
+        gaps: list[tuple[int, int]], offsets: list[int]) -> None:
+    """The bisection in `_body_offsets` equals the plain rule: an offset loses every framing byte before it."""
+    framing, position = [], 0
+    for gap, length in gaps:
+        start = position + gap
+        framing.append((start, start + length))
+        position = start + length
+    plain = [offset - sum(min(end, offset) - start for start, end in framing if start < offset) for offset in offsets]
+    assert _body_offsets(offsets, framing) == plain
+

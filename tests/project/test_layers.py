@@ -6,6 +6,7 @@ libraries, and the core imports none of them."""
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,16 +71,18 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "services", "store")
+    fronts = ("cli", "web", "proxy", "capture", "replay", "services", "store", "testing")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
 
 
 def test_what_the_servers_share_imports_neither_front() -> None:
-    """`_serving` (a socket and a uvicorn thread) is the web page's and the proxy's, so neither imports the other."""
+    """`_serving` (a socket, a uvicorn thread, the Host check) is the page's, the proxy's and the replay
+    server's, so none imports another."""
     assert violations([PACKAGE / "_serving.py"], ("streamfold.cli", "streamfold.web", "streamfold.proxy",
-                                                  "streamfold.services", "streamfold.launcher")) == []
+                                                  "streamfold.replay", "streamfold.services",
+                                                  "streamfold.launcher")) == []
 
 
 def test_the_capture_store_is_front_neutral() -> None:
@@ -88,16 +91,60 @@ def test_the_capture_store_is_front_neutral() -> None:
                                           *FRONT_LIBRARIES)) == []
 
 
+def test_the_testing_helpers_import_no_other_front() -> None:
+    """`streamfold.testing` (assert_reply, the pytest plugin) is a front of its own: it stands on the services
+    layer and the store, and a client's test suite that loads it gets neither the command line nor the page."""
+    assert violations(files_of("testing"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher")) == []
+
+
 def test_the_command_line_does_not_import_the_web_page() -> None:
     assert violations(files_of("cli"), ("streamfold.web",)) == []
+
+
+def test_the_replay_server_imports_no_other_front_and_none_imports_it() -> None:
+    """`streamfold serve` sits on the core, the services and the store, like the proxy; the other fronts
+    (and the core: the vendors' replay hooks live in the dialects) never import it. (`streamfold.testing`
+    may: its pytest fixture is to start the replay server.)"""
+    assert violations(files_of("replay"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                           "streamfold.capture", "streamfold.testing", "streamfold.launcher")) == []
+    assert violations(files_of("cli", "web", "proxy", "capture", "services", "store"), ("streamfold.replay",)) == []
+    assert violations(core_files(), ("streamfold.replay",)) == []
 
 
 def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> None:
     assert violations(files_of("proxy"), ("streamfold.cli", "streamfold.web", "streamfold.launcher")) == []
 
 
+def test_the_recorders_import_no_other_front() -> None:
+    """`streamfold.capture` runs inside the user's program (the in-process recorder) or mitmdump's (the addon):
+    the store only, not the command line, the page, the proxy, or their libraries. Its `command.py` is the
+    one click command (`streamfold capture mitmproxy-addon`)."""
+    recorders = [path for path in files_of("capture") if path.name != "command.py"]
+    assert violations(recorders, ("streamfold.cli", "streamfold.web", "streamfold.proxy", "streamfold.launcher",
+                                  *FRONT_LIBRARIES)) == []
+    assert violations(files_of("capture"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                            "streamfold.launcher")) == []
+
+
+def test_the_mitmproxy_addon_needs_nothing_mitmdump_lacks() -> None:
+    """mitmdump runs the addon in its own interpreter: besides the store it may import only the standard
+    library (mitmproxy itself only by name, at run time), never click or the other fronts' libraries."""
+    addon = PACKAGE / "capture" / "mitmproxy_addon.py"
+    outside = sorted({module.split(".")[0] for _, module in imports(addon)} - set(sys.stdlib_module_names)
+                     - {"__future__", "streamfold"})
+    assert outside == []
+    assert [module for _, module in imports(addon)
+            if inside(module, "streamfold") and not inside(module, "streamfold.store")] == []
+
+
+def test_no_other_front_and_no_layer_below_imports_the_recorder() -> None:
+    assert violations(files_of("web", "proxy", "testing", "services", "store"), ("streamfold.capture",)) == []
+
+
 def test_the_web_page_does_not_import_the_command_line() -> None:
-    assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher")) == []
+    """Nor the recording proxy: `web --db` reads the store the proxy writes, never the proxy itself."""
+    assert violations(files_of("web"), ("streamfold.cli", "streamfold.launcher", "streamfold.proxy")) == []
 
 
 def test_the_services_layer_is_front_neutral() -> None:
@@ -107,7 +154,7 @@ def test_the_services_layer_is_front_neutral() -> None:
 
 def test_the_core_imports_no_front_and_no_service() -> None:
     assert violations(core_files(), ("streamfold.cli", "streamfold.web", "streamfold.services", "streamfold.launcher",
-                                     *FRONT_LIBRARIES)) == []
+                                     "streamfold.capture", *FRONT_LIBRARIES)) == []
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -19,6 +19,7 @@ Part of the services layer under the fronts: the core never imports it.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 import zlib
@@ -95,7 +96,8 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int) ->
         if unwrapped is not None:
             body = unwrapped
             if reads:
-                reads = tuple((_body_offset(offset, framing), seconds) for offset, seconds in reads)
+                moved = _body_offsets([offset for offset, _ in reads], framing)
+                reads = tuple((offset, seconds) for offset, (_, seconds) in zip(moved, reads))
             # A trace shows the wire, so chunk sizes are expected there; in a saved body they are a mistake.
             expected = capture.source == "curl-trace"
             notes.append(Note("chunked-transfer-encoding",
@@ -163,10 +165,23 @@ def _dechunk(body: bytes) -> tuple[bytes | None, bool, list[tuple[int, int]]]:
     return bytes(out), False, framing
 
 
-def _body_offset(raw_offset: int, framing: list[tuple[int, int]]) -> int:
-    """Where a byte of the chunked stream lands once the framing is removed."""
-    removed = sum(min(end, raw_offset) - start for start, end in framing if start < raw_offset)
-    return raw_offset - removed
+def _body_offsets(raw_offsets: list[int], framing: list[tuple[int, int]]) -> list[int]:
+    """Where each byte of the chunked stream lands once the framing is removed. The spans are in stream
+    order and never overlap, so only the last one that starts before an offset can hold it: a bisection
+    per offset and a running total, not a sum over every span per offset (a long trace has many of both)."""
+    starts = [start for start, _ in framing]
+    removed_before = [0]  # removed_before[k]: bytes of framing in the first k spans
+    for start, end in framing:
+        removed_before.append(removed_before[-1] + end - start)
+    out = []
+    for offset in raw_offsets:
+        spans = bisect.bisect_left(starts, offset)  # the spans that start before the offset
+        removed = removed_before[spans]
+        if spans:
+            start, end = framing[spans - 1]
+            removed -= end - min(end, offset)  # the last one may hold the offset: only its part before counts
+        out.append(offset - removed)
+    return out
 
 
 # -- transport checks --------------------------------------------------------------------

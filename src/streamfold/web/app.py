@@ -3,8 +3,10 @@ runs the core on what the page posts.
 
     GET  /                the page (static/index.html)
     GET  /static/...      app.js, app.css, the icon
-    GET  /api/meta        version, dialects, transports, size limit, the command line's FILE if any
+    GET  /api/meta        version, dialects, transports, size limit, the command line's FILE and --db store if any
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
+    GET  /api/captures    the --db store's captures, newest first, and the ones after -> see stored.py
+                          /ID/fold (a stored capture folded with its arrival times), /ID/body
     POST /api/fold        body: the capture's raw bytes; query: dialect, transport, entry (a HAR's) -> see fold_view.py;
                           with frames=range: NDJSON progress, then the view without its rows -> see ranges.py
     GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
@@ -24,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -43,6 +45,7 @@ from .fold_view import build_fold_view, encode
 from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
 from .limits import error as _error
 from .ranges import FoldStore, fold_stream, frames_range
+from .stored import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, CaptureTooLargeError, StoreSource, parse_id
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_FOLDS", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app",
            "format_size"]
@@ -76,13 +79,21 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def create_app(*, capture_path: str | os.PathLike[str] | None = None,
-               max_size: int = DEFAULT_MAX_SIZE, max_folds: int = DEFAULT_MAX_FOLDS) -> ASGIApp:
+               max_size: int = DEFAULT_MAX_SIZE, max_folds: int = DEFAULT_MAX_FOLDS,
+               db_path: str | os.PathLike[str] | None = None, open_stored: int | Literal["latest"] | None = None,
+               ) -> ASGIApp:
     """The ASGI app. `capture_path`: a file the page opens on load; `max_size`: the largest
     request body accepted, in bytes (a diff's two captures count together; a gzip body
-    counts inflated); `max_folds`: how many folds or diffs run at once (more get 503)."""
+    counts inflated), and the largest stored capture folded; `max_folds`: how many folds or
+    diffs run at once (more get 503). `db_path`: a capture store the page lists (it need not
+    exist yet: a recorder may create it); `open_stored`: the stored capture the page opens on
+    load (an id, or the latest)."""
     if max_size < 1:
         raise ValueError(f"max_size must be positive, got {max_size!r}")
+    if open_stored is not None and db_path is None:
+        raise ValueError("open_stored needs db_path: the store it is in")
     capture = Path(capture_path) if capture_path is not None else None
+    store = StoreSource(db_path) if db_path is not None else None
     slots = FoldSlots(max_folds)
     kept = FoldStore(max_folds)
 
@@ -96,8 +107,9 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                 described = {"name": capture.name, "size": capture.stat().st_size}
             except OSError as exc:
                 described = {"name": capture.name, "error": _reason(exc)}
+        listed = None if store is None else {"name": store.name, "open": open_stored}
         return JSONResponse({"version": __version__, "dialects": sorted(DIALECTS), "transports": list(TRANSPORTS),
-                             "max_size": max_size, "capture": described})
+                             "max_size": max_size, "capture": described, "store": listed})
 
     async def capture_bytes(request: Request) -> Response:
         if capture is None:
@@ -167,6 +179,50 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                                  transport=options["transport"])
         return await folding(request, work)
 
+    async def captures_list(request: Request) -> Response:
+        if store is None:
+            return _error(404, _NO_STORE)
+        limit = request.query_params.get("limit", str(DEFAULT_LIST_LIMIT))
+        if not (limit.isascii() and limit.isdigit() and len(limit) <= 6 and 1 <= int(limit) <= MAX_LIST_LIMIT):
+            return _error(400, f"limit must be a number of captures from 1 to {MAX_LIST_LIMIT}, got {limit!r}")
+        status, answer = await run_in_threadpool(store.listing, request.query_params.get("since"), int(limit))
+        return Response(encode(answer), status_code=status, media_type="application/json")
+
+    async def stored_fold(request: Request) -> Response:
+        found = _stored_id(request, store)
+        if isinstance(found, Response):
+            return found
+        source, capture_id = found
+        options = _fold_options(request)
+        if isinstance(options, Response):
+            return options
+        dialect, transport = options["dialect"], options["transport"]
+        if not slots.take():
+            return slots.refusal()
+        if request.query_params.get("frames") == "range":
+            return fold_stream(lambda progress: source.view(
+                capture_id, dialect=dialect, transport=transport, max_size=max_size, frames="range",
+                progress=progress, keep=kept.keep), slots.give_back)
+        try:
+            view = await run_in_threadpool(source.view, capture_id, dialect=dialect, transport=transport,
+                                           max_size=max_size)
+            return Response(await run_in_threadpool(encode, view), media_type="application/json")
+        except InputError as exc:
+            return _error(413 if isinstance(exc, CaptureTooLargeError) else 404, str(exc))
+        finally:
+            slots.give_back()
+
+    async def stored_body(request: Request) -> Response:
+        found = _stored_id(request, store)
+        if isinstance(found, Response):
+            return found
+        source, capture_id = found
+        try:
+            body = await run_in_threadpool(source.body, capture_id, max_size)
+        except InputError as exc:
+            return _error(413 if isinstance(exc, CaptureTooLargeError) else 404, str(exc))
+        return Response(body, media_type="application/octet-stream")
+
     app = Starlette(routes=[
         Route("/", index),
         Route("/api/meta", meta),
@@ -174,6 +230,9 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         Route("/api/fold", fold_endpoint, methods=["POST"]),
         Route("/api/frames", frames_endpoint),
         Route("/api/diff", diff_endpoint, methods=["POST"]),
+        Route("/api/captures", captures_list),
+        Route("/api/captures/{capture_id}/fold", stored_fold),
+        Route("/api/captures/{capture_id}/body", stored_body),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ])
     return LocalOnly(app)
@@ -276,6 +335,20 @@ async def _options_and_body(request: Request, max_size: int) -> tuple[dict[str, 
     if isinstance(body, Response):
         return body
     return options, body
+
+
+_NO_STORE = "no capture store was given: start the page with streamfold web --db PATH"
+
+
+def _stored_id(request: Request, store: StoreSource | None) -> tuple[StoreSource, int] | Response:
+    """The store and the capture id a /api/captures/ID/... request names, or the refusal."""
+    if store is None:
+        return _error(404, _NO_STORE)
+    text = request.path_params["capture_id"]
+    capture_id = parse_id(text)
+    if capture_id is None:
+        return _error(404, f"a capture id is a number, got {text!r}")
+    return store, capture_id
 
 
 def _reason(exc: OSError) -> str:

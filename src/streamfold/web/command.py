@@ -4,7 +4,9 @@ command line's group, so neither front imports the other."""
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Literal, NoReturn
 
 import click
 
@@ -14,8 +16,10 @@ EXIT_USAGE = 2
 
 
 @click.command()
-@click.argument("capture", metavar="[FILE]", required=False,
-                type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.argument("capture", metavar="[FILE]", required=False)
+@click.option("--db", "db", default=None, metavar="PATH",
+              help="List the captures of this capture store (streamfold record's), newest first, as it is written; "
+                   "click one to open it with its arrival times. It may not exist yet.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -29,16 +33,21 @@ EXIT_USAGE = 2
               metavar="SECONDS", help="Time a request has, once its headers are in, to send its body.")
 @click.option("--max-folds", type=click.IntRange(min=1), default=4, show_default=True,
               help="Captures folded at once; more get 503 and are asked to try again.")
-def web(capture: str | None, port: int, host: str, open_browser: bool, max_size: str, header_timeout: float,
-        body_timeout: float, max_folds: int) -> None:
+@click.pass_context
+def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host: str, open_browser: bool,
+        max_size: str, header_timeout: float, body_timeout: float, max_folds: int) -> None:
     """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
 
-    Paste a capture, drop a file, or give FILE to open it at once. Everything runs on
-    this machine through the same core as the other commands; nothing is sent anywhere else.
+    Paste a capture, drop a file, or give FILE to open it at once. FILE may be a stored
+    capture (PATH.sqlite#ID, or PATH.sqlite for the latest): the page then lists that store
+    too, as --db does. Everything runs on this machine through the same core as the other
+    commands; nothing is sent anywhere else.
 
     \b
     Examples:
       streamfold web examples/openai-broken.sse --open
+      streamfold web --db streamfold.sqlite --open
+      streamfold web streamfold.sqlite#3
       streamfold web --port 8765
     """
     # Imported here: the other commands need neither starlette nor uvicorn.
@@ -49,9 +58,49 @@ def web(capture: str | None, port: int, host: str, open_browser: bool, max_size:
         limit = parse_size(max_size)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-size") from None
+    capture, db, open_stored = _store_and_file(ctx, capture, db)
     try:
-        serve(create_app(capture_path=capture, max_size=limit, max_folds=max_folds), host=host, port=port,
-              open_browser=open_browser, echo=click.echo, timeouts=Timeouts(header_timeout, body_timeout))
+        app = create_app(capture_path=capture, max_size=limit, max_folds=max_folds, db_path=db,
+                         open_stored=open_stored)
+        serve(app, host=host, port=port, open_browser=open_browser, echo=click.echo,
+              timeouts=Timeouts(header_timeout, body_timeout))
     except OSError as exc:
         click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+def _store_and_file(ctx: click.Context, capture: str | None,
+                    db: str | None) -> tuple[str | None, str | None, int | Literal["latest"] | None]:
+    """(FILE to open, store to list, stored capture to open) from the command line; a FILE that is not
+    there, a store that is not one, or a FILE in another store than --db ends the command (exit 2)."""
+    from ..store import StoreError, list_exchanges, parse_ref
+
+    try:
+        ref = parse_ref(capture) if capture is not None else None
+    except StoreError as exc:
+        _refuse(str(exc))
+    open_stored: int | Literal["latest"] | None = None
+    if ref is not None:
+        path, capture_id = ref
+        if db is not None and os.path.abspath(db) != os.path.abspath(path):
+            _refuse(f"FILE {capture!r} is a capture of another store than --db {db!r}: give one store")
+        if not os.path.exists(path):
+            _refuse(f"no capture store at {path!r}")
+        db, capture, open_stored = path, None, "latest" if capture_id is None else capture_id
+    elif capture is not None:
+        argument = next(param for param in ctx.command.params if param.name == "capture")
+        click.Path(exists=True, dir_okay=False, readable=True).convert(capture, argument, ctx)  # its usage error
+    if db is not None and os.path.exists(db):
+        try:
+            list_exchanges(db, limit=1)
+        except StoreError as exc:
+            _refuse(str(exc))
+    elif db is not None:
+        click.echo(f"streamfold web: no capture store at {db} yet; the page lists its captures once a recorder "
+                   f"writes it (streamfold record --db {db} ...)")
+    return capture, db, open_stored
+
+
+def _refuse(message: str) -> NoReturn:
+    click.echo(f"streamfold: {message}", err=True)
+    sys.exit(EXIT_USAGE)

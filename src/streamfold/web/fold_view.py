@@ -46,15 +46,15 @@ import msgspec
 
 from ..decoding import PayloadKind, decode_frame
 from ..result import Result
-from ..services import load
+from ..services import Loaded, load
 from ..services.inputs import Capture
 from ..services.lost import lost_text
 from ..services.rows import frame_rows
 from ..services.timing import DEFAULT_STALL
 from .file_view import SpanMap, file_part, har_part
 
-__all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "provenance_runs", "text_fields",
-           "utf16_position"]
+__all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "loaded_view", "provenance_runs",
+           "text_fields", "utf16_position"]
 
 #: A frame's kind in "frame_kinds": one letter each.
 KIND_LETTERS = {"json": "j", "comment": "c", "done": "d", "empty": "e", "glued": "g", "invalid": "i"}
@@ -78,6 +78,13 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
     """
     loaded = load(data, dialect=dialect, transport=transport, entry=entry, max_inflated=max_inflated,
                   progress=progress)
+    return loaded_view(loaded, data, frames=frames, keep=keep)
+
+
+def loaded_view(loaded: Loaded, data: bytes | None, *, frames: str = "all",
+                keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None) -> dict[str, Any]:
+    """`build_fold_view` for a capture already folded (a stored one: `fold_capture`). `data`: the input's
+    own bytes when the capture was read out of them (a log's lines), else None."""
     folded = time.perf_counter()
     result, body = loaded.result, loaded.capture.body
     arrivals = loaded.timing.arrivals if loaded.timing is not None else ()
@@ -114,7 +121,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
         view["arrivals"] = list(loaded.timing.arrivals)
         view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
                                  "first_byte": _first_byte(loaded.capture)}
-    file = file_part(data, loaded)
+    file = file_part(data, loaded) if data is not None else None
     if file is not None:
         view["file"] = file
     har = har_part(loaded)

@@ -21,6 +21,7 @@ from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
 from .native import export_message, opaque_values, read_message, snapshot
+from .replay import ANTHROPIC_REPLAY
 from .summary import summarize
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ _SDK_DROPS = "the anthropic SDKs skip every frame without an `event:` name"
 
 class Anthropic(ContentBlocks):
     name = "anthropic"
+    replay = ANTHROPIC_REPLAY
     terminal_hint = "`message_stop`"
     # Some Anthropic-compatible gateways add `data: [DONE]` after `message_stop`: not the end.
     done_is_terminal = False

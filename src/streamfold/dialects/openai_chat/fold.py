@@ -20,6 +20,7 @@ from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .extras import StreamExtras
 from .native import export_chat, opaque_values, read_chat, snapshot
+from .replay import OPENAI_CHAT_REPLAY
 from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
 
@@ -36,6 +37,7 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
 class OpenAIChat(ToolCallFolding):
     name = "openai-chat"
+    replay = OPENAI_CHAT_REPLAY
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "eos": STOP,

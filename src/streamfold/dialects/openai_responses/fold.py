@@ -36,6 +36,7 @@ from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type,
 from .builtin import BuiltinTools
 from .items import CHOICE, TERMINAL, Item, Segment
 from .native import export, opaque_values, read_response, snapshot
+from .replay import RESPONSES_REPLAY
 from .summary import summarize
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ _SEQUENCE_REPORTS = 10
 
 class OpenAIResponses(BuiltinTools):
     name = "openai-responses"
+    replay = RESPONSES_REPLAY
     text_keys = ("delta", "text")
     terminal_hint = "`response.completed`, `response.incomplete` or `response.failed`"
     # Raw values: the response status, or `incomplete_details.reason` when the status is incomplete.
