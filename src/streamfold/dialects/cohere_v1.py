@@ -272,7 +272,9 @@ class CohereV1(Dialect):
                 and "choices" not in value and "message" not in value):
             return None
         calls = [call for call in value.get("tool_calls") or [] if isinstance(call, dict)]
-        return {"content": value["text"], "reasoning": None,
+        # With tool calls, `text` is the tool plan, which the fold keeps as reasoning (see `fold`).
+        content, reasoning = ("", value["text"] or None) if calls else (value["text"], None)
+        return {"content": content, "reasoning": reasoning,
                 "tool_calls": [(call.get("name"), dumps_arguments(call.get("parameters"))) for call in calls],
                 "finish_reason": value.get("finish_reason"), "usage": value.get("meta")}
 
