@@ -17,6 +17,7 @@ from .cohere import Cohere
 from .gemini import Gemini
 from .llama_cpp import LlamaCpp
 from .lmstudio import LMStudio
+from .mcp import MCP
 from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
@@ -29,7 +30,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare)
+    LMStudio, Ollama, Cloudflare, MCP)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
