@@ -10,6 +10,7 @@ from ..framing import FrameIssue
 from ..opaque import Opaque, find_carrier
 from ..result import Result, register_exporter
 from ._base import Dialect
+from .ag_ui import AGUI
 from .anthropic import Anthropic
 from .bedrock import Bedrock
 from .cloudflare import Cloudflare
@@ -30,7 +31,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare, MCP)
+    LMStudio, Ollama, Cloudflare, MCP, AGUI)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
