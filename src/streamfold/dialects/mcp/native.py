@@ -51,7 +51,8 @@ def summarize_message(value: object) -> str:
     if not isinstance(value, dict):
         return compact_json(value)
     method = value.get("method")
-    params = value.get("params") if isinstance(value.get("params"), dict) else {}
+    given = value.get("params")
+    params: dict[str, Any] = given if isinstance(given, dict) else {}
     if method == "notifications/progress":
         total = f"/{params.get('total')}" if params.get("total") is not None else ""
         message = f" {compact_json(params['message'], 60)}" if params.get("message") else ""
