@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._base import INCOMPLETE, OTHER, STOP, TOOL_CALLS, Dialect, compact_json, event_type
-from .native import Conversation, export_run, read_run, summarize_event
+from .._base import INCOMPLETE, STOP, Dialect, compact_json, event_type
+from .lifecycle import Lifecycle
+from .native import Conversation, export_run, read_run, summarize_event, this_turn
 from .patch import PatchError, apply_patch
 
 if TYPE_CHECKING:
@@ -60,8 +61,7 @@ class AGUI(Dialect):
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
         self.conversation = Conversation()
-        self._open: dict[tuple[str, str], int] = {}  # what started and has not ended -> its start frame
-        self._closed: set[tuple[str, str]] = set()
+        self.lifecycle = Lifecycle(self.report)
         self._chunked: dict[str, str | None] = {}  # the id the last chunk of each kind named
         self._tool_keys: dict[str, int] = {}
         self._replying: set[str] = set()  # the messages whose text is in the reply already
@@ -69,7 +69,6 @@ class AGUI(Dialect):
         self._ids: dict[str, Any] = {}
         self._state: Any = None
         self._log: list[dict[str, Any]] = []  # steps, raw, custom, activities, encrypted values, in order
-        self._usage: list[Any] = []
 
     @classmethod
     def claims(cls, value: object) -> bool:
@@ -89,44 +88,14 @@ class AGUI(Dialect):
                                        f"{kind!r}, which streamfold does not know; ignored", once=("ag-ui", kind))
             return
         if self._run is None and kind != "RUN_STARTED":
-            self._lifecycle("event-before-start", frame, f"frame {frame} ({kind}) comes before `RUN_STARTED`: "
-                            "the verifier requires a run to start first", once=("ag-ui", "run"))
+            self.report.diagnostic("event-before-start", frame, f"frame {frame} ({kind}) comes before "
+                                   "`RUN_STARTED`: the verifier requires a run to start first", once=("ag-ui", "run"))
         elif self._run == "failed":
-            self._lifecycle("event-after-end", frame, f"frame {frame} ({kind}) comes after the run's `RUN_ERROR`: "
-                            "the verifier rejects any event after it", once=("ag-ui", "after-error"))
+            self.report.diagnostic("event-after-end", frame, f"frame {frame} ({kind}) comes after the run's "
+                                   "`RUN_ERROR`: the verifier rejects any event after it", once=("ag-ui", "error"))
         handler(self, value, frame)
 
     # -- lifecycle ------------------------------------------------------------------
-
-    def _lifecycle(self, code: str, frame: int, message: str, **details: Any) -> None:
-        self.report.diagnostic(code, frame, message, **details)  # type: ignore[arg-type]
-
-    def _start(self, what: str, ident: str, frame: int) -> None:
-        self._open[(what, ident)] = frame
-        self._closed.discard((what, ident))
-
-    def _ongoing(self, what: str, ident: str, frame: int, kind: str) -> bool:
-        """Is `what` open for an event of `kind`? Reports it when it is not: after its end, False (not
-        folded); never started, True (folded, as a lenient client does)."""
-        if (what, ident) in self._open:
-            return True
-        if (what, ident) in self._closed:
-            self._lifecycle("event-after-end", frame, f"frame {frame} ({kind}) for {what} {ident!r} comes after its "
-                            "end: the verifier rejects it, and a client that appends it corrupts what was complete; "
-                            "not folded", once=("after", what, ident))
-            return False
-        self._lifecycle("event-before-start", frame, f"frame {frame} ({kind}) is for {what} {ident!r}, which never "
-                        "started: the verifier rejects it; folded as if it had started",
-                        once=("before", what, ident))
-        self._start(what, ident, frame)
-        return True
-
-    def _end(self, what: str, ident: str, frame: int, kind: str) -> bool:
-        if not self._ongoing(what, ident, frame, kind):
-            return False
-        del self._open[(what, ident)]
-        self._closed.add((what, ident))
-        return True
 
     def _id(self, value: dict[str, Any], key: str, frame: int) -> str | None:
         ident = value.get(key)
@@ -139,7 +108,8 @@ class AGUI(Dialect):
 
     def _run_started(self, value: dict[str, Any], frame: int) -> None:
         if self._run == "open":
-            self._lifecycle("never-ended", frame, f"frame {frame} starts a run while the last one never finished")
+            self.report.diagnostic("never-ended", frame,
+                                   f"frame {frame} starts a run while the last one never finished")
         self._run = "open"
         self._ids = {"thread_id": value.get("threadId"), "run_id": value.get("runId")}
         run_id = value.get("runId")
@@ -172,20 +142,19 @@ class AGUI(Dialect):
     def _take_usage(self, value: dict[str, Any], frame: int) -> None:
         usage = value.get("usage")
         if type(usage) is list and usage:
-            self._usage = usage
             self.merger.replace(("usage",), usage, frame)
 
     def _close_all(self, frame: int, at: str) -> None:
-        for (what, ident), started in list(self._open.items()):
+        for (what, ident), started in list(self.lifecycle.open.items()):
             if self._chunked.get(what) == ident:
                 if what == _CALL:
                     self.check_arguments(0, self._tool_keys[ident], frame)
                 continue  # opened by a chunk: closed implicitly, by design
-            self._lifecycle("never-ended", started, f"{what} {ident!r} started at frame {started} and never ended "
-                            f"before {at}: the verifier rejects the run", once=("never", what, ident))
+            self.report.diagnostic("never-ended", started, f"{what} {ident!r} started at frame {started} and never "
+                                   f"ended before {at}: the verifier rejects the run", once=("never", what, ident))
             if what == _CALL:
                 self.check_arguments(0, self._tool_keys[ident], frame)
-        self._open.clear()
+        self.lifecycle.open.clear()
         self._chunked.clear()
 
     # -- text and reasoning -------------------------------------------------------------
@@ -194,14 +163,14 @@ class AGUI(Dialect):
         ident = self._id(value, "messageId", frame)
         if ident is None:
             return
-        self._start(what, ident, frame)
+        self.lifecycle.start(what, ident, frame)
         role = value.get("role")
         self.conversation.message(ident, "reasoning" if what == _REASONING else role if type(role) is str
                                   else "assistant")
 
     def _text_content(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
         ident = self._id(value, "messageId", frame)
-        if ident is None or not self._ongoing(what, ident, frame, str(value.get("type"))):
+        if ident is None or not self.lifecycle.ongoing(what, ident, frame, str(value.get("type"))):
             return
         delta = self.string(value.get("delta"), frame, f"the `delta` of a {value.get('type')} event")
         if delta:
@@ -223,18 +192,18 @@ class AGUI(Dialect):
     def _text_end(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
         ident = self._id(value, "messageId", frame)
         if ident is not None:
-            self._end(what, ident, frame, str(value.get("type")))
+            self.lifecycle.end(what, ident, frame, str(value.get("type")))
 
     def _text_chunk(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
         ident = value.get("messageId")
         if type(ident) is not str:
             ident = self._chunked.get(what)
             if ident is None:
-                self._lifecycle("event-before-start", frame, f"frame {frame} is a chunk with no `messageId` and no "
-                                "chunk before it to continue: the client cannot place it; ignored")
+                self.report.diagnostic("event-before-start", frame, f"frame {frame} is a chunk with no `messageId` "
+                                       "and no chunk before it to continue: the client cannot place it; ignored")
                 return
-        if (what, ident) not in self._open:
-            self._start(what, ident, frame)
+        if (what, ident) not in self.lifecycle.open:
+            self.lifecycle.start(what, ident, frame)
             self.conversation.message(ident, "reasoning" if what == _REASONING else "assistant")
         self._chunked[what] = ident
         delta = self.string(value.get("delta"), frame, f"the `delta` of a {value.get('type')} event")
@@ -258,9 +227,9 @@ class AGUI(Dialect):
         if ident is None:
             return
         if value.get("type") == "REASONING_START":
-            self._start(_PHASE, ident, frame)
+            self.lifecycle.start(_PHASE, ident, frame)
         else:
-            self._end(_PHASE, ident, frame, "REASONING_END")
+            self.lifecycle.end(_PHASE, ident, frame, "REASONING_END")
 
     # -- tool calls ---------------------------------------------------------------------
 
@@ -268,16 +237,18 @@ class AGUI(Dialect):
         ident = self._id(value, "toolCallId", frame)
         if ident is None:
             return
-        self._start(_CALL, ident, frame)
+        self.lifecycle.start(_CALL, ident, frame)
         name = value.get("toolCallName")
         parent = value.get("parentMessageId")
         self._new_call(ident, name if type(name) is str else None, parent if type(parent) is str else None, frame)
 
-    def _new_call(self, ident: str, name: str | None, parent: str | None, frame: int) -> int:
+    def _new_call(self, ident: str, name: str | None, parent: str | None, frame: int, *, record: bool = True) -> int:
+        """The key of tool call `ident`, a new call's added to the conversation (unless a snapshot holds it)."""
         key = self._tool_keys.get(ident)
         if key is None:
             key = self._tool_keys[ident] = len(self._tool_keys)
-            self.conversation.tool_call(ident, name, parent)
+            if record:
+                self.conversation.tool_call(ident, name, parent)
             self.merger.set_once((0, "tool", key, "id"), ident, frame)
         if name:
             self.merger.set_once((0, "tool", key, "name"), name, frame)
@@ -285,7 +256,7 @@ class AGUI(Dialect):
 
     def _call_args(self, value: dict[str, Any], frame: int) -> None:
         ident = self._id(value, "toolCallId", frame)
-        if ident is None or not self._ongoing(_CALL, ident, frame, "TOOL_CALL_ARGS"):
+        if ident is None or not self.lifecycle.ongoing(_CALL, ident, frame, "TOOL_CALL_ARGS"):
             return
         self._append_args(ident, value.get("delta"), frame)
 
@@ -298,7 +269,7 @@ class AGUI(Dialect):
 
     def _call_end(self, value: dict[str, Any], frame: int) -> None:
         ident = self._id(value, "toolCallId", frame)
-        if ident is not None and self._end(_CALL, ident, frame, "TOOL_CALL_END"):
+        if ident is not None and self.lifecycle.end(_CALL, ident, frame, "TOOL_CALL_END"):
             self.check_arguments(0, self._new_call(ident, None, None, frame), frame)
 
     def _call_chunk(self, value: dict[str, Any], frame: int) -> None:
@@ -306,18 +277,18 @@ class AGUI(Dialect):
         if type(ident) is not str:
             ident = self._chunked.get(_CALL)
         if ident is None:
-            self._lifecycle("event-before-start", frame, f"frame {frame} is a tool call chunk with no `toolCallId` "
-                            "and no chunk before it to continue; ignored")
+            self.report.diagnostic("event-before-start", frame, f"frame {frame} is a tool call chunk with no "
+                                   "`toolCallId` and no chunk before it to continue; ignored")
             return
         previous = self._chunked.get(_CALL)
-        if previous is not None and previous != ident and (_CALL, previous) in self._open:
-            self._end(_CALL, previous, frame, "TOOL_CALL_CHUNK")  # a new call's chunk closes the last one
+        if previous is not None and previous != ident and (_CALL, previous) in self.lifecycle.open:
+            self.lifecycle.end(_CALL, previous, frame, "TOOL_CALL_CHUNK")  # a new call's chunk closes the last one
             self.check_arguments(0, self._tool_keys[previous], frame)
-        if (_CALL, ident) not in self._open and (_CALL, ident) not in self._closed:
-            self._start(_CALL, ident, frame)
+        if (_CALL, ident) not in self.lifecycle.open and (_CALL, ident) not in self.lifecycle.closed:
+            self.lifecycle.start(_CALL, ident, frame)
             name, parent = value.get("toolCallName"), value.get("parentMessageId")
             self._new_call(ident, name if type(name) is str else None, parent if type(parent) is str else None, frame)
-        elif not self._ongoing(_CALL, ident, frame, "TOOL_CALL_CHUNK"):
+        elif not self.lifecycle.ongoing(_CALL, ident, frame, "TOOL_CALL_CHUNK"):
             return
         self._chunked[_CALL] = ident
         self._append_args(ident, value.get("delta"), frame)
@@ -346,8 +317,30 @@ class AGUI(Dialect):
 
     def _messages_snapshot(self, value: dict[str, Any], frame: int) -> None:
         messages = value.get("messages")
-        if type(messages) is list:
-            self.conversation.snapshot(messages)
+        if type(messages) is not list:
+            self.wrong_type(messages, frame, "the `messages` of a MESSAGES_SNAPSHOT", "an array")
+            return
+        self.conversation.snapshot(messages)
+        # A compacted run (a server replaying a finished run as one snapshot) carries its reply only here: the
+        # turn's messages that no event streamed join the reply, as a client reading the snapshot shows them.
+        for message in this_turn(messages):
+            ident, role, content = message.get("id"), message.get("role"), message.get("content")
+            if (role in ("assistant", "reasoning") and type(ident) is str and type(content) is str and content
+                    and ident not in self._replying):
+                self._add_text(ident, _REASONING if role == "reasoning" else _TEXT, content, frame)
+            for call in message.get("toolCalls") or () if role == "assistant" else ():
+                self._snapshot_call(call, frame)
+
+    def _snapshot_call(self, call: object, frame: int) -> None:
+        function = call.get("function") if type(call) is dict else None
+        if type(call) is not dict or type(call.get("id")) is not str or type(function) is not dict \
+                or call["id"] in self._tool_keys:
+            return
+        name = function.get("name")
+        key = self._new_call(call["id"], name if type(name) is str else None, None, frame, record=False)
+        if type(function.get("arguments")) is str:
+            self.merger.append((0, "tool", key, "arguments"), function["arguments"], frame)
+        self.check_arguments(0, key, frame)
 
     def _keep(self, value: dict[str, Any], frame: int) -> None:
         kind = value.get("type")
@@ -355,25 +348,17 @@ class AGUI(Dialect):
             name = value.get("stepName")
             if type(name) is str:
                 if kind == "STEP_STARTED":
-                    self._start(_STEP, name, frame)
+                    self.lifecycle.start(_STEP, name, frame)
                 else:
-                    self._end(_STEP, name, frame, "STEP_FINISHED")
+                    self.lifecycle.end(_STEP, name, frame, "STEP_FINISHED")
         self._log.append({"frame": frame, "event": value})
 
     def finish(self, last_frame: int) -> None:
-        if self._run != "failed" and self._open:
+        if self._run != "failed" and self.lifecycle.open:
             self._close_all(last_frame, "the end of the stream")
 
     def native(self) -> dict[str, Any] | None:
         return {**self._ids, "messages": self.conversation.build(), "state": self._state, "events": self._log}
-
-    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
-        """A run that succeeded with a tool call still waiting for its result (a frontend tool) ends in
-        `tool_calls`; calls the run itself answered (`TOOL_CALL_RESULT`) leave it a plain stop."""
-        value = self.finish_reasons.get(raw, OTHER)
-        if value == STOP and set(self._tool_keys) - self.conversation.answered:
-            return TOOL_CALLS
-        return value
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not list:

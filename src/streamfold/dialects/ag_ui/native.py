@@ -9,7 +9,8 @@ a `TOOL_CALL_RESULT` is a `tool` message; a reasoning message is a `reasoning` m
 new one is added at the end. Text is kept as pieces and joined once, at the end.
 
 The export is what a client holds when the run is over: `{threadId, runId, messages, state}`,
-the messages valid `ag_ui.core.Message`s and the state the final one (every patch applied).
+the messages valid `ag_ui.core.Message`s and the state the final one (every patch applied); the
+run's `outcome` and token `usage` when it sent them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .._base import compact_json
 if TYPE_CHECKING:
     from ...result import Result
 
-__all__ = ["Conversation", "export_run", "read_run", "summarize_event"]
+__all__ = ["Conversation", "export_run", "read_run", "summarize_event", "this_turn"]
 
 
 class Conversation:
@@ -33,8 +34,6 @@ class Conversation:
         self._pieces: dict[str, list[str]] = {}
         self._calls: dict[str, dict[str, Any]] = {}
         self._arguments: dict[str, list[str]] = {}
-        #: The tool calls a `TOOL_CALL_RESULT` answered.
-        self.answered: set[str] = set()
 
     def message(self, message_id: str, role: str) -> dict[str, Any]:
         """The message with this id, opened with `role` if it is new."""
@@ -70,7 +69,6 @@ class Conversation:
     def tool_result(self, message_id: str, call_id: str, content: object, error: object = None) -> None:
         message = self.message(message_id, "tool")
         message["toolCallId"] = call_id
-        self.answered.add(call_id)
         message["content"] = content if isinstance(content, str) else compact_json(content, 1 << 30)
         if isinstance(error, str):
             message["error"] = error
@@ -108,24 +106,39 @@ def export_run(result: Result) -> dict[str, Any]:
                                 "messages": native.get("messages", []), "state": native.get("state")}
     if native.get("outcome") is not None:
         exported["outcome"] = native["outcome"]
+    if result.usage is not None:
+        exported["usage"] = result.usage.raw  # RUN_FINISHED's (or RUN_ERROR's) token usages
     return exported
 
 
+def this_turn(messages: list[Any]) -> list[dict[str, Any]]:
+    """The messages after the last user message: the agent's reply to it (all of them when none is a user's)."""
+    turn: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, dict):
+            turn = [] if message.get("role") == "user" else [*turn, message]
+    return turn
+
+
 def read_run(value: object) -> dict[str, Any] | None:
-    """The facts of an exported run (`{threadId, runId, messages, state}`): the assistant text and tool calls."""
+    """The facts of an exported run (`{threadId, runId, messages, state}`): the text, reasoning and tool calls
+    of the messages after the last user message (the turn the run answered)."""
     if not (isinstance(value, dict) and "runId" in value and isinstance(value.get("messages"), list)
             and "state" in value):
         return None
-    texts, calls = [], []
-    for message in value["messages"]:
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            if isinstance(message.get("content"), str) and message["content"]:
-                texts.append(message["content"])
-            for call in message.get("toolCalls") or ():
-                function = call.get("function", {}) if isinstance(call, dict) else {}
-                calls.append((function.get("name"), function.get("arguments", "")))
-    return {"content": "\n\n".join(texts), "reasoning": None, "tool_calls": calls,
-            "finish_reason": (value.get("outcome") or {}).get("type", "success"), "usage": None}
+    texts: dict[str, list[str]] = {"assistant": [], "reasoning": []}
+    calls = []
+    for message in this_turn(value["messages"]):
+        role, content = message.get("role"), message.get("content")
+        if role in texts and isinstance(content, str) and content:
+            texts[role].append(content)
+        for call in (message.get("toolCalls") or ()) if role == "assistant" else ():
+            function = call.get("function", {}) if isinstance(call, dict) else {}
+            calls.append((function.get("name"), function.get("arguments", "")))
+    outcome = value.get("outcome")
+    return {"content": "\n\n".join(texts["assistant"]), "reasoning": "\n\n".join(texts["reasoning"]) or None,
+            "tool_calls": calls, "usage": value.get("usage"),
+            "finish_reason": outcome.get("type", "success") if isinstance(outcome, dict) else "success"}
 
 
 def summarize_event(value: object) -> str:
