@@ -181,6 +181,16 @@ def test_an_unknown_type_and_wrong_values_are_reported_not_raised() -> None:
                              "unexpected-payload", "state-patch-failed", "never-ended"]
 
 
+def test_a_snapshot_with_wrong_types_is_folded_without_raising() -> None:
+    snapshot = {"type": "MESSAGES_SNAPSHOT", "messages": [
+        {"id": "a", "role": "assistant", "content": 5, "toolCalls": 7}, "not a message",
+        {"id": "b", "role": "assistant", "toolCalls": [{"id": "c", "function": {"name": "f", "arguments": 1}}]}]}
+    call = {"type": "TOOL_CALL_START", "toolCallId": "d", "toolCallName": "g", "parentMessageId": "a"}
+    folded = tr_fold(sse(START, snapshot, call, {"type": "TOOL_CALL_END", "toolCallId": "d"}, FINISH))
+    assert [c.id for c in folded.choices[0].tool_calls] == ["c", "d"]
+    assert AGUI.read_response(folded.export()) is not None
+
+
 # -- detection --------------------------------------------------------------------------
 
 def test_ag_ui_claims_its_event_types_only() -> None:

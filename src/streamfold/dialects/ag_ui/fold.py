@@ -328,7 +328,8 @@ class AGUI(Dialect):
             if (role in ("assistant", "reasoning") and type(ident) is str and type(content) is str and content
                     and ident not in self._replying):
                 self._add_text(ident, _REASONING if role == "reasoning" else _TEXT, content, frame)
-            for call in message.get("toolCalls") or () if role == "assistant" else ():
+            calls = message.get("toolCalls")
+            for call in calls if role == "assistant" and type(calls) is list else ():
                 self._snapshot_call(call, frame)
 
     def _snapshot_call(self, call: object, frame: int) -> None:

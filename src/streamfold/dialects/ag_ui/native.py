@@ -58,7 +58,9 @@ class Conversation:
         else:
             owner = self.message(parent if parent is not None else call_id, "assistant")
         call = {"id": call_id, "type": "function", "function": {"name": name or "", "arguments": ""}}
-        owner.setdefault("toolCalls", []).append(call)
+        if type(owner.get("toolCalls")) is not list:
+            owner["toolCalls"] = []  # (a snapshot may have put anything there)
+        owner["toolCalls"].append(call)
         self._calls[call_id] = call
         self._arguments[call_id] = []
 
@@ -132,7 +134,8 @@ def read_run(value: object) -> dict[str, Any] | None:
         role, content = message.get("role"), message.get("content")
         if role in texts and isinstance(content, str) and content:
             texts[role].append(content)
-        for call in (message.get("toolCalls") or ()) if role == "assistant" else ():
+        for call in message.get("toolCalls") if role == "assistant" and isinstance(message.get("toolCalls"), list) \
+                else ():
             function = call.get("function", {}) if isinstance(call, dict) else {}
             calls.append((function.get("name"), function.get("arguments", "")))
     outcome = value.get("outcome")
