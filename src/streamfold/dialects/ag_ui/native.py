@@ -134,8 +134,8 @@ def read_run(value: object) -> dict[str, Any] | None:
         role, content = message.get("role"), message.get("content")
         if role in texts and isinstance(content, str) and content:
             texts[role].append(content)
-        for call in message.get("toolCalls") if role == "assistant" and isinstance(message.get("toolCalls"), list) \
-                else ():
+        listed = message.get("toolCalls")
+        for call in listed if role == "assistant" and isinstance(listed, list) else ():
             function = call.get("function", {}) if isinstance(call, dict) else {}
             calls.append((function.get("name"), function.get("arguments", "")))
     outcome = value.get("outcome")
