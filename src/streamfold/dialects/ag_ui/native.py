@@ -150,13 +150,14 @@ def summarize_event(value: object) -> str:
         return compact_json(value)
     kind = value.get("type")
     detail: list[str] = []
-    for key in ("messageId", "toolCallId", "toolCallName", "stepName", "name", "runId", "role"):
+    # The ids and names alone, short enough for a narrow frames table: "TOOL_CALL_START call_1 get_weather".
+    for key in ("messageId", "toolCallId", "toolCallName", "stepName", "name", "runId"):
         if isinstance(value.get(key), str):
-            detail.append(f"{key} {value[key]}")
+            detail.append(value[key])
     if isinstance(value.get("delta"), str):
         detail.append(compact_json(value["delta"], 80))
     elif kind == "STATE_DELTA":
         detail.append(f"{len(value.get('delta') or [])} operation(s)")
     if kind == "RUN_ERROR":
         detail.append(compact_json(value.get("message"), 100))
-    return f"{kind} " + ", ".join(detail) if detail else str(kind)
+    return f"{kind} " + " ".join(detail) if detail else str(kind)
