@@ -54,7 +54,7 @@ Code = Literal[
     "non-strict-json",
     # one vendor's
     "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
-    "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
+    "delta-after-block-stop", "compaction-split", "done-mismatch", "done-without-deltas", "output-from-terminal",
     "empty-terminal-output", "sequence-gap", "annotation-out-of-order", "missing-added-event",
     "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
     "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
@@ -145,6 +145,8 @@ _ALL = (
              "anthropic"),
     CodeInfo("delta-after-block-stop", _D, _WARN, "a delta for a content block after its `content_block_stop`",
              "anthropic"),
+    CodeInfo("compaction-split", _D, _INFO, "a compaction summary split over several `compaction_delta` events "
+             "(appended; the anthropic Python SDK keeps only the last)", "anthropic"),
     CodeInfo("done-mismatch", _D, _WARN, "a `.done` value differs from what the deltas built; the final value is "
              "kept", "openai-responses"),
     CodeInfo("done-without-deltas", _D, _WARN, "a `.done` value for a part no delta streamed", "openai-responses"),

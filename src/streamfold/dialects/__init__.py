@@ -15,6 +15,7 @@ from .anthropic import Anthropic
 from .bedrock import Bedrock
 from .cloudflare import Cloudflare
 from .cohere import Cohere
+from .cohere_v1 import CohereV1
 from .gemini import Gemini
 from .llama_cpp import LlamaCpp
 from .lmstudio import LMStudio
@@ -30,7 +31,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 
 # Reference §3 order: the first dialect that claims a payload wins.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
+    Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, CohereV1, TGI, LlamaCpp,
     LMStudio, Ollama, Cloudflare, MCP, AGUI)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
