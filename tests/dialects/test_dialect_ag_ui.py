@@ -125,7 +125,7 @@ def test_the_conversation_keeps_tool_results_and_snapshots() -> None:
     snapshot = fold((CAPTURES / "messages-snapshot-raw-custom.sse").read_bytes())
     assert [m["id"] for m in snapshot.export()["messages"]] == ["u_0", "a_0", "u_1", "msg_2"]
     assert snapshot.native is not None
-    assert [entry["event"]["type"] for entry in snapshot.native["events"]] == ["RAW", "CUSTOM"]
+    assert [event["type"] for event in snapshot.native["events"]] == ["RAW", "CUSTOM"]
 
 
 def test_a_run_error_is_an_in_stream_error() -> None:

@@ -352,7 +352,7 @@ class AGUI(Dialect):
                     self.lifecycle.start(_STEP, name, frame)
                 else:
                     self.lifecycle.end(_STEP, name, frame, "STEP_FINISHED")
-        self._log.append({"frame": frame, "event": value})
+        self._log.append(value)  # (no frame index: the native snapshot is the same however the stream was framed)
 
     def finish(self, last_frame: int) -> None:
         if self._run != "failed" and self.lifecycle.open:

@@ -122,7 +122,8 @@ class MCP(Dialect):
         if type(method) is not str:
             self.wrong_type(method, frame, "a message's `method`", "a string")
             return
-        entry = {"method": method, "params": value.get("params"), "frame": frame}
+        # (no frame index: the native snapshot is the reply's, the same however the stream was framed)
+        entry = {"method": method, "params": value.get("params")}
         if "id" in value:
             self._requests.append({"id": value["id"], **entry})  # sampling, elicitation, roots: the client answers
         else:
