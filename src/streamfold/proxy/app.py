@@ -1,7 +1,7 @@
 """The recording proxy as a raw ASGI app: each request is checked (origin-form,
 not CONNECT, addressed to this proxy), forwarded to the target with httpx, and
-the response passed back read by read, each upstream read sent to the client
-before the next one is awaited, while the store records it and the console
+the response passed back as it arrives (what has come in by the time the
+last piece went out is passed on as one), while the store records it and the console
 (`console.py`) shows it in flight and then one line for it."""
 
 from __future__ import annotations
@@ -154,14 +154,17 @@ async def _relay(response: httpx.Response, exchange: Exchange, flight: InFlight,
     """Pass each upstream read on as it arrives; stop when the client goes away. The outcome, and
     why in a few words when it is not complete."""
     async def stream() -> tuple[str, str | None]:
+        batches = _Batches(response)
         try:
-            async for chunk in response.aiter_raw():
+            async for chunk in batches:
                 exchange.read(chunk)
                 flight.bytes += len(chunk)
                 flight.reads += 1
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except httpx.HTTPError as exc:
-            return "upstream-cut", _reason(exc)
+        finally:
+            await batches.aclose()  # the client left (cancelled): stop reading the upstream
+        if batches.error is not None:
+            return "upstream-cut", _reason(batches.error)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete", None
 
@@ -180,6 +183,56 @@ async def _relay(response: httpx.Response, exchange: Exchange, flight: InFlight,
     with contextlib.suppress(asyncio.CancelledError):
         await relay
     return "client-cut", "the client closed the connection before the body ended"
+
+
+class _Batches:
+    """The upstream's body as what has arrived by the time the last batch was passed on: a task reads
+    `aiter_raw` (one piece per HTTP chunk the upstream wrote) and the relay takes every piece parsed
+    so far as one. Nothing waits for more data; a burst of tiny chunks that came in one socket read
+    is one read for the store and one send to the client instead of hundreds. At most `limit` bytes
+    wait, so a slow client still slows the upstream down. `error`: how the upstream broke off, if it did."""
+
+    def __init__(self, response: httpx.Response, limit: int = 1 << 20) -> None:
+        self.error: httpx.HTTPError | None = None
+        self._pending: list[bytes] = []
+        self._size, self._limit, self._done = 0, limit, False
+        self._arrived, self._room = asyncio.Event(), asyncio.Event()
+        self._room.set()
+        self._reader = asyncio.ensure_future(self._read(response))
+
+    async def _read(self, response: httpx.Response) -> None:
+        try:
+            async for chunk in response.aiter_raw():
+                self._pending.append(chunk)
+                self._size += len(chunk)
+                self._arrived.set()
+                if self._size >= self._limit:
+                    self._room.clear()
+                    await self._room.wait()
+        except httpx.HTTPError as exc:
+            self.error = exc
+        finally:
+            self._done = True
+            self._arrived.set()
+
+    def __aiter__(self) -> _Batches:
+        return self
+
+    async def aclose(self) -> None:
+        """Stop reading (if it has not stopped) and wait until the reading task is over."""
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # closed under its feet: nothing to keep
+            await self._reader
+
+    async def __anext__(self) -> bytes:
+        while not self._pending:
+            if self._done:
+                raise StopAsyncIteration
+            self._arrived.clear()
+            await self._arrived.wait()
+        pending, self._pending, self._size = self._pending, [], 0
+        self._room.set()
+        return pending[0] if len(pending) == 1 else b"".join(pending)
 
 
 def _reason(exc: BaseException) -> str:
