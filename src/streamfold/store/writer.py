@@ -160,7 +160,8 @@ class CaptureStore:
         last_commit = time.monotonic()
         try:
             while True:
-                timeout = None if not live and not in_transaction else max(
+                # A summary folded after its exchange left `live` is still to commit: wait for the tick, not forever.
+                timeout = None if not live and not in_transaction and not updates else max(
                     0.0, last_commit + self._flush_seconds - time.monotonic())
                 try:
                     op = self._queue.get(timeout=timeout)
