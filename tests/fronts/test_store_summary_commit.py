@@ -9,6 +9,7 @@ from typing import Any
 
 from streamfold.store import CaptureStore, get_exchange, list_exchanges
 
+
 def rows(db: str) -> dict[int, dict[str, Any]]:
     return {row["id"]: row for row in list_exchanges(db)}
 
