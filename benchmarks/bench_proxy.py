@@ -245,6 +245,15 @@ def main(argv: list[str] | None = None) -> int:
             serve_upstream()
         return 0
     directory = tempfile.mkdtemp(prefix="streamfold-bench-proxy-")
+    try:
+        return measure(args, directory)
+    finally:
+        if not args.keep:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, directory: str) -> int:
+    """Every section, then the table."""
     db = os.path.join(directory, "bench.sqlite")
     up, target = start([sys.executable, __file__, "--upstream"])
     proxy, listening = start([sys.executable, "-m", "streamfold", "record", "--target", target, "--port", "0",
@@ -299,8 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     print(f"the proxy's store: {os.path.getsize(db) / 1e6:.0f} MB" + (f" at {db}" if args.keep else " (deleted)"))
-    if not args.keep:
-        shutil.rmtree(directory)
     return 0
 
 
