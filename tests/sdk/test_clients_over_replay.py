@@ -1,0 +1,184 @@
+"""Real clients over the replay server, every transparent fault: the openai SDK (chat and Responses), the
+anthropic SDK, google-genai and a plain httpx2 SSE reader written here to the WHATWG line rules, each
+talking HTTP to `streamfold serve` on 127.0.0.1. Each client's final object must pass `assert_reply`
+against the reference of what it was served (`server.expected`): a correct client builds the clean reply
+whatever the framing. Where a vendor's SDK does not, that is the SDK's bug, asserted as such.
+
+One server per fault serves the five captures (each client asks for its own by `/@NAME`), so the module
+starts eleven servers, not fifty-five.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streamfold.testing import StreamfoldServer, assert_reply, every_transparent_fault, start_server
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("google.genai")
+from google import genai  # noqa: E402
+from google.genai import errors as genai_errors  # noqa: E402
+from google.genai import types as genai_types  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPTURES = {
+    "chat-tools": ROOT / "examples" / "openai-tool-calls.sse",
+    "chat-chinese": ROOT / "tests" / "captures" / "openai" / "u1-moonshot-usage-in-choice.sse",
+    "responses": ROOT / "tests" / "captures" / "openai-responses" / "r-example-reasoning-text-function-call.sse",
+    "anthropic": ROOT / "tests" / "captures" / "anthropic" / "a3-a6-thinking-then-tool-use.sse",
+    "gemini": ROOT / "tests" / "captures" / "gemini" / "g4-o9-weather-thought-call.sse",
+}
+ASK = [{"role": "user", "content": "hi"}]
+
+
+def openai_chat(base_url: str) -> Any:
+    with openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0) as client, \
+            client.chat.completions.stream(model="m", messages=ASK) as stream:
+        return stream.get_final_completion()
+
+
+def openai_responses(base_url: str) -> Any:
+    with openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0) as client, \
+            client.responses.stream(model="m", input="hi") as stream:
+        return stream.get_final_response()
+
+
+def anthropic_message(base_url: str) -> Any:
+    with anthropic.Anthropic(base_url=base_url, api_key="sk-ant-test", max_retries=0) as client, \
+            client.messages.stream(model="m", max_tokens=64, messages=ASK) as stream:
+        return stream.get_final_message()
+
+
+def gemini_response(base_url: str) -> Any:
+    """google-genai has no accumulator: what its user builds, every chunk's parts in one candidate's content,
+    the last finish reason and usage (as tests/sdk/test_sdk_gemini.py adds them up)."""
+    client = genai.Client(api_key="test-key", http_options=genai_types.HttpOptions(base_url=base_url))
+    parts: list[Any] = []
+    finish, usage = None, None
+    for chunk in client.models.generate_content_stream(model="gemini-2.5-flash", contents="hi"):
+        for candidate in chunk.candidates or []:
+            parts.extend(candidate.content.parts or [] if candidate.content else [])
+            finish = candidate.finish_reason or finish
+        usage = chunk.usage_metadata or usage
+    return genai_types.GenerateContentResponse(candidates=[genai_types.Candidate(
+        content=genai_types.Content(role="model", parts=parts), finish_reason=finish)], usage_metadata=usage)
+
+
+def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
+    """(event type, data) per dispatched event, by the WHATWG rules: a line is a field `name:value` (one
+    leading space of the value dropped) or a comment (`:`); a blank line dispatches the buffered data;
+    unknown fields, `id` and `retry` carry no data; an event without data is not dispatched."""
+    event, data = "", []
+    for line in lines:
+        if not line:
+            if data:
+                yield event or "message", "\n".join(data)
+            event, data = "", []
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+
+
+def plain_reader(base_url: str) -> str:
+    """The chat text a hand-written client builds: httpx2's `iter_lines` splits on CR, LF and CRLF, one BOM
+    is dropped, then the events above, `[DONE]` ending the stream."""
+    text = []
+    with httpx2.stream("POST", f"{base_url}/chat/completions", json={"stream": True}) as response:
+        response.raise_for_status()
+        lines = (line.removeprefix("\ufeff") if number == 0 else line
+                 for number, line in enumerate(response.iter_lines()))
+        for _, data in sse_events(lines):
+            if data == "[DONE]":
+                break
+            text.extend(choice["delta"].get("content") or "" for choice in json.loads(data)["choices"])
+    return "".join(text)
+
+
+CLIENTS: dict[str, tuple[str, str, Callable[[str], Any]]] = {
+    # name: (capture, the SDK for base_url_for, the client)
+    "openai-chat-tools": ("chat-tools", "openai", openai_chat),
+    "openai-chat-chinese": ("chat-chinese", "openai", openai_chat),
+    "openai-responses": ("responses", "openai", openai_responses),
+    "anthropic": ("anthropic", "anthropic", anthropic_message),
+    "google-genai": ("gemini", "google-genai", gemini_response),
+    "httpx2-sse": ("chat-chinese", "httpx", plain_reader),
+}
+
+# (client, fault kind) -> what the SDK does wrong (against the WHATWG event stream rules), and what it raises
+# where a correct client builds the clean reply. google-genai's `HttpResponse.segments()` is no SSE parser:
+# it strips a `data: ` prefix from each non-blank line and parses the rest as JSON (google-genai 3.6.1).
+SDK_BUGS: dict[tuple[str, str], tuple[str, type[BaseException], str]] = {
+    ("google-genai", "nospace"): ("`data:{...}` is a data field (one leading space is optional): the SDK parses "
+                                  "`data:{` as JSON", genai_errors.UnknownApiResponseError, "google"),
+    ("google-genai", "keepalive"): ("a line beginning with a colon is a comment, to be ignored: the SDK parses "
+                                    "`: keep-alive` as JSON", genai_errors.UnknownApiResponseError, "google"),
+    ("google-genai", "bom"): ("one leading BOM is stripped before the lines are read: the SDK parses it as JSON",
+                              genai_errors.UnknownApiResponseError, "google"),
+    ("google-genai", "fields"): ("an `id:` line sets the last event id, it is no data: the SDK parses it as JSON",
+                                 genai_errors.UnknownApiResponseError, "google"),
+    # anthropic 2.15.0 decodes the bytes without stripping the BOM, so the first field is named
+    # `\ufeffevent`, not `event`: `message_start` arrives without its event name and is skipped, and
+    # `get_final_message()` fails its own `assert` on the snapshot it never made.
+    ("anthropic", "bom"): ("one leading BOM is stripped before the lines are read: the SDK keeps it in the "
+                           "first field's name and loses `message_start`", AssertionError, "anthropic"),
+}
+
+
+@pytest.fixture(scope="module")
+def server_for() -> Iterator[Callable[[str], StreamfoldServer]]:
+    """One replay server per fault, serving every capture above by name, started when first asked for."""
+    servers: dict[str, StreamfoldServer] = {}
+
+    def server(fault: str) -> StreamfoldServer:
+        if fault not in servers:
+            servers[fault] = start_server(*CAPTURES.values(), faults=[fault] if fault else [], seed=7)
+        return servers[fault]
+
+    yield server
+    for running in servers.values():
+        running.stop()
+
+
+def run(client: str, server: StreamfoldServer) -> Any:
+    capture, sdk, build = CLIENTS[client]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the SDKs' own, not ours
+        return build(server.base_url_for(sdk, capture=CAPTURES[capture].stem))
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_each_client_builds_the_reference_of_the_clean_stream(client: str, server_for: Any) -> None:
+    server = server_for("")
+    assert_reply(run(client, server), server.expected)
+    assert server.expected.complete
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+@every_transparent_fault
+def test_each_client_builds_the_clean_reply_over_every_transparent_fault(client: str, fault: str,
+                                                                         server_for: Any) -> None:
+    server = server_for(fault)
+    bug = SDK_BUGS.get((client, fault.split(":")[0]))
+    if bug is not None:
+        _why, raised, package = bug
+        with pytest.raises(raised) as caught:
+            run(client, server)
+        assert f"/{package}/" in str(caught.traceback[-1].path)  # raised in the SDK, not by assert_reply here
+        # (That the stream served had the clean reply to build is tests/replay's to hold, for every capture;
+        # `server.expected` here is the fold of what went out before the SDK gave up, so it is partial.)
+        return
+    built = run(client, server)
+    assert_reply(built, server.expected)
+    assert_reply(built, CAPTURES[CLIENTS[client][0]])  # the clean capture's reference: the fault changed nothing
