@@ -11,6 +11,7 @@ starts eleven servers, not fifty-five.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +19,15 @@ from typing import Any
 
 import pytest
 
-from streamfold.testing import StreamfoldServer, assert_reply, every_transparent_fault, start_server
+from replay_helpers import recording, served
+from streamfold.replay.reference import reference_result
+from streamfold.testing import (
+    ReplyMismatchError,
+    StreamfoldServer,
+    assert_reply,
+    every_transparent_fault,
+    start_server,
+)
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -91,9 +100,17 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
             event = value
 
 
+class StreamErrorEvent(Exception):
+    """The plain reader met OpenAI's in-stream error, `data: {"error": {...}}`."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"{error.get('type')}: {error.get('message')}")
+        self.error = error
+
+
 def plain_reader(base_url: str) -> str:
     """The chat text a hand-written client builds: httpx2's `iter_lines` splits on CR, LF and CRLF, one BOM
-    is dropped, then the events above, `[DONE]` ending the stream."""
+    is dropped, then the events above, `[DONE]` ending the stream, an `error` object raising."""
     text = []
     with httpx2.stream("POST", f"{base_url}/chat/completions", json={"stream": True}) as response:
         response.raise_for_status()
@@ -102,7 +119,10 @@ def plain_reader(base_url: str) -> str:
         for _, data in sse_events(lines):
             if data == "[DONE]":
                 break
-            text.extend(choice["delta"].get("content") or "" for choice in json.loads(data)["choices"])
+            chunk = json.loads(data)
+            if "error" in chunk:
+                raise StreamErrorEvent(chunk["error"])
+            text.extend(choice["delta"].get("content") or "" for choice in chunk["choices"])
     return "".join(text)
 
 
@@ -139,12 +159,15 @@ SDK_BUGS: dict[tuple[str, str], tuple[str, type[BaseException], str]] = {
 @pytest.fixture(scope="module")
 def server_for() -> Iterator[Callable[[str], StreamfoldServer]]:
     """One replay server per fault, serving every capture above by name, started when first asked for."""
-    servers: dict[str, StreamfoldServer] = {}
+    servers: dict[tuple[str, tuple[str, ...]], StreamfoldServer] = {}
 
-    def server(fault: str) -> StreamfoldServer:
-        if fault not in servers:
-            servers[fault] = start_server(*CAPTURES.values(), faults=[fault] if fault else [], seed=7)
-        return servers[fault]
+    def server(fault: str, *captures: str) -> StreamfoldServer:
+        """The server for `fault` ("": none), serving `captures` (names in CAPTURES; all by default)."""
+        key = (fault, captures or tuple(CAPTURES))
+        if key not in servers:
+            servers[key] = start_server(*(CAPTURES[name] for name in key[1]), faults=[fault] if fault else [],
+                                        seed=7)
+        return servers[key]
 
     yield server
     for running in servers.values():
@@ -182,3 +205,96 @@ def test_each_client_builds_the_clean_reply_over_every_transparent_fault(client:
     built = run(client, server)
     assert_reply(built, server.expected)
     assert_reply(built, CAPTURES[CLIENTS[client][0]])  # the clean capture's reference: the fault changed nothing
+
+
+# Over a destructive fault each client gets one capture; what it must do is the fault's `client` line in
+# `streamfold.replay.FAULTS` (docs/replay.md). An outcome is either `MATCHES` (what the client built passes
+# `assert_reply` against the reference of what was served: the reference says what the fault did to the
+# reply), `MISSES` with the probable cause `assert_reply` gives (the client built something else than the
+# served bytes say), or the exception the SDK documents for it (its type, and a piece of its message).
+MATCHES = ("matches",)
+DESTRUCTIVE = ["openai-chat-tools", "openai-responses", "anthropic", "google-genai", "httpx2-sse"]
+OPENAI_CUT = (openai.APIConnectionError, "Connection error")  # the SDK wraps httpx2's RemoteProtocolError
+PEER_CLOSED = (httpx2.RemoteProtocolError, "incomplete chunked read")
+STRICT_JSON = (json.JSONDecodeError, "")
+GENAI_JSON = (genai_errors.UnknownApiResponseError, "Failed to parse response as JSON")
+NO_COMPLETED = (RuntimeError, "response.completed")  # openai's ResponseStream.get_final_response()
+OUTCOMES: dict[str, dict[str, tuple[Any, ...]]] = {
+    # The connection breaks mid-frame: every client raises; none passes the text so far off as whole.
+    "cut:3": {"openai-chat-tools": OPENAI_CUT, "openai-responses": OPENAI_CUT, "anthropic": PEER_CLOSED,
+              "google-genai": PEER_CLOSED, "httpx2-sse": PEER_CLOSED},
+    # Two documents in one event's data: every client here is strict and fails to parse it.
+    "glue:2": {"openai-chat-tools": STRICT_JSON, "openai-responses": STRICT_JSON, "anthropic": STRICT_JSON,
+               "google-genai": GENAI_JSON, "httpx2-sse": STRICT_JSON},
+    # A frame lost, twice, or out of order: each client follows the bytes, as the reference does.
+    "drop:2": dict.fromkeys(DESTRUCTIVE, MATCHES),
+    "duplicate:2": dict.fromkeys(DESTRUCTIVE, MATCHES),
+    "reorder:2,3": dict.fromkeys(DESTRUCTIVE, MATCHES),
+    # Broken JSON in one frame: no SDK skips it, each raises (the reference skips it with invalid-json).
+    "corrupt:3": {"openai-chat-tools": STRICT_JSON, "openai-responses": STRICT_JSON, "anthropic": STRICT_JSON,
+                  "google-genai": GENAI_JSON, "httpx2-sse": STRICT_JSON},
+    # No end sign: only openai's Responses helper notices. The others return the reply as if it were whole
+    # (it matches the reference's text, and the reference says it is incomplete: see the test).
+    "no-terminal": {**dict.fromkeys(DESTRUCTIVE, MATCHES), "openai-responses": NO_COMPLETED},
+    # No event lines: anthropic's MessageStream dispatches on them, gets no message_start and fails its own
+    # assert; the others read the JSON's own type (or have no event names at all).
+    "strip-events": {**dict.fromkeys(DESTRUCTIVE, MATCHES), "anthropic": (AssertionError, "")},
+    "http-error:429": {"openai-chat-tools": (openai.RateLimitError, "429"), "openai-responses":
+                       (openai.RateLimitError, "429"), "anthropic": (anthropic.RateLimitError, "rate_limit_error"),
+                       "google-genai": (genai_errors.ClientError, "RESOURCE_EXHAUSTED"),
+                       "httpx2-sse": (httpx2.HTTPStatusError, "429 Too Many Requests")},
+    # The vendor's in-stream error: each SDK raises its API error; openai's Responses helper hands the
+    # `error` event to its user and then raises for the missing `response.completed`.
+    "error-event:3": {"openai-chat-tools": (openai.APIError, "The server had an error"),
+                      "openai-responses": NO_COMPLETED,
+                      "anthropic": (anthropic.APIStatusError, "overloaded_error"),
+                      "google-genai": (genai_errors.ServerError, "INTERNAL"),
+                      "httpx2-sse": (StreamErrorEvent, "server_error")},
+    # Each argument fragment re-sent with all before it: the SDKs append them and build other arguments than
+    # the reference recovers (assert_reply names the cause). Only the captures with fragmented arguments:
+    # the Responses one sends its call's arguments in one delta, the plain reader's has no call, and Gemini
+    # sends arguments whole (the fault is refused for it).
+    "cumulative-args": {"openai-chat-tools": ("misses", "joined the fragments as they came"),
+                        "anthropic": ("misses", "arguments differ")},
+}
+REFERENCE_SAYS = {  # what the reference of the served bytes must say, per fault kind: finding codes
+    "cut": {"missing-terminal"}, "glue": {"glued-frames"}, "corrupt": {"invalid-json"},
+    "no-terminal": {"missing-terminal"}, "http-error": {"http-status"}, "cumulative-args": {"cumulative-resend"},
+    "strip-events": set(), "drop": set(), "duplicate": set(), "reorder": set(), "error-event": set(),
+}
+
+
+@pytest.mark.parametrize(("fault", "client"), [(fault, client) for fault, outcomes in OUTCOMES.items()
+                                               for client in outcomes])
+def test_each_client_over_each_destructive_fault_does_what_the_reference_or_its_sdk_says(
+        fault: str, client: str, server_for: Any) -> None:
+    outcome = OUTCOMES[fault][client]
+    capture = CAPTURES[CLIENTS[client][0]]
+    # cumulative-args is refused for Gemini, so its server serves only the client's own capture.
+    server = server_for(fault, *([CLIENTS[client][0]] if fault == "cumulative-args" else []))
+    plan, _ = served(recording(capture), fault)
+    planned = reference_result(plan.body, plan.status, plan.headers)  # what the whole response folds to
+    codes = {d.code for d in planned.diagnostics} | {error.code for error in planned.errors}
+    assert REFERENCE_SAYS[fault.split(":")[0]] <= codes
+    if outcome[0] in ("matches", "misses"):
+        built = run(client, server)
+        if outcome == MATCHES:
+            assert_reply(built, server.expected)
+        else:
+            with pytest.raises(ReplyMismatchError, match=outcome[1]):
+                assert_reply(built, server.expected)
+    else:
+        raised, message = outcome
+        with pytest.raises(raised, match=re.escape(message) if message else None):
+            run(client, server)
+    if fault in ("no-terminal", "cut:3"):
+        assert not planned.complete  # what an SDK that returned anyway did not tell its user
+
+
+def test_the_plain_reader_raises_the_in_stream_error() -> None:
+    # (`StreamErrorEvent` is the plain reader's own: OpenAI's `data: {"error": ...}` ends the stream.)
+    with start_server(CAPTURES["chat-chinese"], faults=["error-event:3"]) as server, \
+            pytest.raises(StreamErrorEvent) as caught:
+        plain_reader(server.url)
+    assert caught.value.error["type"] == "server_error"
+    assert server.expected.errors and not server.expected.complete
