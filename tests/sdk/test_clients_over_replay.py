@@ -100,7 +100,7 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
             event = value
 
 
-class StreamErrorEvent(Exception):
+class InStreamError(Exception):
     """The plain reader met OpenAI's in-stream error, `data: {"error": {...}}`."""
 
     def __init__(self, error: dict[str, Any]) -> None:
@@ -121,7 +121,7 @@ def plain_reader(base_url: str) -> str:
                 break
             chunk = json.loads(data)
             if "error" in chunk:
-                raise StreamErrorEvent(chunk["error"])
+                raise InStreamError(chunk["error"])
             text.extend(choice["delta"].get("content") or "" for choice in chunk["choices"])
     return "".join(text)
 
@@ -249,7 +249,7 @@ OUTCOMES: dict[str, dict[str, tuple[Any, ...]]] = {
                       "openai-responses": NO_COMPLETED,
                       "anthropic": (anthropic.APIStatusError, "overloaded_error"),
                       "google-genai": (genai_errors.ServerError, "INTERNAL"),
-                      "httpx2-sse": (StreamErrorEvent, "server_error")},
+                      "httpx2-sse": (InStreamError, "server_error")},
     # Each argument fragment re-sent with all before it: the SDKs append them and build other arguments than
     # the reference recovers (assert_reply names the cause). Only the captures with fragmented arguments:
     # the Responses one sends its call's arguments in one delta, the plain reader's has no call, and Gemini
@@ -292,9 +292,9 @@ def test_each_client_over_each_destructive_fault_does_what_the_reference_or_its_
 
 
 def test_the_plain_reader_raises_the_in_stream_error() -> None:
-    # (`StreamErrorEvent` is the plain reader's own: OpenAI's `data: {"error": ...}` ends the stream.)
+    # (`InStreamError` is the plain reader's own: OpenAI's `data: {"error": ...}` ends the stream.)
     with start_server(CAPTURES["chat-chinese"], faults=["error-event:3"]) as server, \
-            pytest.raises(StreamErrorEvent) as caught:
+            pytest.raises(InStreamError) as caught:
         plain_reader(server.url)
     assert caught.value.error["type"] == "server_error"
     assert server.expected.errors and not server.expected.complete
