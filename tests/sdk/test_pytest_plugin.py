@@ -6,6 +6,7 @@ the frame), the fixture used directly here, the entry point that registers it, a
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -98,8 +99,10 @@ def test_the_installed_entry_point_loads_the_plugin_in_a_suite_without_conftest(
     if installed is None:  # the lead's shared venv until `pip install -e .` is run again after this change
         pytest.skip("the installed streamfold's metadata predates its pytest11 entry point: pip install -e .")
     assert (installed.name, installed.value) == ("streamfold", "streamfold.testing.plugin")
+    # This checkout's sources, as the outer run imports them (a relative PYTHONPATH would not hold in tmp_path).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), os.environ.get("PYTHONPATH", "")])}
     listed = subprocess.run([sys.executable, "-m", "pytest", "--fixtures", "-p", "no:cacheprovider", str(tmp_path)],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False, env=env)
     assert "streamfold_server" in listed.stdout, listed.stdout + listed.stderr
 
 
