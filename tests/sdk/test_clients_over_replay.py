@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = {
     "chat-tools": ROOT / "examples" / "openai-tool-calls.sse",
     "chat-chinese": ROOT / "tests" / "captures" / "openai" / "u1-moonshot-usage-in-choice.sse",
+    "chat-first-text": ROOT / "tests" / "captures" / "openai" / "u1-o16-xai-usage-before-empty-final.sse",  # text in frame 0
     "responses": ROOT / "tests" / "captures" / "openai-responses" / "r-example-reasoning-text-function-call.sse",
     "anthropic": ROOT / "tests" / "captures" / "anthropic" / "a3-a6-thinking-then-tool-use.sse",
     "gemini": ROOT / "tests" / "captures" / "gemini" / "g4-o9-weather-thought-call.sse",
@@ -130,6 +131,7 @@ CLIENTS: dict[str, tuple[str, str, Callable[[str], Any]]] = {
     # name: (capture, the SDK for base_url_for, the client)
     "openai-chat-tools": ("chat-tools", "openai", openai_chat),
     "openai-chat-chinese": ("chat-chinese", "openai", openai_chat),
+    "openai-chat-first-text": ("chat-first-text", "openai", openai_chat),
     "openai-responses": ("responses", "openai", openai_responses),
     "anthropic": ("anthropic", "anthropic", anthropic_message),
     "google-genai": ("gemini", "google-genai", gemini_response),
@@ -153,6 +155,11 @@ SDK_BUGS: dict[tuple[str, str], tuple[str, type[BaseException], str]] = {
     # `get_final_message()` fails its own `assert` on the snapshot it never made.
     ("anthropic", "bom"): ("one leading BOM is stripped before the lines are read: the SDK keeps it in the "
                            "first field's name and loses `message_start`", AssertionError, "anthropic"),
+    # openai 3.57.0's SSEDecoder does the same: the first event's field is `\ufeffdata`, so the first chunk
+    # is lost without a word (openai/openai-python#3819, open, fixes it). Seen only where the first chunk
+    # carries text: `assert_reply` fails on the SDK's reply, naming frame 0.
+    ("openai-chat-first-text", "bom"): ("one leading BOM is stripped before the lines are read: the SDK loses "
+                                        "the first event", ReplyMismatchError, "frame 0"),
 }
 
 
@@ -196,6 +203,10 @@ def test_each_client_builds_the_clean_reply_over_every_transparent_fault(client:
     bug = SDK_BUGS.get((client, fault.split(":")[0]))
     if bug is not None:
         _why, raised, package = bug
+        if raised is ReplyMismatchError:  # the SDK returns a wrong reply and says nothing
+            with pytest.raises(ReplyMismatchError, match=f"content differs at character 0 \\({package}"):
+                assert_reply(run(client, server), server.expected)
+            return
         with pytest.raises(raised) as caught:
             run(client, server)
         assert f"/{package}/" in str(caught.traceback[-1].path)  # raised in the SDK, not by assert_reply here
