@@ -174,3 +174,9 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path, source: str, expect
     monkeypatch.setitem(globals(), "SOURCE", tmp_path)
     assert any(module == expected for _, module in imports(fake))
     assert violations([fake], ("streamfold.web",)) != []
+
+
+def test_no_module_imports_the_agent_protocols_sdks() -> None:
+    """`mcp` and `ag-ui-protocol` are test dependencies (their models check the `mcp` and `ag-ui` dialects'
+    captures and exports): nothing in the package, front or core, imports them."""
+    assert violations(sorted(PACKAGE.rglob("*.py")), ("mcp", "mcp_types", "ag_ui")) == []

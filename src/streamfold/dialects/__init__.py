@@ -10,13 +10,16 @@ from ..framing import FrameIssue
 from ..opaque import Opaque, find_carrier
 from ..result import Result, register_exporter
 from ._base import Dialect
+from .ag_ui import AGUI
 from .anthropic import Anthropic
 from .bedrock import Bedrock
 from .cloudflare import Cloudflare
 from .cohere import Cohere
+from .cohere_v1 import CohereV1
 from .gemini import Gemini
 from .llama_cpp import LlamaCpp
 from .lmstudio import LMStudio
+from .mcp import MCP
 from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
@@ -30,8 +33,8 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # Reference §3 order: the first dialect that claims a payload wins. Realtime events (`event_id`)
 # come before Responses, which claims every `response.*` name both use.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare)
+    Bedrock, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere, CohereV1, TGI,
+    LlamaCpp, LMStudio, Ollama, Cloudflare, MCP, AGUI)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
