@@ -142,11 +142,13 @@ def test_the_transparent_faults_are_the_vocabulary_s() -> None:
     assert {parse_fault(spec).kind for spec in specs} == {kind.name for kind in FAULTS.values() if kind.transparent}
     assert all(parse_fault(spec).transparent for spec in specs)
     assert all(not kind.examples for kind in FAULTS.values() if not kind.transparent)
-    for transport in ("ndjson", "json-array", "aws-eventstream"):
+    for transport in ("ndjson", "json-array", "aws-eventstream", "websocket"):
         assert all(transport in FAULTS[parse_fault(spec).kind].transports for spec in transparent_faults(transport))
     assert transparent_faults("json-array") == ["chunk:1", "chunk:random", "split-utf8", "stall:1:0.05", "slow:1"]
+    # A WebSocket capture is served as its JSONL of messages: it takes what every transport takes.
+    assert transparent_faults("websocket") == transparent_faults("aws-eventstream")
     with pytest.raises(ValueError, match="transport must be one of"):
-        transparent_faults("websocket")
+        transparent_faults("carrier-pigeon")
 
 
 @every_transparent_fault.for_transport("ndjson", argname="spec")
