@@ -8,13 +8,15 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only the servers' own modules load uvicorn: the replay vocabulary and the pytest plugin don't
     import uvicorn
 
-__all__ = ["LOOPBACK_NAMES", "RunningServer", "bind", "is_loopback_host", "run_in_thread"]
+__all__ = ["LOOPBACK_NAMES", "RunningServer", "bind", "is_loopback_host", "pass_through_server", "run_in_thread",
+           "url_of"]
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
@@ -87,3 +89,19 @@ def is_loopback_host(host: str, listen_host: str, port: int) -> bool:
         return False
     own = listen_host.strip("[]").lower()
     return name in LOOPBACK_NAMES or name.strip("[]") == own
+
+
+def url_of(sock: socket.socket, host: str) -> str:
+    """The URL a server on `sock` (bound to `host`) answers at."""
+    shown = host if ":" not in host or host.startswith("[") else f"[{host}]"
+    return f"http://{shown}:{sock.getsockname()[1]}"
+
+
+def pass_through_server(app: Callable[..., Awaitable[None]]) -> uvicorn.Server:
+    """uvicorn for a raw ASGI app whose responses must leave as the app sends them (the proxy's, the
+    replay server's): h11, so each body message is its own chunk; no Server or Date header of uvicorn's."""
+    import uvicorn  # here, not at the top: only a server that runs loads it
+
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False,
+                                         server_header=False, date_header=False, lifespan="off", ws="none",
+                                         http="h11"))

@@ -5,22 +5,19 @@ client that lost something fails with the first divergence, its frame and a caus
 from __future__ import annotations
 
 import sqlite3
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import streamfold
+from sdk_accumulators import anthropic_message
 from streamfold.store import CaptureStore
 from streamfold.testing import ReplyMismatchError, assert_reply
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 httpx2 = pytest.importorskip("httpx2")
-from anthropic._streaming import Stream  # noqa: E402
-from anthropic.lib.streaming import MessageStream  # noqa: E402
-from anthropic.types import RawMessageStreamEvent  # noqa: E402
 from openai._streaming import SSEDecoder  # noqa: E402
 from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
 from openai.types.chat import ChatCompletionChunk  # noqa: E402
@@ -37,17 +34,6 @@ def chat_completion(data: bytes) -> Any:
             break
         state.handle_chunk(ChatCompletionChunk.model_validate(sse.json()))
     return state.get_final_completion()
-
-
-def anthropic_message(data: bytes) -> Any:
-    client = anthropic.Anthropic(api_key="sk-ant-test-no-network", base_url="http://127.0.0.1:9")
-    response = httpx2.Response(200, content=data, request=httpx2.Request("POST", "http://127.0.0.1:9/v1/messages"))
-    stream = MessageStream(Stream(cast_to=RawMessageStreamEvent, response=response, client=client),
-                           output_format=anthropic.NOT_GIVEN)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        list(stream)
-        return stream.get_final_message()
 
 
 def test_the_sdks_final_objects_pass() -> None:

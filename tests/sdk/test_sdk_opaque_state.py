@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import streamfold
+from sdk_accumulators import anthropic_message
 from streamfold.dialects import opaque_state
 from streamfold.services.check import check_reply
 
@@ -26,9 +26,6 @@ anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 httpx2 = pytest.importorskip("httpx2")
 genai_types = pytest.importorskip("google.genai.types")
-from anthropic._streaming import Stream  # noqa: E402
-from anthropic.lib.streaming import MessageStream  # noqa: E402
-from anthropic.types import RawMessageStreamEvent  # noqa: E402
 from openai._streaming import SSEDecoder  # noqa: E402
 from openai._types import omit  # noqa: E402
 from openai.lib.streaming.responses._responses import ResponseStreamState  # noqa: E402
@@ -39,17 +36,6 @@ CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 
 def _fold(path: Path) -> streamfold.Result:
     return streamfold.fold(path.read_bytes())
-
-
-def anthropic_final(data: bytes) -> Any:
-    client = anthropic.Anthropic(api_key="sk-ant-test-no-network", base_url="http://127.0.0.1:9")
-    response = httpx2.Response(200, content=data, request=httpx2.Request("POST", "http://127.0.0.1:9/v1/messages"))
-    stream = MessageStream(Stream(cast_to=RawMessageStreamEvent, response=response, client=client),
-                           output_format=anthropic.NOT_GIVEN)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        list(stream)
-        return stream.get_final_message()
 
 
 def responses_final(data: bytes) -> Any:
@@ -123,8 +109,8 @@ def test_the_anthropic_sdks_final_message_keeps_every_signature(name: str) -> No
     path = CAPTURES / "anthropic" / name
     result = _fold(path)
     assert opaque_state(result)
-    assert check_reply(result, anthropic_final(path.read_bytes())) == []
-    assert check_reply(result, anthropic_final(path.read_bytes()).model_dump()) == []
+    assert check_reply(result, anthropic_message(path.read_bytes())) == []
+    assert check_reply(result, anthropic_message(path.read_bytes()).model_dump()) == []
 
 
 @pytest.mark.parametrize("name", SIGNED_RESPONSES)
@@ -148,7 +134,7 @@ def test_google_genai_parts_keep_the_thought_signatures_as_bytes(name: str) -> N
 def test_a_client_that_drops_the_signature_is_told_which_frame_carried_it() -> None:
     path = CAPTURES / "anthropic" / "a3-a6-thinking-then-tool-use.sse"
     result = _fold(path)
-    built = anthropic_final(path.read_bytes()).model_dump()
+    built = anthropic_message(path.read_bytes()).model_dump()
     for block in built["content"]:
         block.pop("signature", None)
     (divergence,) = check_reply(result, built)
@@ -164,7 +150,7 @@ def test_a_client_that_drops_the_signature_is_told_which_frame_carried_it() -> N
 def test_an_appended_signature_is_named_as_appended() -> None:
     path = CAPTURES / "anthropic" / "a6-redacted-thinking.sse"
     result = _fold(path)
-    built = anthropic_final(path.read_bytes()).model_dump()
+    built = anthropic_message(path.read_bytes()).model_dump()
     built["content"][0]["signature"] = "Eq" + built["content"][0]["signature"]
     built["content"][1]["data"] = built["content"][1]["data"][:20]
     first, second = check_reply(result, built)

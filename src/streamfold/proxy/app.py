@@ -15,9 +15,10 @@ from typing import Any
 
 import httpx
 
+from .._serving import is_loopback_host
 from ..store import CaptureStore, Exchange, Summary
 from .console import Console, InFlight, exchange_line
-from .forward import Target, forwarded_headers, is_own_host
+from .forward import Target, forwarded_headers
 
 __all__ = ["RecordingProxy", "UpstreamCutError"]
 
@@ -100,7 +101,7 @@ class RecordingProxy:
             return 400, (f"this reverse proxy forwards only to {self.target.url}; send the path alone "
                          "(GET /v1/...), not an absolute URL")
         host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), "")
-        if self.port is not None and not is_own_host(host, self.host, self.port):
+        if self.port is not None and not is_loopback_host(host, self.host, self.port):
             return 400, (f"this proxy answers requests addressed to it (127.0.0.1:{self.port}) and forwards "
                          f"them to {self.target.url}; the Host header was {host!r}")
         return None

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-__all__ = ["HOP_BY_HOP", "Target", "forwarded_headers", "is_own_host"]
+__all__ = ["HOP_BY_HOP", "Target", "forwarded_headers"]
 
 #: Headers that belong to one connection, never forwarded (RFC 9110 7.6.1), plus Host (rewritten).
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
                         "proxy-connection", "proxy-authenticate", "proxy-authorization"})
 
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
 
 class Target:
@@ -42,21 +41,4 @@ def forwarded_headers(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[str,
     return [(name, value) for name, value in pairs
             if (lower := name.lower()) not in HOP_BY_HOP and lower not in named and lower != "host"
             and not lower.startswith("proxy-")]
-
-
-def is_own_host(host: str, listen_host: str, port: int) -> bool:
-    """Whether a Host header names this proxy: a loopback name (or the address it listens on) and its port."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name, _, rest = host.partition("]")
-        name += "]"
-        if rest and not rest.startswith(":"):
-            return False
-        given = rest[1:]
-    else:
-        name, _, given = host.partition(":")
-    if not (given.isascii() and given.isdigit() and len(given) <= 5) or int(given) != port:
-        return False
-    own = listen_host.strip("[]").lower()
-    return name in LOOPBACK_NAMES or name.strip("[]") == own
 
