@@ -59,6 +59,7 @@ Code = Literal[
     "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
     "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
+    "part-missing-start", "tool-error", "envelope",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
@@ -178,6 +179,12 @@ _ALL = (
     CodeInfo("text-rebuilt-from-bytes", _D, _WARN, "the text was rebuilt from the tokens' bytes", "llama-cpp"),
     CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
              "tokens", "llama-cpp"),
+    CodeInfo("part-missing-start", _D, _WARN, "a delta or tool chunk for a part no start chunk opened (the ai "
+             "SDK's reader throws there); folded", "vercel-ui"),
+    CodeInfo("tool-error", _D, _WARN, "a tool call's input was rejected or the tool failed (`tool-input-error`, "
+             "`tool-output-error`)", "vercel-ui"),
+    CodeInfo("envelope", _D, _INFO, "the vendor's events came inside another protocol's envelope (Claude Code "
+             "`stream-json` lines around Anthropic events): named, and folded as the vendor's", "anthropic"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
     CodeInfo("har-entries", _N, _INFO, "which HAR entry was used: the last of several streamed ones, or a failed "
              "request when none streamed"),

@@ -23,12 +23,15 @@ from .openai_completions import OpenAICompletions
 from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
+from .vercel_ui import VercelUI
 
 __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "opaque_state"]
 
-# Reference §3 order: the first dialect that claims a payload wins.
+# Reference §3 order: the first dialect that claims a payload wins. VercelUI claims only chunks of its
+# schema's exact shapes, so it takes no other stream from where it is; it comes before OpenAIChat so
+# that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
+    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
     LMStudio, Ollama, Cloudflare)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
