@@ -12,6 +12,7 @@ from ..result import Result, register_exporter
 from ._base import Dialect
 from .anthropic import Anthropic
 from .bedrock import Bedrock
+from .claude_stream_json import ClaudeStreamJSON
 from .cloudflare import Cloudflare
 from .cohere import Cohere
 from .gemini import Gemini
@@ -32,7 +33,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare)
+    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
