@@ -10,6 +10,7 @@ from ..framing import FrameIssue
 from ..opaque import Opaque, find_carrier
 from ..result import Result, register_exporter
 from ._base import Dialect
+from .a2a import A2A
 from .anthropic import Anthropic
 from .bedrock import Bedrock
 from .claude_stream_json import ClaudeStreamJSON
@@ -33,7 +34,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON)
+    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON, A2A)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
