@@ -1,7 +1,10 @@
-"""The `vercel-ui` dialect against the `ai` package's own reader, run under node: every capture of
-tests/captures/vercel-ui is read by `parseJsonEventStream` + `readUIMessageStream` (tests/node/
-read_ui_stream.mjs), and streamfold's export must be the `UIMessage` the SDK built, part for part:
-text, reasoning, tool calls with their input, state and output, sources, files, data parts.
+"""The `vercel-ui` and `vercel-data` dialects against the `ai` package's own readers, run under node:
+every capture of tests/captures/vercel-ui is read by `parseJsonEventStream` + `readUIMessageStream`
+(tests/node/read_ui_stream.mjs), and streamfold's export must be the `UIMessage` the SDK built, part
+for part: text, reasoning, tool calls with their input, state and output, sources, files, data
+parts. Every capture of tests/captures/vercel-data is read by ai 4's `processDataStream` (the last
+`ai` to ship the data stream protocol, installed as `ai-v4`; tests/node/read_data_stream.mjs), and
+the text, reasoning, tool calls, finish reason, usage and errors must agree.
 
 npm installs `ai` into tests/node/node_modules once (kept, gitignored; reinstalled only when
 package.json is newer). Without node or npm, or when the install fails (no registry), the tests
@@ -23,6 +26,7 @@ from streamfold import fold
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "node"
 CAPTURES = sorted((ROOT / "tests" / "captures" / "vercel-ui").glob("*.sse"))
+DATA_CAPTURES = sorted((ROOT / "tests" / "captures" / "vercel-data").glob("*.txt"))
 
 
 def _installed() -> str | None:
@@ -38,21 +42,32 @@ def _installed() -> str | None:
                               capture_output=True, text=True, timeout=240)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"npm install failed: {exc}"
-    if done.returncode != 0 or not (NODE_DIR / "node_modules" / "ai").is_dir():
+    if done.returncode != 0 or not (NODE_DIR / "node_modules" / "ai-v4").is_dir():
         return f"npm install failed: {done.stderr.strip()[-400:]}"
     return None
 
 
-@pytest.fixture(scope="module")
-def sdk_messages() -> dict[str, Any]:
-    """{capture name: {message, error}} as the SDK's reader returns them, for every capture at once."""
+def _read(script: str, captures: list[Path]) -> dict[str, Any]:
+    """{capture name: what the script's reader says of it}, for every capture at once (one node run)."""
     reason = _installed()
     if reason is not None:
         pytest.skip(f"the ai package's reader is not available: {reason}")
-    done = subprocess.run(["node", str(NODE_DIR / "read_ui_stream.mjs"), *map(str, CAPTURES)],
+    done = subprocess.run(["node", str(NODE_DIR / script), *map(str, captures)],
                           capture_output=True, text=True, timeout=120, cwd=NODE_DIR)
     assert done.returncode == 0, done.stderr
     return {Path(path).name: read for path, read in json.loads(done.stdout).items()}
+
+
+@pytest.fixture(scope="module")
+def sdk_messages() -> dict[str, Any]:
+    """{capture name: {message, error}} as ai 6's UI message stream reader returns them."""
+    return _read("read_ui_stream.mjs", CAPTURES)
+
+
+@pytest.fixture(scope="module")
+def sdk_data_parts() -> dict[str, Any]:
+    """{capture name: {text, reasoning, toolCalls, ...}} as ai 4's data stream reader tells them."""
+    return _read("read_data_stream.mjs", DATA_CAPTURES)
 
 
 def _comparable(message: dict[str, Any]) -> dict[str, Any]:
@@ -90,3 +105,25 @@ def test_the_sdk_reader_and_the_fold_agree_on_text_reasoning_and_tool_calls(sdk_
         tools = [p for p in parts if p["type"].startswith("tool-") or p["type"] == "dynamic-tool"]
         assert [(p["toolCallId"], p.get("toolName") or p["type"][5:], p["input"]) for p in tools] == [
             (call.id, call.name, call.parsed) for call in choice.tool_calls], path.name
+
+
+@pytest.mark.parametrize("path", DATA_CAPTURES, ids=lambda p: p.name)
+def test_the_data_stream_reader_and_the_fold_agree(path: Path, sdk_data_parts: dict[str, Any]) -> None:
+    read = sdk_data_parts[path.name]
+    assert read["error"] is None, read["error"]
+    result = fold(path.read_bytes())
+    choice = result.choices[0]
+    assert (choice.content, choice.reasoning or "") == (read["text"], read["reasoning"])
+    whole = [(call["toolCallId"], call["toolName"], call["args"]) for call in read["toolCalls"]]
+    # A call cut before its `9:` part is only in the reader's streaming parts: no args to compare.
+    streamed = [(call_id, part["toolName"], None) for call_id, part in read["streamed"].items()
+                if call_id not in {call[0] for call in whole}]
+    assert [(call.id, call.name, call.parsed) for call in choice.tool_calls] == whole + streamed
+    assert choice.finish_reason_raw == read["finishReason"] or read["finishReason"] is None
+    if read["usage"] is not None:
+        assert result.usage is not None
+        assert (result.usage.input_tokens, result.usage.output_tokens) == (
+            read["usage"]["promptTokens"], read["usage"]["completionTokens"])
+    assert [e.message for e in result.errors if e.code == "in-stream-error"] == [
+        f"the stream sent an error part: {said}" for said in read["errors"]]
+    assert result.id == (read["messageIds"][0] if read["messageIds"] else None)

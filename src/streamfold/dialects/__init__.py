@@ -25,6 +25,7 @@ from .openai_completions import OpenAICompletions
 from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
+from .vercel_data import VercelData
 from .vercel_ui import VercelUI
 
 __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "opaque_state"]
@@ -34,7 +35,7 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON, A2A)
+    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON, A2A, VercelData)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
