@@ -62,6 +62,7 @@ def test_claims_a2a_results_of_both_versions_only() -> None:
                   {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}},  # any JSON-RPC error
                   {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}},
                   rpc({"kind": "task", "id": "t"}), rpc({"task": {"id": "t"}}), rpc({"kind": "other"}),
+                  rpc({"task": {"id": "t", "status": "working"}}),  # an MCP-like task, its status a string
                   {"type": "message", "role": "assistant"}, []):
         assert not A2A.claims(other), other
     found = detect(task())

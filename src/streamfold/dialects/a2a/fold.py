@@ -27,7 +27,7 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json
-from .shapes import event_of, is_agent, state_name, texts
+from .shapes import event_of, is_agent, state_name, texts, well_typed
 from .task import export_reply, read_reply, summarize_event
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ class A2A(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        return event_of(value) is not None
+        found = event_of(value)
+        return found is not None and well_typed(found[2])
 
     # -- the fold loop -------------------------------------------------------
 

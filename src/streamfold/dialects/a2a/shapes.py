@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KINDS", "V1_KEYS", "event_of", "is_agent", "state_name", "texts"]
+__all__ = ["KINDS", "V1_KEYS", "event_of", "is_agent", "state_name", "texts", "well_typed"]
 
 KINDS = ("task", "message", "status-update", "artifact-update")
 #: A 1.0 StreamResponse's one key -> the 0.3 kind it stands for.
@@ -39,6 +39,12 @@ def event_of(value: object) -> tuple[str, str, dict[str, Any]] | None:
     else:
         return None
     return found if all(key in found[2] for key in _REQUIRED[found[1]]) else None
+
+
+def well_typed(body: dict[str, Any]) -> bool:
+    """Its `status` and `artifact`, where it has them, are objects (an MCP task's `status` is a string):
+    detection asks this; the fold reports a wrong type instead."""
+    return all(type(body[key]) is dict for key in ("status", "artifact") if key in body)
 
 
 def state_name(status: object) -> str | None:
