@@ -116,3 +116,16 @@ def test_an_error_part_is_an_in_stream_error() -> None:
 def test_summaries_name_the_part() -> None:
     assert VercelData.summarize(Prefixed("0", "Hi")) == '0: text "Hi"'
     assert VercelData.summarize(Prefixed("c", {"toolCallId": "c1", "argsTextDelta": "{"})) == 'c: tool_call_delta c1 "{"'
+
+
+def test_the_web_page_gets_each_parts_value_not_a_span_it_cannot_parse() -> None:
+    from starlette.testclient import TestClient
+
+    from streamfold.web.app import create_app
+
+    data = parts(("0", "Hi"), ("9", {"toolCallId": "c", "toolName": "f", "args": {"a": 1}}), FINISH)
+    response = TestClient(create_app(), base_url="http://127.0.0.1").post("/api/fold", content=data)
+    frames = response.json()["frames"]
+    assert [json.loads(frame["payload_json"]) for frame in frames][:2] == [
+        ["0", "Hi"], ["9", {"toolCallId": "c", "toolName": "f", "args": {"a": 1}}]]
+    assert not any("data_span" in frame for frame in frames)
