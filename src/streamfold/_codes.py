@@ -54,11 +54,14 @@ Code = Literal[
     "non-strict-json",
     # one vendor's
     "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
-    "delta-after-block-stop", "done-mismatch", "done-without-deltas", "output-from-terminal",
+    "delta-after-block-stop", "compaction-split", "done-mismatch", "done-without-deltas", "output-from-terminal",
     "empty-terminal-output", "sequence-gap", "annotation-out-of-order", "missing-added-event",
     "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
     "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
+    "jsonrpc-missing", "response-to-unknown-id", "batch-not-allowed", "event-ignored-by-sdk", "tool-result-error",
+    "resumable-cut",
+    "event-before-start", "event-after-end", "never-ended", "state-patch-failed", "unknown-ag-ui-event",
     "part-missing-start", "tool-error", "envelope",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
@@ -143,6 +146,8 @@ _ALL = (
              "anthropic"),
     CodeInfo("delta-after-block-stop", _D, _WARN, "a delta for a content block after its `content_block_stop`",
              "anthropic"),
+    CodeInfo("compaction-split", _D, _INFO, "a compaction summary split over several `compaction_delta` events "
+             "(appended; the anthropic Python SDK keeps only the last)", "anthropic"),
     CodeInfo("done-mismatch", _D, _WARN, "a `.done` value differs from what the deltas built; the final value is "
              "kept", "openai-responses"),
     CodeInfo("done-without-deltas", _D, _WARN, "a `.done` value for a part no delta streamed", "openai-responses"),
@@ -179,6 +184,27 @@ _ALL = (
     CodeInfo("text-rebuilt-from-bytes", _D, _WARN, "the text was rebuilt from the tokens' bytes", "llama-cpp"),
     CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
              "tokens", "llama-cpp"),
+    CodeInfo("jsonrpc-missing", _D, _WARN, "a JSON-RPC message without `\"jsonrpc\": \"2.0\"` (the official "
+             "client rejects it); folded as if it had it", "mcp"),
+    CodeInfo("response-to-unknown-id", _D, _WARN, "a response to an id that is not the request's: a second "
+             "response (not folded), or one to a request the server itself sent", "mcp"),
+    CodeInfo("batch-not-allowed", _D, _WARN, "a JSON-RPC batch (an array of messages), removed from MCP in "
+             "2025-06-18; each message is folded", "mcp"),
+    CodeInfo("event-ignored-by-sdk", _D, _WARN, "an SSE event named other than `message`, which the mcp SDK's "
+             "reader skips", "mcp"),
+    CodeInfo("tool-result-error", _D, _INFO, "the tool result has `isError: true`: its text is the error, for "
+             "the model; the finish reason is `error`", "mcp"),
+    CodeInfo("resumable-cut", _D, _INFO, "the stream ended before its response, and the last `id:` says where a "
+             "client resumes (`Last-Event-ID`)", "mcp"),
+    CodeInfo("event-before-start", _D, _WARN, "content, arguments or an end for a message, tool call or run that "
+             "never started (the AG-UI verifier rejects it); folded", "ag-ui"),
+    CodeInfo("event-after-end", _D, _WARN, "content or arguments after their message's or tool call's end (the "
+             "AG-UI verifier rejects it): not folded", "ag-ui"),
+    CodeInfo("never-ended", _D, _WARN, "a message, tool call, reasoning or step that started and never ended",
+             "ag-ui"),
+    CodeInfo("state-patch-failed", _D, _WARN, "a `STATE_DELTA` JSON Patch that does not apply: the state stays "
+             "as it was before it (patches are atomic)", "ag-ui"),
+    CodeInfo("unknown-ag-ui-event", _D, _INFO, "an AG-UI event type streamfold does not know; ignored", "ag-ui"),
     CodeInfo("part-missing-start", _D, _WARN, "a delta or tool chunk for a part no start chunk opened (the ai "
              "SDK's reader throws there); folded", "vercel-ui"),
     CodeInfo("tool-error", _D, _WARN, "a tool call's input was rejected or the tool failed (`tool-input-error`, "

@@ -1,6 +1,7 @@
-"""What the two servers (the page's `web`, the proxy's `record`) share to run under uvicorn: a
-socket bound before uvicorn starts (so port 0 gives a URL at once) and a server run in a daemon
-thread for tests. Fronts never import each other; both import this."""
+"""What the servers (the page's `web`, the proxy's `record`, the replay server's `serve`) share to run
+under uvicorn: a socket bound before uvicorn starts (so port 0 gives a URL at once), a server run in a
+daemon thread for tests, and the Host check of a server on loopback. Fronts never import each other;
+they import this."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from dataclasses import dataclass
 
 import uvicorn
 
-__all__ = ["RunningServer", "bind", "run_in_thread"]
+__all__ = ["LOOPBACK_NAMES", "RunningServer", "bind", "is_loopback_host", "run_in_thread"]
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -64,3 +67,21 @@ def run_in_thread(server: uvicorn.Server, sock: socket.socket, url: str, *, name
             raise RuntimeError(f"{name} did not start")
         time.sleep(0.02)
     return RunningServer(url, server, thread, sock)
+
+
+def is_loopback_host(host: str, listen_host: str, port: int) -> bool:
+    """Whether a Host header names this server: a loopback name (or the address it listens on) and its
+    port. Anything else is a request meant for another host (or a DNS-rebinding page): refused."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        name += "]"
+        if rest and not rest.startswith(":"):
+            return False
+        given = rest[1:]
+    else:
+        name, _, given = host.partition(":")
+    if not (given.isascii() and given.isdigit() and len(given) <= 5) or int(given) != port:
+        return False
+    own = listen_host.strip("[]").lower()
+    return name in LOOPBACK_NAMES or name.strip("[]") == own

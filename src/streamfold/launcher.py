@@ -1,6 +1,7 @@
-"""The `streamfold` program: the command line's group with the web page's
-`web` command, the recording proxy's `record` and the recorders' `capture` added. The fronts never
-import each other; this module is where they meet (the console script and `python -m streamfold` run `main`)."""
+"""The `streamfold` program: the command line's group with the web page's `web` command, the
+recording proxy's `record`, the recorders' `capture` and the replay server's `serve` added. The
+fronts never import each other; this module is where they meet (the console script and
+`python -m streamfold` run `main`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import sys
 from .capture.command import capture
 from .cli import make_cli
 from .proxy.command import record
+from .replay.command import serve
 from .web.command import web
 
 __all__ = ["cli", "main"]
 
-cli = make_cli(web, record, capture)
+cli = make_cli(web, record, capture, serve)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,7 +40,7 @@ def test_the_fold_is_the_same_however_fed(path: Path) -> None:
 # The dialects each folder of captures holds (a folder is named for its dialect, but for these).
 #: Bedrock's InvokeModel carries another vendor's events: Claude's are `anthropic`.
 DIALECTS_OF_FOLDER = {"openai": ("openai-chat", "openai-completions"), "examples": ("openai-chat",),
-                      "bedrock": ("bedrock", "anthropic"),
+                      "bedrock": ("bedrock", "anthropic"), "cohere": ("cohere", "cohere-v1"),
                       #: Claude Code's stream-json envelopes carry Anthropic events: `anthropic`.
                       "claude-stream-json": ("anthropic",)}
 

@@ -202,10 +202,13 @@ def test_the_page_answers_while_a_big_fold_runs() -> None:
                 time.sleep(0.05)
         finally:
             fold.join(120)
+        took = time.monotonic() - started
         assert results and results[0].status_code == 200
         assert results[0].json()["result"]["choices"][0]["content"].startswith("w0 w1 ")
         assert len(latencies) >= 3, "the fold was too quick to show anything"
-        assert max(latencies) < 3.0, latencies
+        # A page blocked by the fold would answer only when it ends (a wait as long as the fold); on a busy
+        # machine everything is slower, the fold too, so the bound grows with it.
+        assert max(latencies) < max(3.0, took / 3), (took, latencies)
 
 
 # -- gzip bodies ----------------------------------------------------------------------

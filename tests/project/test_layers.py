@@ -71,16 +71,18 @@ def files_of(*packages: str) -> list[Path]:
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "capture", "services", "store", "testing")
+    fronts = ("cli", "web", "proxy", "capture", "replay", "services", "store", "testing")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py", "_serving.py")]
 
 
 def test_what_the_servers_share_imports_neither_front() -> None:
-    """`_serving` (a socket and a uvicorn thread) is the web page's and the proxy's, so neither imports the other."""
+    """`_serving` (a socket, a uvicorn thread, the Host check) is the page's, the proxy's and the replay
+    server's, so none imports another."""
     assert violations([PACKAGE / "_serving.py"], ("streamfold.cli", "streamfold.web", "streamfold.proxy",
-                                                  "streamfold.services", "streamfold.launcher")) == []
+                                                  "streamfold.replay", "streamfold.services",
+                                                  "streamfold.launcher")) == []
 
 
 def test_the_capture_store_is_front_neutral() -> None:
@@ -98,6 +100,16 @@ def test_the_testing_helpers_import_no_other_front() -> None:
 
 def test_the_command_line_does_not_import_the_web_page() -> None:
     assert violations(files_of("cli"), ("streamfold.web",)) == []
+
+
+def test_the_replay_server_imports_no_other_front_and_none_imports_it() -> None:
+    """`streamfold serve` sits on the core, the services and the store, like the proxy; the other fronts
+    (and the core: the vendors' replay hooks live in the dialects) never import it. (`streamfold.testing`
+    may: its pytest fixture is to start the replay server.)"""
+    assert violations(files_of("replay"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                           "streamfold.capture", "streamfold.testing", "streamfold.launcher")) == []
+    assert violations(files_of("cli", "web", "proxy", "capture", "services", "store"), ("streamfold.replay",)) == []
+    assert violations(core_files(), ("streamfold.replay",)) == []
 
 
 def test_the_recording_proxy_imports_neither_the_command_line_nor_the_page() -> None:
@@ -162,3 +174,9 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path, source: str, expect
     monkeypatch.setitem(globals(), "SOURCE", tmp_path)
     assert any(module == expected for _, module in imports(fake))
     assert violations([fake], ("streamfold.web",)) != []
+
+
+def test_no_module_imports_the_agent_protocols_sdks() -> None:
+    """`mcp` and `ag-ui-protocol` are test dependencies (their models check the `mcp` and `ag-ui` dialects'
+    captures and exports): nothing in the package, front or core, imports them."""
+    assert violations(sorted(PACKAGE.rglob("*.py")), ("mcp", "mcp_types", "ag_ui")) == []

@@ -146,3 +146,34 @@ def test_export_of_an_incomplete_stream_keeps_what_the_stream_said(name: str) ->
     result = OPENAI_RESULTS[name]
     exported = result.export()
     assert [c["finish_reason"] for c in exported["choices"]] == [c.finish_reason_raw for c in result.choices]
+
+
+LOGPROBS = [p for p in CHAT if b'"logprobs":{' in p.read_bytes()]
+
+
+def test_there_are_captures_with_logprobs() -> None:
+    assert len(LOGPROBS) >= 1
+
+
+@pytest.mark.parametrize("path", LOGPROBS, ids=lambda p: p.name)
+def test_exported_logprobs_equal_what_the_sdk_accumulates(path: Path) -> None:
+    # ChatCompletionStreamState takes a choice's first logprobs and extends its content and refusal lists.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sdk_fold(path.read_bytes())
+    exported = ChatCompletion.model_validate(streamfold.fold(path.read_bytes()).export())
+    by_index = {choice.index: choice for choice in theirs.choices}
+    for choice in exported.choices:
+        sdk_logprobs = by_index[choice.index].logprobs
+        assert choice.logprobs is not None and sdk_logprobs is not None
+        assert choice.logprobs.to_dict() == sdk_logprobs.to_dict()
+        assert choice.logprobs.content or choice.logprobs.refusal  # tokens, not an empty shell
+
+
+def test_legacy_completion_logprobs_are_extended_per_token() -> None:
+    path = next(p for p in CAPTURES if p.name == "legacy-completion-logprobs.sse")
+    exported = Completion.model_validate(streamfold.fold(path.read_bytes()).export())
+    (choice,) = exported.choices
+    assert choice.logprobs is not None
+    assert choice.logprobs.tokens == ["Hello", " world"] and choice.logprobs.text_offset == [12, 17]
+    assert "".join(choice.logprobs.tokens) == choice.text

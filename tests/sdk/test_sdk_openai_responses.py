@@ -47,6 +47,7 @@ SDK_RAISES = {
     "r1-response-failed": "in-stream-error",
     "r1-error-event-mid-stream": "in-stream-error",
     "r1-gateway-response-done": "nonstandard-terminal",  # R1: the SDK does not know `response.done`
+    "r-apply-patch-diff-cut-by-error": "in-stream-error",
 }
 
 

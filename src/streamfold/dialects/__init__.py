@@ -11,14 +11,17 @@ from ..opaque import Opaque, find_carrier
 from ..result import Result, register_exporter
 from ._base import Dialect
 from .a2a import A2A
+from .ag_ui import AGUI
 from .anthropic import Anthropic
 from .bedrock import Bedrock
 from .claude_stream_json import ClaudeStreamJSON
 from .cloudflare import Cloudflare
 from .cohere import Cohere
+from .cohere_v1 import CohereV1
 from .gemini import Gemini
 from .llama_cpp import LlamaCpp
 from .lmstudio import LMStudio
+from .mcp import MCP
 from .ollama import Ollama
 from .openai_chat import OpenAIChat
 from .openai_completions import OpenAICompletions
@@ -34,8 +37,8 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # schema's exact shapes, so it takes no other stream from where it is; it comes before OpenAIChat so
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, TGI, LlamaCpp,
-    LMStudio, Ollama, Cloudflare, ClaudeStreamJSON, A2A, VercelData)
+    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, Gemini, Cohere, CohereV1, TGI,
+    LlamaCpp, LMStudio, Ollama, Cloudflare, A2A, MCP, AGUI, ClaudeStreamJSON, VercelData)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}

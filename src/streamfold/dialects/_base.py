@@ -19,6 +19,7 @@ from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
 from ..opaque import Opaque
+from ._replay import ReplayQuirks
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -82,6 +83,9 @@ class Dialect:
     #: The JSON keys whose string is reply text, first the likeliest: what `services.lost`
     #: reads out of a frame whose JSON broke off (`{"delta":{"content":"Hel` holds `Hel`).
     text_keys: ClassVar[tuple[str, ...]] = ("content", "text")
+    #: How the replay server (`streamfold serve`) breaks this vendor's streams (`_replay.py`); None: it
+    #: refuses the faults that need the vendor's shapes.
+    replay: ClassVar[ReplayQuirks | None] = None
 
     @staticmethod
     def carried_error(issue: FrameIssue) -> tuple[str, str] | None:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..result import Result
     from .cohere_fast import CohereContentDelta
 
-__all__ = ["Cohere"]
+__all__ = ["Cohere", "cohere_usage"]
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.cohere_fast", "decode_cohere_content_delta")
 
@@ -52,6 +52,31 @@ def _message(value: dict[str, Any]) -> dict[str, Any]:
         if type(message) is dict:
             return message
     return {}
+
+
+def cohere_usage(raw: object) -> dict[str, Any] | None:
+    """The usage of a v2 `message-end` or a v1 response's `meta`: `tokens` first, else `billed_units`."""
+    # Cohere reports two counts. `tokens` is what the model actually read and wrote (the
+    # rendered prompt with its preamble and tool definitions, every generated token); this
+    # is what every other vendor calls input/output tokens, so it is used here.
+    # `billed_units` is what Cohere charges for (it leaves out the preamble and special
+    # tokens, so it is smaller, e.g. 37 vs 1204 input); it is a billing figure and stays
+    # in `usage.raw`. Without `tokens`, billed_units is the only count there is.
+    if type(raw) is not dict:
+        return None
+    counts = raw.get("tokens")
+    if type(counts) is not dict:
+        counts = raw.get("billed_units")
+    if type(counts) is not dict:
+        counts = {}
+    input_tokens = counts.get("input_tokens")
+    output_tokens = counts.get("output_tokens")
+    total = None
+    if isinstance(input_tokens, (int, float)) and isinstance(output_tokens, (int, float)):
+        total = input_tokens + output_tokens
+    cached = raw.get("cached_tokens")
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
+            "cache_read_tokens": cached, "total_tokens": total}
 
 
 class Cohere(Dialect):
@@ -278,27 +303,7 @@ class Cohere(Dialect):
             self.check_arguments(0, key, last_frame)
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
-        # Cohere reports two counts. `tokens` is what the model actually read and wrote (the
-        # rendered prompt with its preamble and tool definitions, every generated token); this
-        # is what every other vendor calls input/output tokens, so it is used here.
-        # `billed_units` is what Cohere charges for (it leaves out the preamble and special
-        # tokens, so it is smaller, e.g. 37 vs 1204 input); it is a billing figure and stays
-        # in `usage.raw`. Without `tokens`, billed_units is the only count there is.
-        if type(raw) is not dict:
-            return None
-        counts = raw.get("tokens")
-        if type(counts) is not dict:
-            counts = raw.get("billed_units")
-        if type(counts) is not dict:
-            counts = {}
-        input_tokens = counts.get("input_tokens")
-        output_tokens = counts.get("output_tokens")
-        total = None
-        if isinstance(input_tokens, (int, float)) and isinstance(output_tokens, (int, float)):
-            total = input_tokens + output_tokens
-        cached = raw.get("cached_tokens")
-        return {"input_tokens": input_tokens, "output_tokens": output_tokens, "reasoning_tokens": None,
-                "cache_read_tokens": cached, "total_tokens": total}
+        return cohere_usage(raw)
 
     def native(self) -> dict[str, Any] | None:
         """The content items as `[kind, start, end]` offsets into the choice's content (text) or

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
 from ._calls import CallIndex, content_key
+from .ollama_replay import OLLAMA_REPLAY
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -38,6 +39,7 @@ _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval
 
 class Ollama(Dialect):
     name = "ollama"
+    replay = OLLAMA_REPLAY
     text_keys = ("content", "response")
     terminal_hint = 'a line with `"done": true`'
     finish_reasons: ClassVar[dict[str, str]] = {

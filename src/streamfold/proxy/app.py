@@ -1,7 +1,8 @@
 """The recording proxy as a raw ASGI app: each request is checked (origin-form,
 not CONNECT, addressed to this proxy), forwarded to the target with httpx, and
-the response passed back read by read, each upstream read sent to the client
-before the next one is awaited, while the store records it."""
+the response passed back as it arrives (what has come in by the time the
+last piece went out is passed on as one), while the store records it and the console
+(`console.py`) shows it in flight and then one line for it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from typing import Any
 import httpx
 
 from ..store import CaptureStore, Exchange, Summary
-from .forward import Target, exchange_line, forwarded_headers, is_own_host
+from .console import Console, InFlight, exchange_line
+from .forward import Target, forwarded_headers, is_own_host
 
 __all__ = ["RecordingProxy", "UpstreamCutError"]
 
@@ -39,16 +41,17 @@ logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
 
 
 class RecordingProxy:
-    """Forwards every request to `target`, records each exchange in `store`, and calls `echo`
-    with one line per exchange once its summary is folded. `port`/`host`: where it listens (for
-    the Host check; set by the server once bound)."""
+    """Forwards every request to `target`, records each exchange in `store`, and prints one line per
+    exchange once its summary is folded: to `console` (live lines on a terminal), else to `echo`.
+    `port`/`host`: where it listens (for the Host check; set by the server once bound)."""
 
     def __init__(self, target: str, store: CaptureStore, *, host: str = "127.0.0.1", port: int | None = None,
-                 echo: Callable[[str], None] = print, read_timeout: float | None = 600.0) -> None:
+                 echo: Callable[[str], None] = print, console: Console | None = None,
+                 read_timeout: float | None = 600.0) -> None:
         self.target = Target(target)
         self.store = store
         self.host, self.port = host, port
-        self.echo = echo
+        self.console = console if console is not None else Console(echo)
         self.read_timeout = read_timeout
         self._client: httpx.AsyncClient | None = None
 
@@ -80,8 +83,14 @@ class RecordingProxy:
         headers = forwarded_headers(scope["headers"])
         method = scope["method"]
         exchange = await asyncio.to_thread(self.store.begin, method, url, headers, bytes(body))
-        path = raw_path.decode("latin-1")
-        await self._forward(exchange, method, url, path, headers, bytes(body), receive, send)
+        flight = self.console.begin(method, raw_path.decode("latin-1"))
+        try:
+            await self._forward(exchange, flight, url, headers, bytes(body), receive, send)
+        except UpstreamCutError:
+            raise  # ended and recorded: its line is on the way
+        except BaseException:
+            self.console.drop(flight)  # no end was recorded, so no finished line will take its place
+            raise
 
     def _refusal(self, scope: Scope) -> tuple[int, str] | None:
         if scope["method"] == "CONNECT":
@@ -96,10 +105,10 @@ class RecordingProxy:
                          f"them to {self.target.url}; the Host header was {host!r}")
         return None
 
-    async def _forward(self, exchange: Exchange, method: str, url: str, path: str, headers: list[tuple[str, str]],
+    async def _forward(self, exchange: Exchange, flight: InFlight, url: str, headers: list[tuple[str, str]],
                        body: bytes, receive: Receive, send: Send) -> None:
         client = self.client()
-        request = client.build_request(method, url, headers=headers, content=body)
+        request = client.build_request(flight.method, url, headers=headers, content=body)
         sent = {name.lower() for name, _ in headers}
         for name in ("accept", "accept-encoding", "connection", "user-agent"):  # httpx's defaults, not the client's
             if name not in sent and name in request.headers:
@@ -107,45 +116,55 @@ class RecordingProxy:
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            sentence = f"streamfold record could not reach {self.target.url}: {_reason(exc)}"
-            self._end(exchange, method, path, None, "failed", sentence)
-            await _plain(send, 502, sentence)
+            reason = f"could not reach {self.target.url}: {_reason(exc)}"
+            self._end(exchange, flight, 502, "failed", f"streamfold record {reason}", reason)
+            await _plain(send, 502, f"streamfold record {reason}")
             return
         try:
             status = response.status_code
             response_headers = forwarded_headers(response.headers.raw)
             exchange.response(status, response_headers)
+            flight.status = status
             await send({"type": "http.response.start", "status": status,
                         "headers": [(name.encode("latin-1"), value.encode("latin-1"))
                                     for name, value in response_headers]})
-            outcome, error = await _relay(response, exchange, receive, send)
+            outcome, why = await _relay(response, exchange, flight, receive, send)
         finally:
             await response.aclose()
-        self._end(exchange, method, path, status, outcome, error)
+        error = f"the upstream broke off the body: {why}" if outcome == "upstream-cut" else why
+        self._end(exchange, flight, status, outcome, error, why)
         if outcome == "upstream-cut":
             raise UpstreamCutError(error)
 
-    def _end(self, exchange: Exchange, method: str, path: str, status: int | None, outcome: str,
-             error: str | None) -> None:
+    def _end(self, exchange: Exchange, flight: InFlight, status: int | None, outcome: str,
+             error: str | None, reason: str | None) -> None:
+        """Record the end; the line is printed once the summary is folded (on the store's thread)."""
         future = exchange.end(outcome, error=error)
 
         def done(result: Future[Summary | None]) -> None:
             summary = None if result.exception() is not None else result.result()
-            self.echo(exchange_line(method, path, status, outcome, summary))
+            self.console.finish(flight, exchange_line(flight.method, flight.path, status, outcome, summary,
+                                                      reason))
 
         future.add_done_callback(done)
 
 
-async def _relay(response: httpx.Response, exchange: Exchange, receive: Receive,
+async def _relay(response: httpx.Response, exchange: Exchange, flight: InFlight, receive: Receive,
                  send: Send) -> tuple[str, str | None]:
-    """Pass each upstream read on as it arrives; stop when the client goes away. The outcome."""
+    """Pass each upstream read on as it arrives; stop when the client goes away. The outcome, and
+    why in a few words when it is not complete."""
     async def stream() -> tuple[str, str | None]:
+        batches = _Batches(response)
         try:
-            async for chunk in response.aiter_raw():
+            async for chunk in batches:
                 exchange.read(chunk)
+                flight.bytes += len(chunk)
+                flight.reads += 1
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except httpx.HTTPError as exc:
-            return "upstream-cut", f"the upstream broke off the body: {_reason(exc)}"
+        finally:
+            await batches.aclose()  # the client left (cancelled): stop reading the upstream
+        if batches.error is not None:
+            return "upstream-cut", _reason(batches.error)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete", None
 
@@ -164,6 +183,56 @@ async def _relay(response: httpx.Response, exchange: Exchange, receive: Receive,
     with contextlib.suppress(asyncio.CancelledError):
         await relay
     return "client-cut", "the client closed the connection before the body ended"
+
+
+class _Batches:
+    """The upstream's body as what has arrived by the time the last batch was passed on: a task reads
+    `aiter_raw` (one piece per HTTP chunk the upstream wrote) and the relay takes every piece parsed
+    so far as one. Nothing waits for more data; a burst of tiny chunks that came in one socket read
+    is one read for the store and one send to the client instead of hundreds. At most `limit` bytes
+    wait, so a slow client still slows the upstream down. `error`: how the upstream broke off, if it did."""
+
+    def __init__(self, response: httpx.Response, limit: int = 1 << 20) -> None:
+        self.error: httpx.HTTPError | None = None
+        self._pending: list[bytes] = []
+        self._size, self._limit, self._done = 0, limit, False
+        self._arrived, self._room = asyncio.Event(), asyncio.Event()
+        self._room.set()
+        self._reader = asyncio.ensure_future(self._read(response))
+
+    async def _read(self, response: httpx.Response) -> None:
+        try:
+            async for chunk in response.aiter_raw():
+                self._pending.append(chunk)
+                self._size += len(chunk)
+                self._arrived.set()
+                if self._size >= self._limit:
+                    self._room.clear()
+                    await self._room.wait()
+        except httpx.HTTPError as exc:
+            self.error = exc
+        finally:
+            self._done = True
+            self._arrived.set()
+
+    def __aiter__(self) -> _Batches:
+        return self
+
+    async def aclose(self) -> None:
+        """Stop reading (if it has not stopped) and wait until the reading task is over."""
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # closed under its feet: nothing to keep
+            await self._reader
+
+    async def __anext__(self) -> bytes:
+        while not self._pending:
+            if self._done:
+                raise StopAsyncIteration
+            self._arrived.clear()
+            await self._arrived.wait()
+        pending, self._pending, self._size = self._pending, [], 0
+        self._room.set()
+        return pending[0] if len(pending) == 1 else b"".join(pending)
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,14 +1,12 @@
-"""What is forwarded and what is not: the target URL, hop-by-hop headers, the
-Host check, and the one-line summary printed per exchange."""
+"""What is forwarded and what is not: the target URL, hop-by-hop headers and
+the Host check."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from ..store import Summary
-
-__all__ = ["HOP_BY_HOP", "Target", "exchange_line", "forwarded_headers", "is_own_host"]
+__all__ = ["HOP_BY_HOP", "Target", "forwarded_headers", "is_own_host"]
 
 #: Headers that belong to one connection, never forwarded (RFC 9110 7.6.1), plus Host (rewritten).
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
@@ -62,13 +60,3 @@ def is_own_host(host: str, listen_host: str, port: int) -> bool:
     own = listen_host.strip("[]").lower()
     return name in LOOPBACK_NAMES or name.strip("[]") == own
 
-
-def exchange_line(method: str, path: str, status: int | None, outcome: str, summary: Summary | None) -> str:
-    """`POST /v1/chat/completions 200 openai-chat complete ttft=0.210s frames=14 finish=stop findings=0`."""
-    head = f"{method} {path} {status if status is not None else '-'}"
-    if summary is None:
-        return f"{head} {outcome}"
-    ttft = "-" if summary.ttft is None else f"{summary.ttft:.3f}s"
-    complete = "complete" if summary.complete else "incomplete"
-    return (f"{head} {summary.dialect} {complete} ({outcome}) ttft={ttft} frames={summary.frames} "
-            f"finish={summary.finish_reason or '-'} findings={len(summary.findings)}")

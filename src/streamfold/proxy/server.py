@@ -30,7 +30,7 @@ def serve(app: RecordingProxy, *, host: str, port: int) -> None:
     """Serve until Ctrl+C, printing the URL it listens on first."""
     sock = bind(host, port)
     app.host, app.port = host, sock.getsockname()[1]
-    app.echo(f"streamfold record: listening on {_url(sock, host)} -> {app.target.url}")
+    app.console.line(f"streamfold record: listening on {_url(sock, host)} -> {app.target.url}")
     try:
         _server(app).run(sockets=[sock])
     finally:

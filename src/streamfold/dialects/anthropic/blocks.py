@@ -9,7 +9,11 @@ fragments APPENDed and parsed at `content_block_stop` (A2, A3). Server tool
 calls (`server_tool_use`, beta `mcp_tool_use`: run by Anthropic, not by the
 client; their input is streamed and parsed like a tool call's) and their
 result blocks are kept as blocks with their vendor content for the export,
-not as tool calls.
+not as tool calls. A beta `compaction` block (the summary that replaces the
+conversation's older turns) is its own block too, never reply text: its
+`compaction_delta` APPENDs `content` and REPLACEs `encrypted_content` (A7).
+Every block type in the anthropic SDK's `ContentBlock` and beta
+`BetaContentBlock` unions is known; any other one is kept whole and named.
 """
 
 from __future__ import annotations
@@ -34,22 +38,25 @@ _BLOCK_TYPES = {
     "server_tool_use": "server_tool_use",
 }
 #: Blocks that arrive whole in `content_block_start` (reference §4.3 table).
+#: The beta ones from anthropic 2.15 `types/beta/beta_content_block.py`: `advisor_tool_result`,
+#: `mcp_tool_result`, `mcp_tool_listing` (the MCP server's tools, sent back unchanged), `fallback` (where a
+#: fallback model takes over; "treated like a server-tool content block for streaming ... carries no deltas").
 _WHOLE_BLOCKS = frozenset({
     "redacted_thinking", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
-    "container_upload", "mcp_tool_result"})
+    "container_upload", "mcp_tool_result", "mcp_tool_listing", "advisor_tool_result", "fallback"})
 #: Tool calls Anthropic runs itself (not the client's): blocks with a streamed input, not tool calls.
 SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
 #: The delta type each block type takes (for a block whose start was lost).
 _DELTA_BLOCK = {"text_delta": "text", "citations_delta": "text", "thinking_delta": "thinking",
-                "signature_delta": "thinking", "input_json_delta": "tool_use"}
+                "signature_delta": "thinking", "input_json_delta": "tool_use", "compaction_delta": "compaction"}
 
 
 class Block:
     """One content block: what the merger does not hold but the export needs."""
 
-    __slots__ = ("citations", "first_frame", "index", "json", "kind", "last_frame", "offset", "parsed", "pieces",
-                 "saw_input", "signature", "start", "stop")
+    __slots__ = ("citations", "compactions", "first_frame", "index", "json", "kind", "last_frame", "offset",
+                 "parsed", "pieces", "saw_input", "signature", "start", "stop")
 
     def __init__(self, index: int, kind: str, start: dict[str, Any], frame: int, offset: int) -> None:
         self.index = index
@@ -72,6 +79,8 @@ class Block:
         self.citations: list[Any] | None = None
         self.signature: str | None = None
         self.parsed: ParsedArguments | None = None
+        #: `compaction_delta` events that carried `content` (a compaction block).
+        self.compactions = 0
 
 
 class ContentBlocks(Dialect):
@@ -138,6 +147,15 @@ class ContentBlocks(Dialect):
             merger.set_once((CHOICE, "tool", index, "id"), content.get("id"), frame)
             merger.set_once((CHOICE, "tool", index, "name"), content.get("name"), frame)
             merger.buffer((CHOICE, "tool", index, "arguments"))
+        elif kind == "compaction":
+            block.start = dict(content)  # its content and encrypted_content change with the deltas
+        elif kind == "fallback":
+            # The SDK relabels its snapshot with the model that serves the rest of the reply, as the
+            # non-streaming message names it (anthropic 2.15 lib/streaming/_beta_messages.py accumulate_event).
+            target = content.get("to")
+            model = target.get("model") if type(target) is dict else None
+            if type(model) is str and model:
+                merger.replace(("model",), model, frame)
         elif kind not in _WHOLE_BLOCKS and kind not in SERVER_TOOLS:
             self.report.diagnostic(
                 "unknown-event-type", frame,
@@ -208,6 +226,10 @@ class ContentBlocks(Dialect):
                     block.citations = []
                 block.citations.append(citation)  # EXTEND
                 return
+        elif kind == "compaction_delta":
+            if block.kind == "compaction":
+                self._compaction(block, delta, frame)
+                return
         else:
             self.report.diagnostic(
                 "unknown-event-type", frame,
@@ -220,6 +242,30 @@ class ContentBlocks(Dialect):
             f"a delta of type {kind!r} does not fit content block {index} (a {block.kind} block) or lacks its "
             "field; ignored, as the anthropic SDK does",
             once=("misfit", index, kind), index=index, delta_type=kind, block_type=block.kind)
+
+    def _compaction(self, block: Block, delta: dict[str, Any], frame: int) -> None:
+        """A `compaction_delta` (beta `BetaCompactionContentBlockDelta`: `content`, `encrypted_content`, both
+        nullable). Anthropic sends the whole summary in one delta; `content` APPENDs, so a summary split over
+        several deltas is whole, and a null adds nothing (null content means "compaction failed", which the
+        block's start already says). `encrypted_content` REPLACEs, a null keeps the value held: it is opaque
+        state the next request must send back verbatim (anthropics/anthropic-sdk-python#1821 fixed the SDK
+        dropping it)."""
+        start = block.start
+        text = delta.get("content")
+        if type(text) is str:
+            held = start.get("content")
+            start["content"] = (held if type(held) is str else "") + text
+            block.compactions += 1
+            if block.compactions == 2:
+                self.report.diagnostic(
+                    "compaction-split", frame,
+                    f"compaction block {block.index} gets its summary in more than one `compaction_delta`; "
+                    "streamfold appends them. The anthropic Python SDK (2.15, beta accumulate_event) assigns "
+                    "each delta's content, so it keeps only the last piece",
+                    severity=Severity.INFO, once=("compaction", block.index), index=block.index)
+        encrypted = delta.get("encrypted_content")
+        if type(encrypted) is str:
+            start["encrypted_content"] = encrypted
 
     def _missing_start(self, index: int, kind: object, frame: int) -> Block | None:
         block_kind = _DELTA_BLOCK.get(kind) if type(kind) is str else None
@@ -244,9 +290,12 @@ class ContentBlocks(Dialect):
             self.merger.buffer((CHOICE, "tool", index, "arguments"))
         elif block_kind == "thinking":
             start.update(thinking="", signature="")
+        elif block_kind == "compaction":
+            start["content"] = None
         else:
             start["text"] = ""
-        self.merger.replace((CHOICE, "block", index), {"type": _BLOCK_TYPES[block_kind], "index": index}, frame)
+        self.merger.replace((CHOICE, "block", index), {"type": _BLOCK_TYPES.get(block_kind, block_kind),
+                                                       "index": index}, frame)
         return block
 
     def _before_start(self, frame: int) -> None:

@@ -21,6 +21,7 @@ from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
 from .native import export_message, opaque_values, read_message, snapshot
+from .replay import ANTHROPIC_REPLAY
 from .summary import summarize
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ _SDK_DROPS = "the anthropic SDKs skip every frame without an `event:` name"
 
 class Anthropic(ContentBlocks):
     name = "anthropic"
+    replay = ANTHROPIC_REPLAY
     terminal_hint = "`message_stop`"
     # Some Anthropic-compatible gateways add `data: [DONE]` after `message_stop`: not the end.
     done_is_terminal = False
@@ -50,6 +52,8 @@ class Anthropic(ContentBlocks):
         "tool_use": TOOL_CALLS,
         "refusal": CONTENT_FILTER,
         "pause_turn": INCOMPLETE,
+        # Beta: the server compacted the context and paused (`pause_after_compaction`); the client continues.
+        "compaction": INCOMPLETE,
     }
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
@@ -59,7 +63,8 @@ class Anthropic(ContentBlocks):
         self._usage: dict[str, Any] = {}
         #: The `message` of the first `message_start`, as sent (None before it, or if not an object).
         self._message: dict[str, Any] | None = None
-        #: `stop_sequence`, `stop_details`, `container` of `message_delta`: the last non-null value of each.
+        #: `stop_sequence`, `stop_details`, `container` of `message_delta`'s delta, `context_management` and
+        #: `input_transformations` of the event: the last non-null value of each.
         self._stop: dict[str, Any] = {}
         #: Frames without an `event:` name (A1): the first one and how many.
         self._no_event: tuple[int, int] | None = None
@@ -213,6 +218,12 @@ class Anthropic(ContentBlocks):
                 held_value = delta.get(name)
                 if held_value is not None:
                     self._stop[name] = held_value  # REPLACE: null never clears
+        # Beta fields of the event itself (not of its delta): the SDK REPLACEs each when it is not null
+        # (anthropic 2.15 lib/streaming/_beta_messages.py, message_delta).
+        for name in ("context_management", "input_transformations"):
+            held_value = value.get(name)
+            if held_value is not None:
+                self._stop[name] = held_value
         usage = value.get("usage")
         if type(usage) is dict:
             # A4: the counts are cumulative. REPLACE field by field for the fields

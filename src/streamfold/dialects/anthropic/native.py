@@ -7,15 +7,17 @@ The snapshot holds what the Result does not:
 - `message`: the `message` of `message_start` as sent, with the fields the export fills
   from the Result (`id`, `type`, `role`, `model`, `content`, `stop_reason`,
   `stop_sequence`, `usage`) set to null: they keep their place, not their value;
-- `stop_sequence`, `stop_details`, `container`: the last non-null value `message_delta`
-  gave each (absent when none came);
+- `stop_sequence`, `stop_details`, `container`, `context_management`,
+  `input_transformations`: the last non-null value `message_delta` gave each (absent when
+  none came);
 - `content`: each content block in index order, as the export lists it, except that a
   text block's `text` and a thinking block's `thinking` are `[start, end]`, the slice of
   the choice's `content` or `reasoning` that is the block's text (a string only when no
   slice is: blocks whose deltas interleaved), and a `tool_use` block's `input` is the key
   of the choice's tool call that holds it (its parsed arguments, or their raw join when
   they do not parse: never a silent `{}`). Signatures, citations, redacted thinking,
-  server tool input and result blocks are kept as they are.
+  server tool input and result blocks are kept as they are, and a compaction block with
+  its folded `content` and `encrypted_content`.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def export_message(result: Result) -> dict[str, Any]:
         model=result.model, content=[_export_block(block, texts, calls) for block in native.get("content", ())],
         stop_reason=choice.finish_reason_raw if choice else None,
         stop_sequence=native.get("stop_sequence"))
-    for name in ("stop_details", "container"):
+    for name in ("stop_details", "container", "context_management", "input_transformations"):
         if native.get(name) is not None:
             message[name] = native[name]
     message["usage"] = None if result.usage is None else dict(result.usage.raw)
@@ -141,8 +143,9 @@ def read_message(value: object) -> dict[str, Any] | None:
 
 
 def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
-    """A thinking block's `signature` and a redacted_thinking block's `data`: the API refuses a turn sent
-    back without them, or with them changed."""
+    """A thinking block's `signature`, a redacted_thinking block's `data`, a compaction block's
+    `encrypted_content` and `signature`: the API refuses a turn sent back without them, or with them
+    changed."""
     found: list[Opaque] = []
     for position, block in enumerate(exported.get("content") or ()):
         if type(block) is not dict:
@@ -152,4 +155,11 @@ def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
             found.append(Opaque("thinking signature", f"content[{position}].signature", signature, ("signature",)))
         elif kind == "redacted_thinking" and type(data := block.get("data")) is str and data:
             found.append(Opaque("redacted thinking data", f"content[{position}].data", data, ("data",)))
+        elif kind == "compaction":
+            # BetaCompactionBlock: "Opaque metadata from prior compaction, to be round-tripped verbatim",
+            # and a "Signature over the summary, to be sent back with the block verbatim".
+            for field, label in (("encrypted_content", "compaction encrypted content"),
+                                 ("signature", "compaction signature")):
+                if type(opaque := block.get(field)) is str and opaque:
+                    found.append(Opaque(label, f"content[{position}].{field}", opaque, (field,)))
     return found

@@ -21,6 +21,13 @@ def summarize(value: object) -> str:
                                 ("signature", "signature")):
                 if name in delta:
                     return f"[{index}] {label} {compact_json(delta[name], 80)}"
+            if delta_type == "compaction_delta":
+                parts = [f"[{index}] compaction"]
+                if delta.get("content") is not None:
+                    parts.append(compact_json(delta["content"], 80))
+                if delta.get("encrypted_content") is not None:
+                    parts.append(f"encrypted_content ({len(str(delta['encrypted_content']))} chars)")
+                return " ".join(parts)
             if delta_type == "citations_delta":
                 citation = delta.get("citation")
                 cited = citation.get("cited_text") if type(citation) is dict else None

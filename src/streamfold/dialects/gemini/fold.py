@@ -27,6 +27,7 @@ from .native import opaque_values as _opaque_values
 from .native import read_response as _read_response
 from .native import snapshot as _snapshot
 from .parts import Parts
+from .replay import GEMINI_REPLAY
 from .state import CONTINUATION, Candidate
 from .summary import summarize as _summarize
 
@@ -46,6 +47,7 @@ _decoder = json.JSONDecoder()
 
 class Gemini(Parts):
     name = "gemini"
+    replay = GEMINI_REPLAY
     terminal_hint = "a chunk with `finishReason`"
     finish_reasons: ClassVar[dict[str, str]] = {
         "STOP": STOP,

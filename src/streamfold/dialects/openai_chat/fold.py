@@ -20,6 +20,7 @@ from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .extras import StreamExtras
 from .native import export_chat, opaque_values, read_chat, snapshot
+from .replay import OPENAI_CHAT_REPLAY
 from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
 
@@ -36,6 +37,7 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
 class OpenAIChat(ToolCallFolding):
     name = "openai-chat"
+    replay = OPENAI_CHAT_REPLAY
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "eos": STOP,
@@ -98,6 +100,7 @@ class OpenAIChat(ToolCallFolding):
                     delta = choice.get("delta")
                     if (type(delta) is dict and len(delta) == 1 and not choice.get("finish_reason")
                             and type(content := delta.get("content")) is str and len(choice) <= 4
+                            and choice.get("logprobs") is None
                             and type(index := choice.get("index")) is int):
                         state = self._choices.get(index)
                         if state is not None and state.finish_frame is None:
@@ -174,6 +177,9 @@ class OpenAIChat(ToolCallFolding):
         if delta:
             if type(delta) is dict:
                 self._delta(index, state, delta, frame)
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            self._extras.logprobs(index, logprobs)  # EXTEND, token by token
         finish = choice.get("finish_reason")
         if finish:
             self._finish(index, state, finish, frame)

@@ -7,7 +7,7 @@ The snapshot is the chunk envelope's fields a Result has no place for:
 `created`, and `system_fingerprint` and `service_tier` when the stream sent
 them; and the opaque state a client sends back with the next turn
 (`extras.py`: OpenRouter's `reasoning_details`, a tool call's
-`extra_content`). Everything else (id, model, usage, each choice's text,
+`extra_content`), and each choice's `logprobs` token by token. Everything else (id, model, usage, each choice's text,
 tool calls and raw finish reason) is the Result's own.
 """
 
@@ -46,6 +46,7 @@ def export_chat(result: Result) -> dict[str, Any]:
     """The `ChatCompletion` a non-streaming request would have returned."""
     native = result.native if isinstance(result.native, dict) else {}
     details, extras = native.get("reasoning_details") or {}, native.get("tool_extras") or {}
+    logprobs = native.get("logprobs") or {}
     choices = []
     for choice in result.choices:
         message: dict[str, Any] = {"role": choice.role or "assistant", "content": choice.content or None,
@@ -57,14 +58,16 @@ def export_chat(result: Result) -> dict[str, Any]:
         if choice.tool_calls:
             held = extras.get(str(choice.index)) or {}
             message["tool_calls"] = [_exported_call(call, held.get(str(call.key))) for call in choice.tool_calls]
-        choices.append({"index": choice.index, "message": message, "logprobs": None,
+        choices.append({"index": choice.index, "message": message, "logprobs": logprobs.get(str(choice.index)),
                         "finish_reason": _exported_finish(choice.finish_reason_raw, bool(choice.tool_calls))})
     return envelope("chat.completion", result, choices)
 
 
 def export_completion(result: Result) -> dict[str, Any]:
     """The `Completion` (`text_completion`) a non-streaming request would have returned."""
-    choices = [{"index": choice.index, "text": choice.content, "logprobs": None,
+    native = result.native if isinstance(result.native, dict) else {}
+    logprobs = native.get("logprobs") or {}
+    choices = [{"index": choice.index, "text": choice.content, "logprobs": logprobs.get(str(choice.index)),
                 "finish_reason": choice.finish_reason_raw} for choice in result.choices]
     return envelope("text_completion", result, choices)
 

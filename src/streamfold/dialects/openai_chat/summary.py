@@ -35,6 +35,11 @@ def summarize(value: object) -> str:
                                  + (f" args {compact_json(arguments, 60)}" if arguments else ""))
         elif "content_filter_results" in choice:
             parts.append(f"{prefix}content filter annotation")
+        logprobs = choice.get("logprobs")
+        if type(logprobs) is dict:  # the tokens of this chunk (content[], refusal[], or a completion's tokens)
+            count = max((len(v) for v in logprobs.values() if type(v) is list), default=0)
+            if count:
+                parts.append(f"{prefix}logprobs {count} token{'s' if count != 1 else ''}")
         if choice.get("finish_reason"):
             parts.append(f"{prefix}finish {choice['finish_reason']}")
     if value.get("usage"):

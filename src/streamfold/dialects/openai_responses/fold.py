@@ -33,9 +33,10 @@ from ...framing import FrameView
 from ...merge import Merger
 from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type, fast_decoder
-from .events import ResponsesEvents
+from .builtin import BuiltinTools
 from .items import CHOICE, TERMINAL, Item, Segment
 from .native import export, opaque_values, read_response, snapshot
+from .replay import RESPONSES_REPLAY
 from .summary import summarize
 
 if TYPE_CHECKING:
@@ -47,19 +48,22 @@ _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_responses_delta")
 __all__ = ["OpenAIResponses"]
 
 _LIFECYCLE = ("response.created", "response.in_progress", "response.queued")
-#: Status-only and tool-progress events (reference §4.2, "Informational"): ignored without a word.
+#: Status-only and tool-progress events (reference §4.2, "Informational"): ignored without a word. The built-in
+#: tools' streamed fields (custom tool input, MCP arguments, code, diffs, shell commands and output, image
+#: partials) are folded by `builtin` before this list is read.
 _INFORMATIONAL = (
-    "response.web_search_call.", "response.file_search_call.", "response.mcp_call", "response.mcp_list_tools.",
-    "response.code_interpreter_call", "response.image_generation_call.", "response.compaction.",
-    "response.steer", "response.audio.", "response.custom_tool_call_input.", "response.shell_call",
-    "response.output_text.logprobs", "response.reasoning_summary.", "response.content_part.in_progress",
+    "response.web_search_call.", "response.file_search_call.", "response.mcp_call.", "response.mcp_list_tools.",
+    "response.code_interpreter_call.", "response.image_generation_call.", "response.compaction.",
+    "response.steer", "response.audio.", "response.output_text.logprobs", "response.reasoning_summary.",
+    "response.content_part.in_progress",
 )
 #: How many sequence gaps get a diagnostic of their own; the rest are counted.
 _SEQUENCE_REPORTS = 10
 
 
-class OpenAIResponses(ResponsesEvents):
+class OpenAIResponses(BuiltinTools):
     name = "openai-responses"
+    replay = RESPONSES_REPLAY
     text_keys = ("delta", "text")
     terminal_hint = "`response.completed`, `response.incomplete` or `response.failed`"
     # Raw values: the response status, or `incomplete_details.reason` when the status is incomplete.
@@ -103,6 +107,7 @@ class OpenAIResponses(ResponsesEvents):
             "response.output_item.done": self._item_done,
             "error": self._error_event,
         }
+        self._handlers.update(self.builtin_handlers())
         for kind in _LIFECYCLE:
             self._handlers[kind] = self._lifecycle
         for kind in TERMINAL:
@@ -333,6 +338,9 @@ class OpenAIResponses(ResponsesEvents):
         if item.arguments is not None:
             segments.append(item.arguments)
         last = max((s.text.buffer.frames[s.runs[-1][1] - 1] for s in segments if s.runs), default=None)
+        streamed = self.builtin_last_frame(item)
+        if streamed is not None and (last is None or streamed > last):
+            last = streamed
         span = self.merger.frames_of((CHOICE, "block", item.index))
         if last is not None and span is not None and last > span[1]:
             self._block(item, last)

@@ -69,7 +69,8 @@ class Segment:
 class Item:
     """One output item: the skeleton from `.added`, the final item, its parts."""
 
-    __slots__ = ("arguments", "done_frame", "final", "id", "index", "parts", "skeleton", "summary", "type")
+    __slots__ = ("arguments", "done_frame", "final", "id", "index", "partial_images", "parts", "skeleton", "streamed",
+                 "summary", "type")
 
     def __init__(self, index: int, kind: str | None, item_id: str | None) -> None:
         self.index = index
@@ -84,6 +85,10 @@ class Item:
         self.summary: dict[int, Segment] = {}
         self.arguments: Segment | None = None
         self.done_frame: int | None = None
+        #: A built-in tool item's streamed fields (`builtin`): field path -> its pieces and `.done` value.
+        self.streamed: dict[tuple[str | int, ...], Any] | None = None
+        #: `image_generation_call.partial_image` events (previews, never the result).
+        self.partial_images = 0
 
 
 class ResponsesItems(Dialect):

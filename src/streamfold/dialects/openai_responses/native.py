@@ -24,7 +24,9 @@ Result, as plain JSON (`Result.native`):
              or `reasoning` (parts may interleave, and reasoning parts are joined by a blank line)
 
 A function call's `call_id`, name and arguments come from the Result's tool
-call with the item's key.
+call with the item's key. A built-in tool item that never got its final form
+(custom tool input, MCP arguments, code, an apply_patch diff, shell commands
+and output) has its streamed fields set in ITEM's `item` (`builtin`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from ...opaque import Opaque
+from .builtin import set_field
 from .items import PART_KINDS, Item, Segment
 
 if TYPE_CHECKING:
@@ -74,6 +77,12 @@ def _item(item: Item) -> dict[str, Any]:
         out["index"] = item.index
         if item.arguments is not None:
             _rebuilt(base, "arguments")  # the Result's tool call holds them
+    if item.streamed and item.final is None:
+        # A built-in tool item cut before its final form: its fields as the stream built them (they are in
+        # no Result field, so the snapshot holds the text itself).
+        base = out["item"] = copy.deepcopy(base)
+        for path, held in sorted(item.streamed.items(), key=lambda entry: [str(step) for step in entry[0]]):
+            set_field(base, path, held.value())
     return out
 
 

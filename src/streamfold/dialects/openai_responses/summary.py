@@ -17,14 +17,23 @@ def summarize(value: object) -> str:
     where = ""
     if "output_index" in value:
         where = f" [{value.get('output_index')}"
-        for key in ("content_index", "summary_index"):
+        for key in ("content_index", "summary_index", "command_index"):
             if key in value:
                 where += f":{value.get(key)}"
         where += "]"
     head = f"{kind.removeprefix('response.')}{where}"
-    for key in ("delta", "text", "arguments", "refusal"):
+    # The final values of built-in tool fields: custom tool `input`, code, an apply_patch `diff`, a shell `command`
+    # (an `error` event's `code` is its error code).
+    keys = ("delta", "text", "arguments", "refusal") + (() if kind == "error" else ("input", "code", "diff", "command"))
+    for key in keys:
         if type(value.get(key)) is str:
             return f"{head} {compact_json(value[key], 80)}"
+    delta = value.get("delta")
+    if type(delta) is dict:  # shell output: stdout and stderr
+        return f"{head} " + " ".join(f"{k} {compact_json(v, 60)}" for k, v in delta.items() if v is not None)
+    image = value.get("partial_image_b64")
+    if type(image) is str:
+        return f"{head} partial image {value.get('partial_image_index')} ({len(image)} base64 chars)"
     item = value.get("item")
     if type(item) is dict:
         bits = [str(item.get(k)) for k in ("type", "name", "call_id", "id") if item.get(k)]

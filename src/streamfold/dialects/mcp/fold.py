@@ -1,0 +1,247 @@
+"""MCP Streamable HTTP (spec 2025-06-18 and 2025-11-25, "Transports"): the SSE stream a server
+answers a POST with, each event's data one JSON-RPC 2.0 message.
+
+Strategy. A message is sorted by its members, as JSON-RPC says: `method` with `id` is a request
+from the server (sampling, elicitation), `method` alone a notification, `id` with `result` or
+`error` a response. The POST carried one request (batching left the spec in 2025-06-18), so the
+first response is the reply: its `result` is kept whole in the native snapshot, and for a
+`tools/call` result (`content` is a list) the reply text is the text content joined by "\\n",
+`structuredContent` is kept and `isError: true` makes the finish reason `error`. A JSON-RPC
+error response, and an `event: error` frame, are in-stream errors. Notifications (progress, log
+messages, anything else) are kept in their order. The reply ends the stream as the official
+client reads it (`mcp/client/streamable_http.py` stops at the first response); later frames
+still fold, so a second response is seen and reported.
+
+Priming events (an `id:` and empty data, sent first so a client can resume) never reach here:
+the fold skips empty data with an `empty-data` note, the trap of clients that JSON-parse every
+data field (modelcontextprotocol/python-sdk#1672, microsoft/vscode#309104). When the stream is
+cut before its response, the last `id:` it carried says where a client resumes.
+
+Findings for protocol violations: a message without `"jsonrpc": "2.0"`, a response to an id
+that is not the request's, a batch (a JSON array of messages), an SSE event the SDK's reader
+skips (any name but `message`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...framing import SSEParser
+from .._base import ERROR, STOP, Dialect, compact_json
+from .native import export_message, read_message, summarize_message
+
+if TYPE_CHECKING:
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
+    from ...result import Result
+
+__all__ = ["MCP"]
+
+#: A result's raw finish reasons: a result, or a tool result with `isError: true`.
+RESULT, TOOL_ERROR = "result", "isError"
+
+
+def _is_message(value: object) -> bool:
+    return type(value) is dict and value.get("jsonrpc") == "2.0" and (
+        "method" in value or "result" in value or "error" in value)
+
+
+def _is_a2a_result(value: dict[str, Any]) -> bool:
+    """A2A streams JSON-RPC too: its results are tasks, messages and task events, tagged by `kind`
+    (A2A 0.3) or the one key of a `StreamResponse` (A2A 1.0: `{"task": {...}}`, `{"statusUpdate": ...}`)."""
+    result = value.get("result")
+    if type(result) is not dict:
+        return False
+    if "kind" in result or "taskId" in result:
+        return True
+    # An MCP task result is `{"task": {"taskId", "status": "working"}}`: an A2A task's status is an object.
+    ((key, body),) = result.items() if len(result) == 1 else ((None, None),)
+    if type(body) is not dict:
+        return False
+    return ((key in ("task", "statusUpdate") and type(body.get("status")) is dict)
+            or (key == "artifactUpdate" and type(body.get("artifact")) is dict)
+            or (key == "message" and "messageId" in body and "parts" in body))
+
+
+class MCP(Dialect):
+    name = "mcp"
+    terminal_hint = "the JSON-RPC response to the request"
+    done_is_terminal = False
+    text_keys = ("text",)
+    finish_reasons: ClassVar[dict[str, str]] = {RESULT: STOP, TOOL_ERROR: ERROR}
+
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
+        super().__init__(merger, report, frames)
+        self._content = self.merger.buffer((0, "content"))
+        self._reply_id: object = None
+        self._reply: dict[str, Any] | None = None
+        self._reply_frame: int | None = None
+        self._notifications: list[dict[str, Any]] = []
+        self._requests: list[dict[str, Any]] = []
+
+    @classmethod
+    def claims(cls, value: object) -> bool:
+        if type(value) is list:
+            return bool(value) and all(_is_message(item) for item in value) and not any(
+                _is_a2a_result(item) for item in value)
+        return _is_message(value) and not _is_a2a_result(value)  # type: ignore[arg-type]
+
+    def fold(self, value: object, frame: int) -> None:
+        if type(value) is list:
+            self.report.diagnostic(
+                "batch-not-allowed", frame,
+                f"frame {frame} holds a JSON-RPC batch of {len(value)} messages: MCP removed batching in "
+                "2025-06-18, and the official client reads one message an event (it fails on an array); "
+                "each message is folded", count=len(value))
+            for item in value:
+                self._message(item, frame)
+            return
+        self._message(value, frame)
+
+    def _message(self, value: object, frame: int) -> None:
+        if type(value) is not dict:
+            self.wrong_type(value, frame, "a JSON-RPC message", "an object")
+            return
+        if value.get("jsonrpc") != "2.0":
+            got = "no `jsonrpc` member" if "jsonrpc" not in value else f"`jsonrpc: {compact_json(value['jsonrpc'])}`"
+            self.report.diagnostic(
+                "jsonrpc-missing", frame,
+                f"frame {frame} is a JSON-RPC message with {got}, not `\"jsonrpc\": \"2.0\"`; the official "
+                "client rejects it (its models require the member); folded as if it had it")
+        event = self.event_name(frame)
+        if event == "error":
+            self._error_event(value, frame)
+            return
+        if event is not None and event != "message":
+            self.report.diagnostic(
+                "event-ignored-by-sdk", frame,
+                f"frame {frame} is an SSE `event: {event}`: the mcp SDK's reader handles only `message` events "
+                "and skips it; folded anyway", once=("mcp-event", event), event=event)
+        if "method" in value:
+            self._method(value, frame)
+        elif "result" in value or "error" in value:
+            self._response(value, frame)
+        else:
+            self.report.diagnostic("unexpected-payload", frame,
+                                   f"frame {frame} is neither a request, a notification nor a response; ignored")
+
+    def _method(self, value: dict[str, Any], frame: int) -> None:
+        method = value.get("method")
+        if type(method) is not str:
+            self.wrong_type(method, frame, "a message's `method`", "a string")
+            return
+        # (no frame index: the native snapshot is the reply's, the same however the stream was framed)
+        entry = {"method": method, "params": value.get("params")}
+        if "id" in value:
+            self._requests.append({"id": value["id"], **entry})  # sampling, elicitation, roots: the client answers
+        else:
+            self._notifications.append(entry)
+
+    def _response(self, value: dict[str, Any], frame: int, how: str = "sent a JSON-RPC error response") -> None:
+        message_id = value.get("id")
+        if self._reply is not None:
+            same = message_id == self._reply_id
+            self.report.diagnostic(
+                "response-to-unknown-id", frame,
+                f"frame {frame} is a second response, to id {compact_json(message_id)}"
+                + (" again" if same else f", but this stream answers the request with id "
+                   f"{compact_json(self._reply_id)} (frame {self._reply_frame})")
+                + ": a POST carries one request, and the official client stops reading at the first "
+                  "response; not folded", id=message_id)
+            return
+        if any(request["id"] == message_id for request in self._requests):
+            self.report.diagnostic(
+                "response-to-unknown-id", frame,
+                f"frame {frame} responds to id {compact_json(message_id)}, the id of a request the server itself "
+                "sent on this stream: the client answers that one, not the server; taken as the reply", id=message_id)
+        self._reply, self._reply_id, self._reply_frame = value, message_id, frame
+        if type(message_id) in (int, str):
+            self.merger.replace(("id",), str(message_id), frame)
+        if "error" in value:
+            self._error(value.get("error"), frame, how)
+        else:
+            self._result(value.get("result"), frame)
+        self.finish_reply()
+
+    def _result(self, result: object, frame: int) -> None:
+        if type(result) is not dict:
+            self.wrong_type(result, frame, "the response's `result`", "an object")
+            return
+        content = result.get("content")
+        if type(content) is not list:
+            self.merger.replace((0, "finish_reason"), RESULT, frame)
+            return  # not a tool result (initialize, tools/list, ...): kept whole in the native snapshot
+        texts = [item.get("text") for item in content if type(item) is dict and item.get("type") == "text"]
+        joined = "\n".join(text for text in texts if type(text) is str)
+        if joined:
+            self._content.add(joined, frame)
+        failed = result.get("isError") is True
+        self.merger.replace((0, "finish_reason"), TOOL_ERROR if failed else RESULT, frame)
+        if failed:
+            self.report.diagnostic(
+                "tool-result-error", frame,
+                f"frame {frame}: the tool reported an error (`isError: true`): the text is the error, for the "
+                "model to read, not a result")
+
+    def _error_event(self, value: dict[str, Any], frame: int) -> None:
+        """`event: error`: whatever its data, an error; the SDK's reader never sees it."""
+        how = ("sent an `event: error` frame, which the mcp SDK's reader skips (it handles only `message` "
+               "events, so it goes on waiting for the response)")
+        if "error" in value and "method" not in value:
+            self._response(value, frame, how)
+        else:
+            self._error(value, frame, how)
+            self.finish_reply()
+
+    def _error(self, error: object, frame: int, what: str) -> None:
+        if type(error) is dict:
+            code, message = error.get("code"), error.get("message")
+            detail = f" {code}" if code is not None else ""
+            text = message if type(message) is str else compact_json(error)
+        else:
+            detail, text = "", compact_json(error)
+        self.in_stream_error(frame, f"the MCP server {what}{detail}: {text}", raw=json.dumps(error, ensure_ascii=False))
+
+    def finish(self, last_frame: int) -> None:
+        if self._reply is not None or not len(self.frames):
+            return
+        resume = self._last_event_id()
+        if resume is not None:
+            self.report.diagnostic(
+                "resumable-cut", resume[0],
+                f"the stream ended before its response, but frame {resume[0]} carried `id: {resume[1]}`: a client "
+                f"resumes with a GET carrying `Last-Event-ID: {resume[1]}` and gets the rest", last_event_id=resume[1])
+
+    def _last_event_id(self) -> tuple[int, str] | None:
+        """The last frame that set an SSE event id, and the id (read by the SSE framer from its raw bytes)."""
+        if self.transport not in (None, "sse"):
+            return None
+        for index in range(len(self.frames) - 1, -1, -1):
+            raw = self.frames.raw(index)
+            if b"id" not in raw:
+                continue
+            parser = SSEParser()
+            frames = parser.feed(raw + b"\n\n") + parser.close()
+            if frames and frames[0].id:
+                return index, frames[0].id
+        return None
+
+    def native(self) -> dict[str, Any] | None:
+        return {"response": self._reply, "notifications": self._notifications, "requests": self._requests}
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The JSON-RPC response a non-streaming (`application/json`) reply would have been."""
+        return export_message(result)
+
+    @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """A JSON-RPC response body (the `application/json` answer to a POST)."""
+        return read_message(value)
+
+    @classmethod
+    def summarize(cls, value: object) -> str:
+        return summarize_message(value)
