@@ -9,8 +9,10 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import uvicorn
+if TYPE_CHECKING:  # only the servers' own modules load uvicorn: the replay vocabulary and the pytest plugin don't
+    import uvicorn
 
 __all__ = ["LOOPBACK_NAMES", "RunningServer", "bind", "is_loopback_host", "run_in_thread"]
 

@@ -37,23 +37,32 @@ class FaultKind:
     transports: tuple[str, ...]
     #: What a correct client builds from the stream served with this fault.
     client: str
+    #: The SPECs a test runs a client over (`streamfold.testing.transparent_faults`): the kind with the
+    #: parameters that stress a client most and still keep a test fast; () for the destructive kinds.
+    examples: tuple[str, ...] = ()
 
 
 FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (
     FaultKind("chunk", "N|random", True, ANY,
-              "the same reply: writes of N bytes (1 included) or of random sizes (1-64, --seed) are reassembled"),
+              "the same reply: writes of N bytes (1 included) or of random sizes (1-64, --seed) are reassembled",
+              ("chunk:1", "chunk:random")),
     FaultKind("split-utf8", "", True, ANY,
-              "the same reply: every multi-byte UTF-8 character is split across two writes and decoded whole"),
-    FaultKind("crlf", "", True, LINES, "the same reply: every line ends CRLF"),
-    FaultKind("cr", "", True, SSE, "the same reply: every line ends with a lone CR, which SSE allows"),
-    FaultKind("nospace", "", True, SSE, "the same reply: `data:{...}` without the space after the colon"),
-    FaultKind("keepalive", "N", True, SSE, "the same reply: a `: keep-alive` comment after every N frames is skipped"),
-    FaultKind("bom", "", True, SSE, "the same reply: the UTF-8 BOM before the first byte is dropped"),
+              "the same reply: every multi-byte UTF-8 character is split across two writes and decoded whole",
+              ("split-utf8",)),
+    FaultKind("crlf", "", True, LINES, "the same reply: every line ends CRLF", ("crlf",)),
+    FaultKind("cr", "", True, SSE, "the same reply: every line ends with a lone CR, which SSE allows", ("cr",)),
+    FaultKind("nospace", "", True, SSE, "the same reply: `data:{...}` without the space after the colon",
+              ("nospace",)),
+    FaultKind("keepalive", "N", True, SSE, "the same reply: a `: keep-alive` comment after every N frames is skipped",
+              ("keepalive:1",)),
+    FaultKind("bom", "", True, SSE, "the same reply: the UTF-8 BOM before the first byte is dropped", ("bom",)),
     FaultKind("fields", "", True, SSE,
-              "the same reply: `id:` lines on every frame and `retry:` on the first are not data"),
+              "the same reply: `id:` lines on every frame and `retry:` on the first are not data", ("fields",)),
     FaultKind("stall", "FRAME:SECONDS", True, ANY,
-              "the same reply, late: SECONDS of silence before frame FRAME (a client's read timeout may fire)"),
-    FaultKind("slow", "MS", True, ANY, "the same reply, slowly: MS milliseconds more before every write"),
+              "the same reply, late: SECONDS of silence before frame FRAME (a client's read timeout may fire)",
+              ("stall:1:0.05",)),
+    FaultKind("slow", "MS", True, ANY, "the same reply, slowly: MS milliseconds more before every write",
+              ("slow:1",)),
     FaultKind("cut", "FRAME[:BYTE]", False, ANY,
               "an incomplete reply: the connection closes BYTE bytes into frame FRAME (half of it by default) "
               "without the end of the chunked body; a client must raise or mark the reply incomplete, not "

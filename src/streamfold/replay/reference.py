@@ -19,20 +19,25 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..result import Result
 from ..services import Capture
 from ..services.load import fold_capture
 
-__all__ = ["KEPT_REQUESTS", "Served", "ServedLog", "reference", "reply_part"]
+__all__ = ["KEPT_REQUESTS", "Served", "ServedLog", "reference", "reference_result", "reply_part"]
 
 #: How many requests' references are kept (the oldest go first).
 KEPT_REQUESTS = 100
 _SERIOUS = ("warning", "error")
 
 
+def reference_result(body: bytes, status: int, headers: tuple[tuple[str, str], ...]) -> Result:
+    """The fold of `body` served with `status` and `headers`, with its frames (what `assert_reply` names)."""
+    return fold_capture(Capture(body, "replay", status=status, response_headers=headers)).result
+
+
 def reference(body: bytes, status: int, headers: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """The JSON result of `body` served with `status` and `headers`, as `show --json` gives it."""
-    capture = Capture(body, "replay", status=status, response_headers=headers)
-    return fold_capture(capture).result.to_dict()
+    return reference_result(body, status, headers).to_dict()
 
 
 def reply_part(result: dict[str, Any]) -> dict[str, Any]:
@@ -63,15 +68,20 @@ class Served:
     finished: bool = False
     #: The client went away before the end.
     client_gone: bool = False
-    _result: dict[str, Any] | None = field(default=None, repr=False)
+    _folded: Result | None = field(default=None, repr=False)
     _folded_at: int = field(default=-1, repr=False)
 
+    def folded(self) -> Result:
+        """The fold of the bytes sent so far, with its frames (folded again only when more went out)."""
+        sent = self.sent
+        if self._folded is None or self._folded_at != sent:
+            self._folded = reference_result(self.planned[:sent], self.status, self.headers)
+            self._folded_at = sent
+        return self._folded
+
     def result(self) -> dict[str, Any]:
-        """The reference of the bytes sent so far (folded again only when more went out)."""
-        if self._result is None or self._folded_at != self.sent:
-            self._result = reference(self.planned[: self.sent], self.status, self.headers)
-            self._folded_at = self.sent
-        return self._result
+        """The reference of the bytes sent so far, as JSON (`GET /_streamfold/expect`)."""
+        return self.folded().to_dict()
 
     def summary(self) -> dict[str, Any]:
         """The request as `GET /_streamfold/requests` lists it."""
