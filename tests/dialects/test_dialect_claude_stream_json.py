@@ -161,6 +161,13 @@ def test_unknown_line_types_are_noted_once_and_bad_events_reported() -> None:
     assert codes(result).count("unknown-event-type") == 1 and "unexpected-payload" in codes(result)
 
 
+def test_types_that_are_not_strings_are_reported_not_raised() -> None:
+    # The mutation fuzzer's find: an event `type` that is a list reached a set lookup.
+    odd = {"type": "assistant", "session_id": SID, "message": {"id": "m", "content": [{"type": ["text"]}]}}
+    result = fold(lines(INIT, ev({"type": [], "index": 0}), odd, RESULT))
+    assert "unknown-event-type" in codes(result) and result.complete
+
+
 def test_summaries_name_the_envelope_and_the_event() -> None:
     assert ClaudeStreamJSON.summarize(RESULT) == "result success, 1 turn(s)"
     assert ClaudeStreamJSON.summarize(INIT) == "system init"

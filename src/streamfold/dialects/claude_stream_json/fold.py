@@ -114,8 +114,9 @@ class ClaudeStreamJSON(Dialect):
 
     def _event(self, event: dict[str, Any], frame: int) -> None:
         """One Anthropic event: a later turn's `message_start` opens a turn, block indexes are moved,
-        `message_delta` is held and `message_stop` waits for the `result` line."""
-        kind = event.get("type")
+        `message_delta` is held and `message_stop` waits for the `result` line. (An event whose
+        `type` is not a string goes to the Anthropic fold, which reports it.)"""
+        kind = event_type(event)
         if kind == "message_start":
             self._turn(frame)
             if self._turns > 1:

@@ -25,7 +25,7 @@ def events_of_message(message: dict[str, Any], first: bool, at: int) -> list[dic
     for index, block in enumerate(content if type(content) is list else (), start=at):
         if type(block) is not dict:
             continue
-        kind = block.get("type")
+        kind = block.get("type") if type(block.get("type")) is str else None
         if kind in _DELTAS:
             delta_type, field = _DELTAS[kind]
             start = {**block, field: ""}
