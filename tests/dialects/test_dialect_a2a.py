@@ -148,6 +148,13 @@ def test_bad_values_are_reported_not_raised() -> None:
     assert codes(result).count("unexpected-payload") == 3
 
 
+def test_parts_that_are_not_a_list_are_reported_and_appends_still_fold() -> None:
+    odd = rpc({"kind": "artifact-update", "taskId": TID, "artifact": {"artifactId": "a", "parts": 7}})
+    result = fold(sse(task(), odd, chunk("a", "x", append=True), status("completed", final=True)))
+    assert result.choices[0].content == "x" and "unexpected-payload" in codes(result)
+    assert result.export()["artifacts"] == [{"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]}]
+
+
 def test_summaries_name_the_event() -> None:
     assert A2A.summarize(chunk("a", "Hi", append=True, last=True)) == 'artifact-update a append last "Hi"'
     assert A2A.summarize(status("completed", final=True)) == "status-update completed final"

@@ -115,6 +115,10 @@ class A2A(Dialect):
                             "an object")
             return
         key, parts = artifact["artifactId"], artifact.get("parts")
+        if type(parts) is not list:
+            self.wrong_type(parts, frame, f"the `parts` of artifact {key!r}", "an array", "taken as no parts")
+            parts = []
+            artifact = {**artifact, "parts": parts}
         pieces = [(text, frame) for text in texts(parts)]
         held = self._artifacts.get(key)
         if held is not None and held["closed"]:
@@ -122,7 +126,7 @@ class A2A(Dialect):
                                    "folded", severity=Severity.WARNING, once=("closed", key))
         if held is not None and body.get("append") is True:
             held["artifact"] = {**held["artifact"], **{k: v for k, v in artifact.items() if k != "parts"},
-                                "parts": [*held["artifact"].get("parts", []), *(parts if type(parts) is list else [])]}
+                                "parts": [*held["artifact"]["parts"], *parts]}
             held["pieces"] += pieces
             last = next(reversed(self._artifacts)) == key
             if last and not self._message_pieces:
@@ -187,8 +191,9 @@ class A2A(Dialect):
             self._artifacts = {}
             for artifact in artifacts:
                 if type(artifact) is dict and type(artifact.get("artifactId")) is str:
+                    parts = artifact.get("parts") if type(artifact.get("parts")) is list else []
                     self._artifacts[artifact["artifactId"]] = {
-                        "artifact": dict(artifact), "pieces": [(text, frame) for text in texts(artifact.get("parts"))],
+                        "artifact": {**artifact, "parts": parts}, "pieces": [(text, frame) for text in texts(parts)],
                         "closed": True}
             self._rebuild()
         self._set_status(body.get("status"), frame)
