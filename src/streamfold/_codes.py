@@ -63,6 +63,7 @@ Code = Literal[
     "resumable-cut",
     "event-before-start", "event-after-end", "never-ended", "state-patch-failed", "unknown-ag-ui-event",
     "realtime-other-responses",
+    "part-missing-start", "tool-error", "envelope",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
@@ -212,6 +213,12 @@ _ALL = (
     CodeInfo("unknown-ag-ui-event", _D, _INFO, "an AG-UI event type streamfold does not know; ignored", "ag-ui"),
     CodeInfo("realtime-other-responses", _D, _INFO, "the session holds more responses than the first one, which is "
              "the one folded; the others are listed with their ids", "openai-realtime"),
+    CodeInfo("part-missing-start", _D, _WARN, "a delta or tool chunk for a part no start chunk opened (the ai "
+             "SDK's reader throws there); folded", "vercel-ui"),
+    CodeInfo("tool-error", _D, _WARN, "a tool call's input was rejected or the tool failed (`tool-input-error`, "
+             "`tool-output-error`)", "vercel-ui"),
+    CodeInfo("envelope", _D, _INFO, "the vendor's events came inside another protocol's envelope (Claude Code "
+             "`stream-json` lines around Anthropic events): named, and folded as the vendor's", "anthropic"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
     CodeInfo("har-entries", _N, _INFO, "which HAR entry was used: the last of several streamed ones, or a failed "
              "request when none streamed"),

@@ -6,6 +6,11 @@ frame's data as text, `decode_bytes` for a payload kept as bytes in a run
 (which refuses what it cannot take as is; the frame then goes the text way,
 which says why). Nothing here knows vendors. Invalid payloads are kept with
 the decoder's message and position, so the rest of the stream still folds.
+
+One shape that is not JSON decodes too: a `T:JSON` line (one digit or lower-case letter, a colon,
+a JSON document), the line protocol of the Vercel AI SDK data stream (`0:"Hello"`). It is a
+`Prefixed` value, never a dict or list, so no dialect of JSON payloads claims it by mistake; no
+JSON document has a letter or digit and then a colon, so no JSON payload decodes as one.
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._json import documents, loads_noting, loads_utf8
 from .framing import Frame
 
-__all__ = ["Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text"]
+__all__ = ["Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame", "decode_text",
+           "is_prefixed"]
 
 DONE_SENTINEL = "[DONE]"
 
@@ -45,6 +51,21 @@ class Payload:
     error: str | None = None
     #: Character position of the error in the frame's data.
     position: int | None = None
+
+
+class Prefixed(NamedTuple):
+    """A `T:JSON` line: its one-character type and its JSON value (JSON-encodable as `[type, value]`)."""
+
+    prefix: str
+    value: Any
+
+
+_PREFIXES = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+def is_prefixed(data: str) -> bool:
+    """Does `data` start as a `T:JSON` line does (which no JSON document does)?"""
+    return len(data) > 2 and data[1] == ":" and data[0] in _PREFIXES
 
 
 COMMENT = Payload(PayloadKind.COMMENT)
@@ -83,6 +104,11 @@ def decode_text(data: str) -> tuple[PayloadKind, Any]:
     try:
         value, replaced, surrogates = loads_noting(data)
     except ValueError as exc:
+        if is_prefixed(data):
+            try:
+                return _JSON, Prefixed(data[0], loads_noting(data[2:])[0])
+            except ValueError:
+                pass
         payload = _not_one_document(data, exc)
         return payload.kind, payload
     if replaced or surrogates:

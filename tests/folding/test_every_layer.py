@@ -48,7 +48,9 @@ def test_the_fold_is_the_same_however_fed(path: Path) -> None:
 #: Bedrock's InvokeModel carries another vendor's events: Claude's are `anthropic`.
 DIALECTS_OF_FOLDER = {"openai": ("openai-chat", "openai-completions"), "examples": ("openai-chat",),
                       "bedrock": ("bedrock", "anthropic"), "cohere": ("cohere", "cohere-v1"),
-                      "websocket": ("openai-responses", "openai-realtime")}
+                      "websocket": ("openai-responses", "openai-realtime"),
+                      #: Claude Code's stream-json envelopes carry Anthropic events: `anthropic`.
+                      "claude-stream-json": ("anthropic",)}
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)

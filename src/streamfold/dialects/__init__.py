@@ -10,9 +10,11 @@ from ..framing import FrameIssue
 from ..opaque import Opaque, find_carrier
 from ..result import Result, register_exporter
 from ._base import Dialect
+from .a2a import A2A
 from .ag_ui import AGUI
 from .anthropic import Anthropic
 from .bedrock import Bedrock
+from .claude_stream_json import ClaudeStreamJSON
 from .cloudflare import Cloudflare
 from .cohere import Cohere
 from .cohere_v1 import CohereV1
@@ -27,14 +29,18 @@ from .openai_realtime import OpenAIRealtime
 from .openai_responses import OpenAIResponses
 from .tgi import TGI
 from .unknown import Unknown
+from .vercel_data import VercelData
+from .vercel_ui import VercelUI
 
 __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "opaque_state"]
 
-# Reference §3 order: the first dialect that claims a payload wins. Realtime events (`event_id`)
-# come before Responses, which claims every `response.*` name both use.
+# Reference §3 order: the first dialect that claims a payload wins. VercelUI claims only chunks of its
+# schema's exact shapes, so it takes no other stream from where it is; it comes before OpenAIChat so
+# that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
+# Realtime events (`event_id`) come before Responses, which claims every `response.*` name both use.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere, CohereV1, TGI,
-    LlamaCpp, LMStudio, Ollama, Cloudflare, MCP, AGUI)
+    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere,
+    CohereV1, TGI, LlamaCpp, LMStudio, Ollama, Cloudflare, A2A, MCP, AGUI, ClaudeStreamJSON, VercelData)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}

@@ -172,7 +172,8 @@ def _response_call(position: int, name: Any, arguments: str) -> ToolCall:
 def read_response(value: Any) -> dict[str, Any]:
     """The facts of a non-streaming reply: plain text, or a vendor's response body or message,
     read by the dialect that knows it (the reverse of its `export`): {"content", "reasoning",
-    "tool_calls" [(name, arguments text)] or None, "finish_reason", "usage", "dialect"}, finish
+    "tool_calls" [(name, arguments text)] or None, "finish_reason" (absent when the reply has none
+    to tell), "usage", "dialect"}, finish
     reason and usage normalised by that dialect as a fold's are (usage as `Usage` fields)."""
     if isinstance(value, str):
         return {"content": value, "tool_calls": None}
@@ -183,9 +184,10 @@ def read_response(value: Any) -> dict[str, Any]:
             if found is None:
                 continue
             dialect = dialect_class()
-            raw_finish = found.get("finish_reason")
-            found["finish_reason"] = (None if raw_finish is None else
-                                      dialect.normalise_finish(str(raw_finish), bool(found.get("tool_calls"))))
+            if "finish_reason" in found:  # absent: the reply has no finish reason to tell (a UIMessage)
+                raw_finish = found["finish_reason"]
+                found["finish_reason"] = (None if raw_finish is None else
+                                          dialect.normalise_finish(str(raw_finish), bool(found.get("tool_calls"))))
             found["usage"] = dialect.normalise_usage(found.get("usage")) if found.get("usage") is not None else None
             found["dialect"] = name
             return _checked(found)

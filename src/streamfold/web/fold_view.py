@@ -44,7 +44,7 @@ from typing import Any
 
 import msgspec
 
-from ..decoding import PayloadKind, decode_frame
+from ..decoding import PayloadKind, decode_frame, is_prefixed
 from ..result import Result
 from ..services import Loaded, load
 from ..services.inputs import Capture
@@ -200,7 +200,8 @@ def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = 
         if frame.offset > previous_end:
             row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
         previous_end = max(previous_end, frame.end)
-        if kind is PayloadKind.JSON and frame.index in lenient:
+        if kind is PayloadKind.JSON and (frame.index in lenient or is_prefixed(frame.data or "")):
+            # A `T:JSON` line (the Vercel data stream) is no JSON text the page could parse: its value is sent.
             row["payload_json"] = _json_encode(decode_frame(frame).value).decode()
         elif kind is PayloadKind.JSON:
             # The core decoded this data as exactly one JSON document: the page parses the same

@@ -49,9 +49,20 @@ def _is_message(value: object) -> bool:
 
 
 def _is_a2a_result(value: dict[str, Any]) -> bool:
-    """A2A streams JSON-RPC too: its results are tasks, messages and task events, tagged by `kind`."""
+    """A2A streams JSON-RPC too: its results are tasks, messages and task events, tagged by `kind`
+    (A2A 0.3) or the one key of a `StreamResponse` (A2A 1.0: `{"task": {...}}`, `{"statusUpdate": ...}`)."""
     result = value.get("result")
-    return type(result) is dict and ("kind" in result or "taskId" in result)
+    if type(result) is not dict:
+        return False
+    if "kind" in result or "taskId" in result:
+        return True
+    # An MCP task result is `{"task": {"taskId", "status": "working"}}`: an A2A task's status is an object.
+    ((key, body),) = result.items() if len(result) == 1 else ((None, None),)
+    if type(body) is not dict:
+        return False
+    return ((key in ("task", "statusUpdate") and type(body.get("status")) is dict)
+            or (key == "artifactUpdate" and type(body.get("artifact")) is dict)
+            or (key == "message" and "messageId" in body and "parts" in body))
 
 
 class MCP(Dialect):

@@ -1,0 +1,323 @@
+"""The Vercel AI SDK UI message stream (`x-vercel-ai-ui-message-stream: v1`, ai 5 and later): SSE
+`data:` lines, each a JSON chunk with a `type`, ending with `data: [DONE]`.
+
+Source: ai-sdk.dev "Stream Protocols" and the `ai` package's `uiMessageChunkSchema`. One stream is
+one assistant `UIMessage` (choice 0), built of parts:
+
+- `text-start/delta/end` and `reasoning-start/delta/end`, keyed by `id`: the deltas append to
+  content or reasoning; each id is one part (its runs in the buffer are kept, for export);
+- `tool-input-start` opens a tool call keyed by `toolCallId` (its order of arrival is the key),
+  `tool-input-delta` APPENDS `inputTextDelta`, `tool-input-available` carries the whole `input`,
+  which wins over the streamed text as it does in the SDK's reader; the `tool-output-*`,
+  `tool-input-error` and approval chunks set the part's state and output (kept for export);
+- `start-step` is a `step-start` part; `source-*`, `file` and `data-*` parts are kept whole
+  (a `data-*` with an id already seen replaces it; a `transient` one is not in the message);
+- `finish` (its `finishReason` from ai 6 on) finishes the reply, `[DONE]` ends the stream;
+  `error` is an in-stream error, `abort` too (the reply was stopped, it is not complete);
+- the protocol has no usage of its own: a `messageMetadata.usage` (or `totalUsage`) in the
+  SDK's `LanguageModelUsage` shape is read as the usage.
+
+A delta for a part whose start never came is folded, with `part-missing-start`: the SDK's reader
+throws there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import Merger
+from .._base import (
+    CONTENT_FILTER,
+    ERROR,
+    LENGTH,
+    OTHER,
+    STOP,
+    TOOL_CALLS,
+    Dialect,
+    compact_json,
+    dumps_arguments,
+    event_type,
+)
+from .message import export_message, read_message, summarize_chunk
+from .shapes import DATA_PREFIX, fits
+
+if TYPE_CHECKING:
+    from ...merge import TextBuffer, ToolPath
+    from ...result import Result
+
+__all__ = ["VercelUI"]
+
+_USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens")
+
+
+class VercelUI(Dialect):
+    name = "vercel-ui"
+    finish_reasons: ClassVar[dict[str, str]] = {
+        "stop": STOP, "length": LENGTH, "content-filter": CONTENT_FILTER, "tool-calls": TOOL_CALLS,
+        "error": ERROR, "other": OTHER}
+    terminal_hint = "`data: [DONE]` after a `finish` chunk"
+
+    def __init__(self, merger: Merger | None = None, report: Report | None = None,
+                 frames: FrameView | None = None) -> None:
+        super().__init__(merger, report, frames)
+        self._content = self.merger.buffer((0, "content"))
+        self._reasoning = self.merger.buffer((0, "reasoning"))
+        #: The message's parts in order, as JSON values (see `message.export_message`).
+        self._parts: list[dict[str, Any]] = []
+        #: text/reasoning part id -> its part (runs of [start, end] offsets in its buffer).
+        self._open: dict[tuple[str, str], dict[str, Any]] = {}
+        #: toolCallId -> its tool part.
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._metadata: Any = None
+        self.merger.set_once((0, "role"), "assistant", 0)
+
+    @classmethod
+    def claims(cls, value: object) -> bool:
+        kind = event_type(value)
+        return kind is not None and type(value) is dict and fits(value, kind)
+
+    # -- the fold loop -------------------------------------------------------
+
+    def fold(self, value: object, frame: int) -> None:
+        kind = event_type(value)
+        if kind is None or type(value) is not dict:
+            self.report.diagnostic("unexpected-payload", frame,
+                                   "a UI message stream chunk is a JSON object with a string `type`; ignored",
+                                   severity=Severity.INFO, once=("no-type",))
+            return
+        if kind in ("text-delta", "reasoning-delta"):
+            self._delta(kind[:-6], value, frame)
+        elif kind in ("text-start", "reasoning-start"):
+            self._part(kind[:-6], value.get("id"), frame)
+        elif kind in ("text-end", "reasoning-end"):
+            part = self._open.pop((kind[:-4], str(value.get("id"))), None)
+            if part is not None:
+                part["done"] = True
+        elif kind.startswith("tool-"):
+            self._tool_chunk(kind, value, frame)
+        elif kind.startswith(DATA_PREFIX):
+            self._data(kind, value)
+        else:
+            handler = self._HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, value, frame)
+            elif kind != "finish-step":
+                self.report.diagnostic(
+                    "unknown-event-type", frame, f"chunk type {kind!r} is not in the UI message stream protocol; "
+                    "ignored (the ai SDK's reader rejects it)", severity=Severity.INFO, once=("type", kind), type=kind)
+
+    def _buffer(self, kind: str) -> TextBuffer:
+        return self._content if kind == "text" else self._reasoning
+
+    def _part(self, kind: str, part_id: object, frame: int) -> dict[str, Any]:
+        part: dict[str, Any] = {"type": kind, "runs": []}
+        self._parts.append(part)
+        self._open[(kind, str(part_id))] = part
+        return part
+
+    def _delta(self, kind: str, value: dict[str, Any], frame: int) -> None:
+        piece = self.string(value.get("delta"), frame, f"the `delta` of a {kind}-delta")
+        part = self._open.get((kind, str(value.get("id"))))
+        if part is None:
+            self.report.diagnostic(
+                "part-missing-start", frame,
+                f"a {kind}-delta for part {value.get('id')!r}, which no {kind}-start opened (or which had ended): "
+                "folded, but the ai SDK's reader throws here", once=("part", kind, str(value.get("id"))))
+            part = self._part(kind, value.get("id"), frame)
+        if not piece:
+            return
+        buffer = self._buffer(kind)
+        runs = part["runs"]
+        start = buffer.length
+        buffer.add(piece, frame)
+        if runs and runs[-1][1] == start:
+            runs[-1][1] = buffer.length
+        else:
+            runs.append([start, buffer.length])
+
+    # -- tool calls ------------------------------------------------------------
+
+    def _tool(self, value: dict[str, Any], frame: int, opens: bool) -> dict[str, Any] | None:
+        call_id = value.get("toolCallId")
+        if type(call_id) is not str:
+            self.wrong_type(call_id, frame, "a tool chunk's `toolCallId`", "a string")
+            return None
+        tool = self._tools.get(call_id)
+        if tool is None:
+            if not opens:
+                self.report.diagnostic(
+                    "part-missing-start", frame, f"a {value.get('type')} chunk for tool call {call_id!r}, which no "
+                    "tool-input-start or tool-input-available opened: the ai SDK's reader throws here; its output "
+                    "is kept", once=("tool", call_id))
+            tool = self._tools[call_id] = {"type": "tool", "key": len(self._tools), "toolCallId": call_id,
+                                           "state": "input-streaming", "streamed": False}
+            self._parts.append(tool)
+            self.merger.set_once((0, "tool", tool["key"], "id"), call_id, frame)
+        name = value.get("toolName")
+        if name is not None:
+            self.merger.set_once((0, "tool", tool["key"], "name"), name, frame)
+        for field in ("dynamic", "providerExecuted", "title"):
+            if field in value:
+                tool[field] = value[field]
+        return tool
+
+    def _tool_chunk(self, kind: str, value: dict[str, Any], frame: int) -> None:
+        opens = kind in ("tool-input-start", "tool-input-available", "tool-input-error")
+        tool = self._tool(value, frame, opens)
+        if tool is None:
+            return
+        path: ToolPath = (0, "tool", tool["key"], "arguments")
+        if kind == "tool-input-delta":
+            piece = self.string(value.get("inputTextDelta"), frame, "the `inputTextDelta` of a tool-input-delta")
+            if piece:
+                tool["streamed"] = True
+                self.merger.append(path, piece, frame)
+        elif kind in ("tool-input-available", "tool-input-error"):
+            tool["state"] = "input-available" if kind == "tool-input-available" else "output-error"
+            if "input" in value:
+                self._whole_input(tool, value["input"], frame)
+            if kind == "tool-input-error":
+                tool["errorText"] = value.get("errorText")
+                self._tool_error(tool, "its input was rejected", value.get("errorText"), frame)
+            self.merger.parse(path, frame)
+        elif kind == "tool-output-available":
+            tool["state"], tool["output"] = "output-available", value.get("output")
+            if value.get("preliminary"):
+                tool["preliminary"] = True
+            else:
+                tool.pop("preliminary", None)
+        elif kind == "tool-output-error":
+            tool["state"], tool["errorText"] = "output-error", value.get("errorText")
+            self._tool_error(tool, "the tool failed", value.get("errorText"), frame)
+        elif kind == "tool-output-denied":
+            tool["state"] = "output-denied"
+        elif kind == "tool-approval-request":
+            tool["state"], tool["approval"] = "approval-requested", {"id": value.get("approvalId")}
+        elif kind != "tool-input-start":
+            self.report.diagnostic("unknown-event-type", frame, f"chunk type {kind!r} is not in the UI message "
+                                   "stream protocol; ignored", severity=Severity.INFO, once=("type", kind), type=kind)
+
+    def _whole_input(self, tool: dict[str, Any], whole: Any, frame: int) -> None:
+        """`tool-input-available`'s whole input: the arguments when none streamed; when some did and
+        they parse to another value, the whole input wins, as it does in the SDK's reader."""
+        path: ToolPath = (0, "tool", tool["key"], "arguments")
+        if tool["streamed"]:
+            streamed = self.merger.parse(path, frame)
+            if streamed.error is None and streamed.value == whole:
+                return
+            self.report.diagnostic(
+                "final-text-mismatch", frame,
+                f"tool call {tool['key']} ({tool['toolCallId']}): the streamed input "
+                f"{compact_json(self.merger.text(path), 80)} is not the `input` of tool-input-available "
+                f"{compact_json(whole, 80)}; the whole input is kept, as the ai SDK's reader keeps it",
+                choice=0, tool_call=tool["key"])
+        self.merger.replace_text(path, [(dumps_arguments(whole), frame)])
+
+    def _tool_error(self, tool: dict[str, Any], what: str, text: object, frame: int) -> None:
+        self.report.diagnostic(
+            "tool-error", frame, f"tool call {tool['key']} ({tool['toolCallId']}): {what}: {text}",
+            choice=0, tool_call=tool["key"])
+
+    # -- the other parts and the message ---------------------------------------
+
+    def _data(self, kind: str, value: dict[str, Any]) -> None:
+        if value.get("transient"):
+            return  # sent to the client's onData, never part of the message
+        part = {"type": kind, **({"id": value["id"]} if "id" in value else {}), "data": value.get("data")}
+        if "id" in value:
+            for held in self._parts:
+                kept = held.get("part")
+                if type(kept) is dict and kept.get("type") == kind and kept.get("id") == value["id"]:
+                    kept["data"] = part["data"]  # the SDK's reconciliation: same type and id, replaced
+                    return
+        self._parts.append({"type": "raw", "part": part})
+
+    def _raw(self, value: dict[str, Any], frame: int) -> None:
+        self._parts.append({"type": "raw", "part": dict(value)})
+
+    def _step(self, value: dict[str, Any], frame: int) -> None:
+        self._parts.append({"type": "raw", "part": {"type": "step-start"}})
+
+    def _start(self, value: dict[str, Any], frame: int) -> None:
+        self.merger.set_once(("id",), value.get("messageId"), frame)
+        self._meta(value, frame)
+
+    def _meta(self, value: dict[str, Any], frame: int) -> None:
+        metadata = value.get("messageMetadata")
+        if metadata is None:
+            return
+        if type(metadata) is dict and type(self._metadata) is dict:
+            self._metadata = {**self._metadata, **metadata}
+        else:
+            self._metadata = metadata
+        usage = next((metadata.get(key) for key in ("usage", "totalUsage") if type(metadata.get(key)) is dict), None) \
+            if type(metadata) is dict else None
+        if usage is not None and any(key in usage for key in _USAGE_KEYS):
+            self.merger.replace(("usage",), usage, frame)
+
+    def _finish(self, value: dict[str, Any], frame: int) -> None:
+        self._meta(value, frame)
+        reason = value.get("finishReason")
+        if reason is not None:
+            self.merger.replace((0, "finish_reason"), reason, frame)
+        self.finish_reply()
+
+    def _error(self, value: dict[str, Any], frame: int) -> None:
+        self.in_stream_error(frame, f"the stream sent an error chunk: {value.get('errorText')}",
+                             raw=json.dumps(value, ensure_ascii=False))
+
+    def _abort(self, value: dict[str, Any], frame: int) -> None:
+        reason = value.get("reason")
+        self.in_stream_error(frame, "the stream was aborted" + (f": {reason}" if reason else "") +
+                             "; the message is what came before", raw=json.dumps(value, ensure_ascii=False))
+
+    _HANDLERS: ClassVar[dict[str, Any]] = {
+        "start": _start, "start-step": _step, "finish": _finish, "error": _error, "abort": _abort,
+        "message-metadata": _meta, "source-url": _raw, "source-document": _raw, "file": _raw}
+
+    # -- end of stream -------------------------------------------------------
+
+    def finish(self, last_frame: int) -> None:
+        for tool in self._tools.values():
+            self.check_arguments(0, tool["key"], last_frame)
+
+    def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:
+        # A `stop` after tool calls whose outputs all came is the end of a multi-step run (the SDK
+        # ran the tools and the last step answered), not a reply that waits for tool results.
+        if raw == "stop" and has_tool_calls and all(tool["state"] == "output-available"
+                                                    for tool in self._tools.values()):
+            return STOP
+        return super().normalise_finish(raw, has_tool_calls)
+
+    def normalise_usage(self, raw: object) -> dict[str, Any] | None:
+        if type(raw) is not dict:
+            return None
+        return {"input_tokens": raw.get("inputTokens"), "output_tokens": raw.get("outputTokens"),
+                "reasoning_tokens": raw.get("reasoningTokens"), "cache_read_tokens": raw.get("cachedInputTokens"),
+                "total_tokens": raw.get("totalTokens")}
+
+    def native(self) -> dict[str, Any] | None:
+        """The message's parts in order (text and reasoning as runs of offsets into the choice's
+        content and reasoning, tool parts with their state and output, the rest whole) and its metadata."""
+        parts = [{key: item for key, item in part.items() if key != "streamed"} for part in self._parts]
+        out: dict[str, Any] = {"parts": parts}
+        if self._metadata is not None:
+            out["metadata"] = self._metadata
+        return out
+
+    @classmethod
+    def export(cls, result: Result) -> dict[str, Any]:
+        """The `UIMessage` the SDK's `readUIMessageStream` builds from the stream."""
+        return export_message(result)
+
+    @classmethod
+    def read_response(cls, value: object) -> dict[str, Any] | None:
+        """An assistant `UIMessage`, as `export` writes it (it has no finish reason)."""
+        return read_message(value)
+
+    @classmethod
+    def summarize(cls, value: object) -> str:
+        return summarize_chunk(value)
