@@ -75,7 +75,7 @@ class CohereV1(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        return isinstance(value, dict) and value.get("event_type") in _TYPES
+        return isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in _TYPES
 
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:

@@ -157,7 +157,8 @@ def summarize_event(value: object) -> str:
     if isinstance(value.get("delta"), str):
         detail.append(compact_json(value["delta"], 80))
     elif kind == "STATE_DELTA":
-        detail.append(f"{len(value.get('delta') or [])} operation(s)")
+        operations = value.get("delta")
+        detail.append(f"{len(operations) if isinstance(operations, list) else 0} operation(s)")
     if kind == "RUN_ERROR":
         detail.append(compact_json(value.get("message"), 100))
     return f"{kind} " + " ".join(detail) if detail else str(kind)
