@@ -19,6 +19,7 @@ from .cloudflare import Cloudflare
 from .cohere import Cohere
 from .cohere_v1 import CohereV1
 from .gemini import Gemini
+from .gemini_interactions import GeminiInteractions
 from .llama_cpp import LlamaCpp
 from .lmstudio import LMStudio
 from .mcp import MCP
@@ -39,8 +40,9 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 # Realtime events (`event_id`) come before Responses, which claims every `response.*` name both use.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
-    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini, Cohere,
-    CohereV1, TGI, LlamaCpp, LMStudio, Ollama, Cloudflare, A2A, MCP, AGUI, ClaudeStreamJSON, VercelData)
+    Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini,
+    GeminiInteractions,
+    Cohere, CohereV1, TGI, LlamaCpp, LMStudio, Ollama, Cloudflare, A2A, MCP, AGUI, ClaudeStreamJSON, VercelData)
 
 _ALL: tuple[type[Dialect], ...] = (*_DETECTION_ORDER, Unknown)
 DIALECTS: dict[str, type[Dialect]] = {dialect.name: dialect for dialect in _ALL}
