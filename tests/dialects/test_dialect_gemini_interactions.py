@@ -13,10 +13,10 @@ import pytest
 from google.genai._gaos.types.interactions import Interaction, InteractionSSEEvent
 from pydantic import TypeAdapter
 
+from feeding import tr_fold
 from streamfold import Result, fold
 from streamfold.dialects import detect
 from streamfold.dialects.gemini_interactions import GeminiInteractions
-from tests.feeding import tr_fold
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "gemini-interactions"
 SSE_EVENT = TypeAdapter(InteractionSSEEvent)

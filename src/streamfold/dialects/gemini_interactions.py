@@ -102,7 +102,8 @@ class GeminiInteractions(Dialect):
         elif kind in _TERMINAL:
             self._completed(value.get("interaction"), frame)
         elif kind == "error":
-            error = value.get("error") if type(value.get("error")) is dict else {}
+            found = value.get("error")
+            error: dict[str, Any] = found if type(found) is dict else {}
             message = error.get("message") or error.get("code") or "the Interactions stream sent an error"
             self.in_stream_error(frame, f"Gemini Interactions error: {message}",
                                  raw=json.dumps(value, ensure_ascii=False)[:2000])
