@@ -150,3 +150,16 @@ def test_claims_only_its_own_shapes() -> None:
     assert not GeminiInteractions.claims({"candidates": [{"content": {"parts": [{"text": "hi"}]}}]})
     assert GeminiInteractions.claims({"event_type": "interaction.status_update", "interaction_id": "i",
                                       "status": "in_progress"})
+
+
+def test_steps_whose_lists_are_not_lists_are_skipped() -> None:
+    # Found by a mutation fuzz of the captures: a `content` or `summary` that is a number crashed the fold.
+    result = fold(sse(CREATED, {"event_type": "step.start", "index": 0, "step": {"type": "thought", "summary": 1}},
+                      {"event_type": "step.start", "index": 1, "step": {"type": "model_output", "content": True}},
+                      {"event_type": "step.delta", "index": 1, "delta": {"type": "text", "text": "ok"}},
+                      completed()))
+    choice = result.choice(0)
+    assert choice is not None and choice.content == "ok" and result.complete
+    assert GeminiInteractions.read_response({"id": "i", "status": "completed", "steps": [
+        {"type": "model_output", "content": 3}, {"type": "thought", "summary": [{"type": "text", "text": 4}]}]}) == {
+        "content": "", "reasoning": None, "tool_calls": [], "finish_reason": "completed", "usage": None}

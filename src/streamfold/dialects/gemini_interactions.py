@@ -125,11 +125,11 @@ class GeminiInteractions(Dialect):
         elif kind == "text":  # the legacy `content.start` of a text block
             self._text(step.get("text"), frame)
         elif kind == "model_output":
-            for part in step.get("content") or ():
+            for part in _list(step.get("content")):
                 if type(part) is dict and part.get("type") == "text":
                     self._text(part.get("text"), frame)
         elif kind == "thought":
-            for part in step.get("summary") or ():
+            for part in _list(step.get("summary")):
                 if type(part) is dict and part.get("type") == "text":
                     self._reasoning(part.get("text"), frame)
             if type(step.get("signature")) is str:
@@ -287,10 +287,8 @@ class GeminiInteractions(Dialect):
                 and "id" in value and "candidates" not in value):
             return None
         steps = [step for step in value["steps"] if isinstance(step, dict)]
-        content = "".join(part.get("text") or "" for step in steps if step.get("type") == "model_output"
-                          for part in step.get("content") or () if isinstance(part, dict))
-        reasoning = "".join(part.get("text") or "" for step in steps if step.get("type") == "thought"
-                            for part in step.get("summary") or () if isinstance(part, dict))
+        content = "".join(_texts(step.get("content")) for step in steps if step.get("type") == "model_output")
+        reasoning = "".join(_texts(step.get("summary")) for step in steps if step.get("type") == "thought")
         calls = [(step.get("name"), dumps_arguments(step.get("arguments")))
                  for step in steps if step.get("type") == "function_call"]
         return {"content": content, "reasoning": reasoning or None, "tool_calls": calls,
@@ -313,6 +311,15 @@ class GeminiInteractions(Dialect):
             status = interaction.get("status") if type(interaction) is dict else None
             return f"{kind} {status}"
         return str(kind) if kind else compact_json(value)
+
+
+def _list(value: object) -> list[Any]:
+    return value if type(value) is list else []
+
+
+def _texts(parts: object) -> str:
+    """The text parts of a content list, joined."""
+    return "".join(part["text"] for part in _list(parts) if type(part) is dict and type(part.get("text")) is str)
 
 
 def interactions_usage(raw: object) -> dict[str, Any] | None:
