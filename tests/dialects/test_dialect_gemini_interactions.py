@@ -163,3 +163,21 @@ def test_steps_whose_lists_are_not_lists_are_skipped() -> None:
     assert GeminiInteractions.read_response({"id": "i", "status": "completed", "steps": [
         {"type": "model_output", "content": 3}, {"type": "thought", "summary": [{"type": "text", "text": 4}]}]}) == {
         "content": "", "reasoning": None, "tool_calls": [], "finish_reason": "completed", "usage": None}
+
+
+def test_a_legacy_function_call_delta_states_the_call_whole() -> None:
+    # The content-based FunctionCallDelta (js-genai, "used when steps are disabled"): `arguments` is an object.
+    call = {"type": "function_call", "id": "c7", "name": "lookup", "arguments": {"q": "oslo"}}
+    result = tr_fold(sse({"event_type": "interaction.start", "interaction": {"id": "int-1", "status": "in_progress"}},
+                         {"event_type": "content.start", "index": 0, "content": {"type": "thought"}},
+                         {"event_type": "content.delta", "index": 0, "delta": {
+                             "type": "thought_summary", "content": {"type": "text", "text": "Look it up."}}},
+                         {"event_type": "content.start", "index": 1, "content": {"type": "function_call"}},
+                         {"event_type": "content.delta", "index": 1, "delta": call},
+                         {"event_type": "content.stop", "index": 1},
+                         {"event_type": "interaction.complete", "interaction": {
+                             "id": "int-1", "status": "requires_action", "outputs": []}}))
+    choice = result.choice(0)
+    assert choice is not None and choice.reasoning == "Look it up."
+    assert [(c.id, c.name, c.parsed) for c in choice.tool_calls] == [("c7", "lookup", {"q": "oslo"})]
+    assert choice.finish_reason == "tool_calls"
