@@ -39,6 +39,8 @@ __all__ = ["DIALECTS", "Dialect", "carried_error", "detect", "for_transport", "o
 # schema's exact shapes, so it takes no other stream from where it is; it comes before OpenAIChat so
 # that its exported UIMessage (role "assistant", no content) is read back as its own, not as a chat message.
 # Realtime events (`event_id`) come before Responses, which claims every `response.*` name both use.
+# GeminiInteractions claims only its own `event_type` names with their required fields, and no Interactions
+# event has Gemini's `candidates`/`usageMetadata`, so the two are disjoint whichever comes first.
 _DETECTION_ORDER: tuple[type[Dialect], ...] = (
     Bedrock, VercelUI, OpenAIChat, OpenAICompletions, OpenAIRealtime, OpenAIResponses, Anthropic, Gemini,
     GeminiInteractions,
