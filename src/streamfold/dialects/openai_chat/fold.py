@@ -345,8 +345,9 @@ class OpenAIChat(ToolCallFolding):
     # -- what the Result does not hold ---------------------------------------------------
 
     def native(self) -> dict[str, Any]:
-        """The chunk envelope's own fields, for `export`: `created`, and `system_fingerprint`
-        and `service_tier` when the stream sent them (each as first sent)."""
+        """What `export` needs beyond the Result: the chunk envelope's `created`, `system_fingerprint`
+        and `service_tier` (each as first sent), and the extras a client sends back or keeps
+        (`extras.py`: reasoning details, a tool call's extra content, logprobs)."""
         return snapshot(self.merger, self._extras)
 
     @classmethod
