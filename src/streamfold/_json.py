@@ -9,7 +9,7 @@ lone surrogates, which `json` accepts), and error messages always come from
 `json`, whose wording and positions are stable. What only `json` accepts is
 made safe to write out again: NaN, Infinity and numbers beyond a double's
 range become None (strict JSON has no such numbers), and a lone surrogate
-escape (`"\ud800"`) becomes U+FFFD (no UTF-8 encoder writes it); the fold
+escape (`"\\ud800"`) becomes U+FFFD (no UTF-8 encoder writes it); the fold
 reports both on the frame.
 
 Nesting is capped at `MAX_DEPTH` levels: both decoders recurse, so without a
@@ -45,7 +45,7 @@ _std_loads: Callable[[str], Any] = json.loads
 _INFINITY = float("inf")
 # The escape of a UTF-16 surrogate: one without its pair decodes to a code point no encoder writes.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _null(literal: str) -> None:

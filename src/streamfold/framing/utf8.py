@@ -66,4 +66,4 @@ def decode_reporting(raw: bytes, offset: int) -> tuple[str, list[tuple[int, byte
     return text, bad
 
 
-_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+_ESCAPED_BYTES = re.compile(r"[\udc80-\udcff]+")
