@@ -26,12 +26,19 @@ against whatever `streamfold` is importable, so point PYTHONPATH at a tree:
 
 Options: --cases a,b (prefixes), --scale small|default|large, --timeout SECONDS
 (per case; a case past it shows "timeout" and its larger sizes are skipped),
---tracemalloc (also the Python-level peak, slower).
+--tracemalloc (also the Python-level peak, slower), --before SRC (every case also run
+against another tree, side by side in the same run: before and after a change).
+
+More cases live in benchmarks/hostile/, a module per group, each a `CASES` dict
+shaped as the one below, with an optional fourth item: the code that runs the case.
+
+  git worktree add /tmp/before OLD && python benchmarks/bench_hostile.py --before /tmp/before/src
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -172,10 +179,15 @@ CASES: dict[str, tuple[Generator, str, dict[str, list[int]]]] = {
         "small": [10**4, 10**5], "default": [10**5, 4 * 10**5, 10**6], "large": [10**6, 3 * 10**6]}),
 }
 
-# Run in the subprocess: read the input, note the peak so far, fold, report.
+#: The default way a case is run: fold the input. A case may give its own code (the fourth item of its
+#: tuple), run with `data` (the input bytes), `path` (a file holding them) and `streamfold` bound; it may
+#: set `result` to a Result, whose findings the table then counts.
+FOLD = "result = streamfold.fold(data)"
+
+# Run in the subprocess: read the input, note the peak so far, run the case, report.
 _CHILD = r"""
 import json, resource, sys, time, tracemalloc
-path, use_tracemalloc = sys.argv[1], sys.argv[2] == "1"
+path, use_tracemalloc, how = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
 import streamfold
 with open(path, "rb") as handle:
     data = handle.read()
@@ -185,34 +197,41 @@ def status(field):  # kB in /proc/self/status: VmRSS now, VmHWM the peak of this
             if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # not Linux: the peak so far
+namespace = {"data": data, "path": path, "streamfold": streamfold}
 before = status("VmRSS")
 if use_tracemalloc:
     tracemalloc.start()
 start = time.perf_counter()
-result = streamfold.fold(data)
+exec(how, namespace)
 elapsed = time.perf_counter() - start
 traced = tracemalloc.get_traced_memory()[1] if use_tracemalloc else None
 after = status("VmHWM")
-print(json.dumps({"seconds": elapsed, "peak": max(after - before, 0), "traced": traced,
-                  "diagnostics": len(result.diagnostics), "errors": len(result.errors),
-                  "choices": len(result.choices),
-                  "tool_calls": sum(len(choice.tool_calls) for choice in result.choices)}))
+result = namespace.get("result")
+kept = ("%d / %d / %d / %d" % (len(result.diagnostics), len(result.errors), len(result.choices),
+                               sum(len(choice.tool_calls) for choice in result.choices))
+        if isinstance(result, streamfold.Result) else str(namespace.get("kept", "")))
+print(json.dumps({"seconds": elapsed, "peak": max(after - before, 0), "traced": traced, "kept": kept}))
 """
 
 
-def run_case(data: bytes, timeout: float, use_tracemalloc: bool) -> dict[str, object] | str:
+def run_case(data: bytes, how: str, timeout: float, use_tracemalloc: bool,
+             source: str | None) -> dict[str, object] | str:
     with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as handle:
         handle.write(data)
         path = handle.name
+    env = os.environ.copy()
+    if source is not None:
+        env["PYTHONPATH"] = source + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, path, "1" if use_tracemalloc else "0"],
-                              capture_output=True, text=True, timeout=timeout, env=os.environ.copy())
+        done = subprocess.run([sys.executable, "-c", _CHILD, path, "1" if use_tracemalloc else "0", how],
+                              capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return "timeout"
     finally:
         os.unlink(path)
     if done.returncode != 0:
-        return f"failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        return f"failed: {last[:80]}"
     report: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
 
@@ -225,12 +244,38 @@ def _size(n: float) -> str:
     return f"{n:.1f} GB"
 
 
+def all_cases() -> dict[str, tuple[Generator, str, dict[str, list[int]], str]]:
+    """The cases above and those of every module in benchmarks/hostile/ (each a `CASES` dict)."""
+    out = {name: (*case, FOLD) for name, case in CASES.items()}
+    folder = Path(__file__).resolve().parent / "hostile"
+    for module_path in sorted(folder.glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"hostile_{module_path.stem}", module_path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name, case in module.CASES.items():
+            out[name] = (*case, FOLD) if len(case) == 3 else case
+    return out
+
+
+def _cells(report: dict[str, object] | str, n: int, size: int, use_tracemalloc: bool) -> list[str]:
+    if isinstance(report, str):
+        return [report, "", "", ""] + ([""] if use_tracemalloc else [])
+    seconds, peak = float(report["seconds"]), float(report["peak"])  # type: ignore[arg-type]
+    cells = [f"{seconds:.2f} s", f"{seconds / n * 1e6:.2f}", _size(peak), f"{peak / size:.1f}x"]
+    if use_tracemalloc:
+        cells.append(f"{_size(float(report['traced']))} ({float(report['traced']) / size:.1f}x)")  # type: ignore[arg-type]
+    return cells
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", default="", help="comma-separated case names or prefixes (default: all)")
     parser.add_argument("--scale", choices=("small", "default", "large"), default="default")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case and size")
     parser.add_argument("--tracemalloc", action="store_true", help="also measure the tracemalloc peak")
+    parser.add_argument("--before", metavar="SRC", help="also run every case against this source tree (e.g. a "
+                        "worktree of an older commit's src/), side by side in the same run")
     args = parser.parse_args()
     wanted = [name for name in args.cases.split(",") if name]
     try:
@@ -238,31 +283,35 @@ def main() -> None:
         where = str(Path(streamfold.__file__).resolve().parent)
     except ImportError:
         where = "not importable"
-    print(f"streamfold from {where}; python {sys.version.split()[0]}; scale {args.scale}; "
+    print(f"streamfold from {where}{f'; before: {args.before}' if args.before else ''}; "
+          f"python {sys.version.split()[0]}; load {os.getloadavg()[0]:.1f}; scale {args.scale}; "
           f"timeout {args.timeout:.0f} s per run")
-    header = (f"| case | size | input | time | µs/unit | peak RSS added | peak/input |"
-              f"{' traced peak |' if args.tracemalloc else ''} kept: diagnostics / errors / choices / tool calls |")
+    one = ["time", "µs/unit", "peak RSS added", "peak/input"] + (["traced peak"] if args.tracemalloc else [])
+    columns = ([f"before: {c}" for c in one] + [f"after: {c}" for c in one]) if args.before else one
+    header = "| case | size | input | " + " | ".join(columns) + " | kept: diagnostics / errors / choices / tool calls |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
-    for name, (generate, _unit, scales) in CASES.items():
+    stopped: set[str] = set()
+    for name, (generate, _unit, scales, how) in all_cases().items():
         if wanted and not any(name.startswith(prefix) for prefix in wanted):
             continue
         for n in scales[args.scale]:
             data = generate(n)
             print(f"{name} {n}...", file=sys.stderr, flush=True)
-            report = run_case(data, args.timeout, args.tracemalloc)
-            if isinstance(report, str):
-                cells = [report, "", "", ""] + ([""] if args.tracemalloc else []) + [""]
-                print(f"| {name} | {n:,} | {_size(len(data))} | " + " | ".join(cells) + " |", flush=True)
+            cells: list[str] = []
+            kept = ""
+            for source in ([args.before, None] if args.before else [None]):
+                if source in stopped:  # past its timeout at a smaller size
+                    cells += ["skipped"] + [""] * (len(one) - 1)
+                    continue
+                report = run_case(data, how, args.timeout, args.tracemalloc, source)
                 if report == "timeout":
-                    break
-                continue
-            seconds, peak = float(report["seconds"]), float(report["peak"])  # type: ignore[arg-type]
-            traced = (f" {_size(float(report['traced']))} |" if args.tracemalloc else "")  # type: ignore[arg-type]
-            kept = f"{report['diagnostics']} / {report['errors']} / {report['choices']} / {report['tool_calls']}"
-            print(f"| {name} | {n:,} | {_size(len(data))} | {seconds:.2f} s | {seconds / n * 1e6:.2f} | "
-                  f"{_size(peak)} | {peak / len(data):.1f}x |{traced} {kept} |", flush=True)
-
+                    stopped.add(source)  # type: ignore[arg-type]
+                cells += _cells(report, n, len(data), args.tracemalloc)
+                if isinstance(report, dict):
+                    kept = str(report["kept"])
+            print(f"| {name} | {n:,} | {_size(len(data))} | " + " | ".join(cells) + f" | {kept} |", flush=True)
+        stopped.clear()
 
 if __name__ == "__main__":
     main()
