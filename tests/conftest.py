@@ -2,11 +2,25 @@
 plugin (the `streamfold_server` fixture) as the package's `pytest11` entry point registers it. An install
 whose metadata predates that entry point (an older `pip install -e .`) gets it registered here instead,
 under the same name, so that the suite runs either way; tests/sdk/test_pytest_plugin.py checks the entry
-point itself."""
+point itself.
+
+Hypothesis draws the same inputs on every run (derandomized, no example database kept between runs), so
+the suite cannot go red by chance: a red run is a change's doing. Timing-based checks are off (no
+deadline, no too-slow health check), since a loaded CI machine is not a slow fold. New inputs come only
+through the opt-in long mode, `STREAMFOLD_FUZZ_LONG=1` (tests/mutations.py says how to run it).
+"""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
+
+LONG_FUZZ = bool(os.environ.get("STREAMFOLD_FUZZ_LONG"))
+settings.register_profile("streamfold", derandomize=not LONG_FUZZ, database=None, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("streamfold")
 
 pytest_plugins = ["pytester"]
 
@@ -16,3 +30,21 @@ def pytest_configure(config: pytest.Config) -> None:
         from streamfold.testing import plugin
 
         config.pluginmanager.register(plugin, "streamfold")
+
+
+#: Tests whose outcome does not depend on the Python they run on (lint, types): CI runs them on one.
+_ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
+    SDKs as clients, tests/sdk) and `once` (lint and types). The rest runs on every Python CI has."""
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        if "browser" in getattr(item, "fixturenames", ()) or "chromium" in where or "browser" in where:
+            item.add_marker(pytest.mark.browser)
+        if where.startswith("tests/sdk/"):
+            item.add_marker(pytest.mark.sdk)
+        if where in _ONCE:
+            item.add_marker(pytest.mark.once)

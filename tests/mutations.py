@@ -9,9 +9,17 @@ splicing two captures, and JSON-aware ones: a frame's JSON payload decoded, one 
 replaced by a hostile one (null, [], {}, 10**30, a negative, a float, NaN text, a string, deep nesting),
 re-encoded (AWS event-stream messages get their CRCs recomputed, Bedrock's base64 `bytes` are opened).
 
-`STREAMFOLD_FUZZ_EXAMPLES` sets the examples per test (default 150). For a long run,
-`STREAMFOLD_FUZZ_REPORT=FILE` records every exception as a JSON line (type, innermost streamfold
-frame, the input) and lets the run go on instead of stopping at the first.
+Every run draws the same inputs (tests/conftest.py derandomizes Hypothesis), 150 per test. The long mode
+draws new ones, at random, and is the only way new inputs come in:
+
+    STREAMFOLD_FUZZ_LONG=1 STREAMFOLD_FUZZ_REPORT=finds.jsonl python -m pytest -n 2 -p no:cacheprovider \
+        tests/folding/test_mutation_fuzz.py tests/fronts/test_mutation_fuzz_cli.py
+
+runs 200,000 inputs per test (`STREAMFOLD_FUZZ_EXAMPLES` sets another count), over 1,000,000 in all.
+`STREAMFOLD_FUZZ_REPORT=FILE` records every exception as a JSON line (type, innermost streamfold frame,
+the input) and lets the run go on instead of stopping at the first. `python tests/mutations.py keep FILE`
+then writes each failing input under tests/folding/fuzz_finds/, where
+tests/folding/test_kept_fuzz_finds.py folds it in every way the fuzzer did, on every run from then on.
 """
 
 from __future__ import annotations
@@ -43,7 +51,9 @@ CAPTURES: dict[str, bytes] = {
 INPUTS: dict[str, bytes] = {str(path.relative_to(ROOT)): path.read_bytes()
                             for path in sorted((ROOT / "tests" / "inputs").iterdir()) if path.is_file()}
 
-FUZZ = settings(max_examples=int(os.environ.get("STREAMFOLD_FUZZ_EXAMPLES", "150")), deadline=None, print_blob=True,
+LONG = bool(os.environ.get("STREAMFOLD_FUZZ_LONG"))
+FUZZ = settings(max_examples=int(os.environ.get("STREAMFOLD_FUZZ_EXAMPLES", "200000" if LONG else "150")),
+                deadline=None, print_blob=True, derandomize=not LONG, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # -- byte and line mutations ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from importlib.metadata import version
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,9 @@ CLIENTS: dict[str, tuple[str, str, Callable[[str], Any]]] = {
 # (client, fault kind) -> what the SDK does wrong (against the WHATWG event stream rules), and what it raises
 # where a correct client builds the clean reply. google-genai's `HttpResponse.segments()` is no SSE parser:
 # it strips a `data: ` prefix from each non-blank line and parses the rest as JSON (google-genai 3.6.1).
+# Each SDK bug below holds for the versions requirements/test.txt locks (google-genai 3.6.1, anthropic
+# 2.15.0 to 2.17.0, openai 3.57.0 to 3.63.0). The newest-SDK run (README) tells when a release fixes one:
+# that entry then fails there, saying the SDK now builds the reply, and moves behind a version check.
 SDK_BUGS: dict[tuple[str, str], tuple[str, type[BaseException], str]] = {
     ("google-genai", "nospace"): ("`data:{...}` is a data field (one leading space is optional): the SDK parses "
                                   "`data:{` as JSON", genai_errors.UnknownApiResponseError, "google"),
@@ -150,12 +154,12 @@ SDK_BUGS: dict[tuple[str, str], tuple[str, type[BaseException], str]] = {
                               genai_errors.UnknownApiResponseError, "google"),
     ("google-genai", "fields"): ("an `id:` line sets the last event id, it is no data: the SDK parses it as JSON",
                                  genai_errors.UnknownApiResponseError, "google"),
-    # anthropic 2.15.0 decodes the bytes without stripping the BOM, so the first field is named
+    # anthropic 2.15.0 (to 2.17.0 at least) decodes the bytes without stripping the BOM, so the first field is named
     # `\ufeffevent`, not `event`: `message_start` arrives without its event name and is skipped, and
     # `get_final_message()` fails its own `assert` on the snapshot it never made.
     ("anthropic", "bom"): ("one leading BOM is stripped before the lines are read: the SDK keeps it in the "
                            "first field's name and loses `message_start`", AssertionError, "anthropic"),
-    # openai 3.57.0's SSEDecoder does the same: the first event's field is `\ufeffdata`, so the first chunk
+    # openai 3.57.0's (to 3.63.0 at least) SSEDecoder does the same: the first event's field is `\ufeffdata`, so the first chunk
     # is lost without a word (openai/openai-python#3819, open, fixes it). Seen only where the first chunk
     # carries text: `assert_reply` fails on the SDK's reply, naming frame 0.
     ("openai-chat-first-text", "bom"): ("one leading BOM is stripped before the lines are read: the SDK loses "
@@ -227,12 +231,23 @@ MATCHES = ("matches",)
 DESTRUCTIVE = ["openai-chat-tools", "openai-responses", "anthropic", "google-genai", "httpx2-sse"]
 OPENAI_CUT = (openai.APIConnectionError, "Connection error")  # the SDK wraps httpx2's RemoteProtocolError
 PEER_CLOSED = (httpx2.RemoteProtocolError, "incomplete chunked read")
+
+
+def _release(dist: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version(dist))[:3])
+
+
+# anthropic up to 2.16 let httpx2's RemoteProtocolError through a cut stream; 2.17.0 wraps it in its own
+# APIConnectionError, keeping httpx2's message. Both are the SDK saying the stream broke; which one depends
+# on the version installed (requirements/test.txt locks 2.17.0; the newest-SDK run may have another).
+ANTHROPIC_CUT = ((anthropic.APIConnectionError, "incomplete chunked read") if _release("anthropic") >= (2, 17)
+                 else PEER_CLOSED)
 STRICT_JSON = (json.JSONDecodeError, "")
 GENAI_JSON = (genai_errors.UnknownApiResponseError, "Failed to parse response as JSON")
 NO_COMPLETED = (RuntimeError, "response.completed")  # openai's ResponseStream.get_final_response()
 OUTCOMES: dict[str, dict[str, tuple[Any, ...]]] = {
     # The connection breaks mid-frame: every client raises; none passes the text so far off as whole.
-    "cut:3": {"openai-chat-tools": OPENAI_CUT, "openai-responses": OPENAI_CUT, "anthropic": PEER_CLOSED,
+    "cut:3": {"openai-chat-tools": OPENAI_CUT, "openai-responses": OPENAI_CUT, "anthropic": ANTHROPIC_CUT,
               "google-genai": PEER_CLOSED, "httpx2-sse": PEER_CLOSED},
     # Two documents in one event's data: every client here is strict and fails to parse it.
     "glue:2": {"openai-chat-tools": STRICT_JSON, "openai-responses": STRICT_JSON, "anthropic": STRICT_JSON,

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Writes the locked test environment: requirements/test.txt (the project's [test] extra) and
+# requirements/mitmproxy.txt (mitmdump for the addon's tests, in a virtualenv of its own because it pins
+# an older h11). One universal resolution covers every supported Python (markers pick per version), so
+# `pip install -c requirements/test.txt '.[test]'` installs exactly what passed on 3.10 to 3.13.
+# uv is needed only here, to write the files; installing from them needs nothing but pip.
+#
+#   pip install uv && bash requirements/lock.sh            # then run the suite, commit what passed
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export UV_CUSTOM_COMPILE_COMMAND="bash requirements/lock.sh"
+uv pip compile pyproject.toml --extra test --universal --python-version 3.10 --quiet -o requirements/test.txt
+echo 'mitmproxy>=11' | uv pip compile - --universal --python-version 3.10 --quiet -o requirements/mitmproxy.txt
