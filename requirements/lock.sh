@@ -3,9 +3,10 @@
 # requirements/mitmproxy.txt (mitmdump for the addon's tests, in a virtualenv of its own because it pins
 # an older h11). One universal resolution covers every supported Python (markers pick per version), so
 # `pip install -c requirements/test.txt '.[test]'` installs exactly what passed on 3.10 to 3.13.
-# uv is needed only here, to write the files; installing from them needs nothing but pip.
+# uv (pinned in requirements/tools.txt) is needed only to write the files; installing from them needs
+# nothing but pip (CI uses uv too, for speed, on its other Pythons).
 #
-#   pip install uv && bash requirements/lock.sh            # then run the suite, commit what passed
+#   pip install -r requirements/tools.txt && bash requirements/lock.sh           # then run the suite, commit what passed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export UV_CUSTOM_COMPILE_COMMAND="bash requirements/lock.sh"

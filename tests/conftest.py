@@ -34,11 +34,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: Tests whose outcome does not depend on the Python they run on (lint, types): CI runs them on one.
 _ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
+#: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
+#: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
+_SERVERS = tuple(f"tests/fronts/test_{name}.py" for name in (
+    "capture_inproc", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server", "tail",
+    "tail_inputs", "tail_live", "web_server_limits", "web_store")) + ("tests/dialects/test_vercel_node.py",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
-    SDKs as clients, tests/sdk) and `once` (lint and types). The rest runs on every Python CI has."""
+    SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types). The
+    rest runs on every Python CI has."""
     root = config.rootpath
     for item in items:
         where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
@@ -48,3 +54,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.sdk)
         if where in _ONCE:
             item.add_marker(pytest.mark.once)
+        if where in _SERVERS:
+            item.add_marker(pytest.mark.server)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from importlib.metadata import version
 from collections.abc import Callable, Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
