@@ -36,9 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
 _ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
 #: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
 #: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
-_SERVERS = tuple(f"tests/fronts/test_{name}.py" for name in (
+_SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.py" for name in (
     "capture_inproc", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server", "tail",
-    "tail_inputs", "tail_live", "web_server_limits", "web_store")) + ("tests/dialects/test_vercel_node.py",)
+    "tail_inputs", "tail_live", "web_server_limits", "web_store")))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

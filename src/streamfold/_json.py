@@ -129,9 +129,31 @@ def loads_noting(text: str) -> tuple[Any, tuple[str, ...], int]:
             value, replaced, surrogates = _lenient(text)
         except RecursionError:
             raise json.JSONDecodeError(TOO_DEEP, text, nesting_error(text) or 0) from None
+        except json.JSONDecodeError as exc:
+            raise _as_on_every_python(exc) from None
     if len(text) >= COMPLETE_SHALLOW and (position := nesting_error(text)) is not None:
         raise json.JSONDecodeError(TOO_DEEP, text, position)
     return value, replaced, surrogates
+
+
+#: What Python 3.13 says of a comma before a closing bracket, by the message older Pythons give at the bracket.
+_TRAILING_COMMA = {("Expecting value", "]"): "Illegal trailing comma before end of array",
+                   ("Expecting property name enclosed in double quotes", "}"):
+                       "Illegal trailing comma before end of object"}
+
+
+def _as_on_every_python(exc: json.JSONDecodeError) -> json.JSONDecodeError:
+    """`exc` as Python 3.13 and later word it, on every Python: a Result must not depend on the one it was
+    folded on. Before 3.13 a trailing comma was reported at the closing bracket as a missing value or
+    name; 3.13 names the comma, at the comma."""
+    text, pos = exc.doc, exc.pos
+    message = _TRAILING_COMMA.get((exc.msg, text[pos:pos + 1]))
+    if message is None:
+        return exc
+    comma = len(text[:pos].rstrip(" \t\r\n")) - 1
+    if comma < 0 or text[comma] != ",":
+        return exc
+    return json.JSONDecodeError(message, text, comma)
 
 
 def _lenient(text: str) -> tuple[Any, tuple[str, ...], int]:

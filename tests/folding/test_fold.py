@@ -117,9 +117,9 @@ class TestProvenance:
         data = CHAT.replace(b'": 1}', b'": 1,}')
         result = fold(data)
         (diagnostic,) = [d for d in result.diagnostics if d.code == "tool-args-invalid"]
-        assert diagnostic.frame == 3 and diagnostic.details["position"] == 8
+        assert diagnostic.frame == 3 and diagnostic.details["position"] == 7  # the comma, on every Python
         assert result.choices[0].tool_calls[0].parsed is None
-        assert "character 8" in (result.choices[0].tool_calls[0].error or "")
+        assert "Illegal trailing comma before end of object" in (result.choices[0].tool_calls[0].error or "")
 
 
 class TestFindings:

@@ -5,6 +5,7 @@ unescaped in a docstring) makes `import streamfold` raise UnicodeEncodeError the
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,3 +33,20 @@ def test_the_check_finds_one(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text('"""a lone \\ud800 escape"""\nX = "fine"\n', encoding="utf-8")
     assert len(_lone_surrogates(bad)) == 1
+
+
+def test_a_trailing_comma_is_reported_alike_on_every_python() -> None:
+    # Python 3.13 reworded it and moved its position to the comma; a Result must not depend on the Python.
+    from streamfold._json import loads
+
+    cases = {"[1,]": ("Illegal trailing comma before end of array", 2),
+             '{"a":1 , }': ("Illegal trailing comma before end of object", 7),
+             '{"a":[1,\n ],}': ("Illegal trailing comma before end of array", 7),
+             "[,]": ("Expecting value", 1), '{"a":1,,}': ("Expecting property name enclosed in double quotes", 7)}
+    for text, (message, position) in cases.items():
+        try:
+            loads(text)
+        except json.JSONDecodeError as exc:
+            assert (exc.msg, exc.pos) == (message, position), text
+        else:
+            raise AssertionError(f"{text!r} decoded")
