@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.genai._gaos.types.interactions import Interaction, InteractionSSEEvent
 from pydantic import TypeAdapter
+
+pytest.importorskip("google.genai", reason="google-genai (its models check the captures) needs Python 3.11+")
+from google.genai._gaos.types.interactions import Interaction, InteractionSSEEvent
 
 from feeding import tr_fold
 from streamfold import Result, fold

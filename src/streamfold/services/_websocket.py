@@ -101,8 +101,8 @@ def _epoch(value: Any) -> float | None:
     """A HAR `startedDateTime` (ISO 8601) as epoch seconds, or None."""
     if not isinstance(value, str):
         return None
-    try:
-        moment = datetime.fromisoformat(value)
+    try:  # Python 3.10's fromisoformat takes no `Z` (browsers write one); 3.11 does
+        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
     except ValueError:
         return None
     return moment.timestamp() if moment.tzinfo is not None else None
