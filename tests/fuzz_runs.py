@@ -21,14 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import strategies as st
 
-from mutations import check_result
-from streamfold import Folder, fold
+from mutations import CAPTURES, INPUTS, check_result, guarded, json_mutated, mutated
+from streamfold import DEFAULT_MAX_FRAME_SIZE, DIALECTS, Folder, fold
 from streamfold.cli.common import read_input
 from streamfold.cli.main import cli
-from streamfold.services import InputError, load
+from streamfold.framing import TRANSPORTS
+from streamfold.services import FORMATS, InputError, load
 
-__all__ = ["FINDS", "RUNS", "keep"]
+__all__ = ["CASES", "FINDS", "RUNS", "keep", "run_case"]
 
 FINDS = Path(__file__).resolve().parent / "folding" / "fuzz_finds"
 
@@ -77,6 +79,29 @@ def run_command(data: bytes, command: list[str]) -> None:
 
 RUNS: dict[str, Callable[..., None]] = {"fold": fold_whole, "json values": fold_whole, "chunks": fold_in_chunks,
                                         "forced": fold_forced, "readers": read_as_file, "cli": run_command}
+COMMANDS = [["show"], ["show", "--json"], ["show", "--annotate"], ["--quiet", "show"], ["--color", "always", "show"],
+            ["frames"], ["frames", "--jsonl"], ["export"], ["blame", "--offset", "0"]]
+#: What each run is given: `data`, and its options. The fuzz tests draw these; so does the long run.
+CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "fold": st.fixed_dictionaries({"data": mutated()}),
+    "json values": st.fixed_dictionaries({"data": json_mutated()}),
+    "chunks": st.fixed_dictionaries({"data": mutated(), "cuts": st.lists(st.integers(min_value=0), max_size=30)}),
+    "forced": st.fixed_dictionaries({
+        "data": st.one_of(mutated(), json_mutated(), st.sampled_from(sorted(CAPTURES.values()))),
+        "dialect": st.sampled_from([None, *sorted(DIALECTS)]), "transport": st.sampled_from([None, *TRANSPORTS]),
+        "max_frame_size": st.sampled_from([DEFAULT_MAX_FRAME_SIZE, 4096, 200, 16])}),
+    "readers": st.fixed_dictionaries({
+        "data": st.one_of(mutated(INPUTS), mutated(), json_mutated()),
+        "suffix": st.sampled_from([".har", ".log", ".txt", ".sse", ".ndjson", ".json", ".bin", ""]),
+        "input_format": st.sampled_from(FORMATS)}),
+    "cli": st.fixed_dictionaries({"data": st.one_of(mutated(), json_mutated()), "command": st.sampled_from(COMMANDS)}),
+}
+
+
+def run_case(name: str, case: dict[str, Any]) -> None:
+    """Run one drawn case of `name` (see `guarded`: a long run records a failure and goes on)."""
+    options = {key: value for key, value in case.items() if key != "data"}
+    guarded(name, case["data"], lambda: RUNS[name](**case), **options)
 
 
 def keep(report: Path) -> list[Path]:

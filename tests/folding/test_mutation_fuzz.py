@@ -9,48 +9,39 @@ The runs themselves are in tests/fuzz_runs.py, shared with the kept finds (test_
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given
-from hypothesis import strategies as st
 
-from fuzz_runs import RUNS
-from mutations import CAPTURES, FUZZ, INPUTS, guarded, json_mutated, mutated
-from streamfold import DEFAULT_MAX_FRAME_SIZE, DIALECTS
-from streamfold.framing import TRANSPORTS
-from streamfold.services import FORMATS
+from fuzz_runs import CASES, run_case
+from mutations import FUZZ
 
 
 @FUZZ
-@given(data=mutated())
-def test_a_mutated_capture_folds_to_a_value(data: bytes) -> None:
-    guarded("fold", data, lambda: RUNS["fold"](data))
+@given(case=CASES["fold"])
+def test_a_mutated_capture_folds_to_a_value(case: dict[str, Any]) -> None:
+    run_case("fold", case)
 
 
 @FUZZ
-@given(data=json_mutated())
-def test_a_capture_with_hostile_json_values_folds_to_a_value(data: bytes) -> None:
-    guarded("json values", data, lambda: RUNS["json values"](data))
+@given(case=CASES["json values"])
+def test_a_capture_with_hostile_json_values_folds_to_a_value(case: dict[str, Any]) -> None:
+    run_case("json values", case)
 
 
 @FUZZ
-@given(data=mutated(), cuts=st.lists(st.integers(min_value=0), max_size=30))
-def test_a_mutated_capture_folds_the_same_in_random_chunks(data: bytes, cuts: list[int]) -> None:
-    guarded("chunks", data, lambda: RUNS["chunks"](data, cuts), cuts=cuts)
+@given(case=CASES["chunks"])
+def test_a_mutated_capture_folds_the_same_in_random_chunks(case: dict[str, Any]) -> None:
+    run_case("chunks", case)
 
 
 @FUZZ
-@given(data=st.one_of(mutated(), json_mutated(), st.sampled_from(sorted(CAPTURES.values()))),
-       dialect=st.sampled_from([None, *sorted(DIALECTS)]), transport=st.sampled_from([None, *TRANSPORTS]),
-       max_frame_size=st.sampled_from([DEFAULT_MAX_FRAME_SIZE, 4096, 200, 16]))
-def test_every_forced_dialect_and_transport(data: bytes, dialect: str | None, transport: str | None,
-                                            max_frame_size: int) -> None:
-    guarded("forced", data, lambda: RUNS["forced"](data, dialect, transport, max_frame_size),
-            dialect=dialect, transport=transport, max_frame_size=max_frame_size)
+@given(case=CASES["forced"])
+def test_every_forced_dialect_and_transport(case: dict[str, Any]) -> None:
+    run_case("forced", case)
 
 
 @FUZZ
-@given(data=st.one_of(mutated(INPUTS), mutated(), json_mutated()),
-       suffix=st.sampled_from([".har", ".log", ".txt", ".sse", ".ndjson", ".json", ".bin", ""]),
-       input_format=st.sampled_from(FORMATS))
-def test_the_input_readers(data: bytes, suffix: str, input_format: str) -> None:
-    guarded("readers", data, lambda: RUNS["readers"](data, suffix, input_format), suffix=suffix,
-            input_format=input_format)
+@given(case=CASES["readers"])
+def test_the_input_readers(case: dict[str, Any]) -> None:
+    run_case("readers", case)

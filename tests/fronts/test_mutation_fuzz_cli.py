@@ -4,17 +4,15 @@ bytes, the command ends with its exit code (2 for unusable input), never with an
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given
-from hypothesis import strategies as st
 
-from fuzz_runs import RUNS
-from mutations import FUZZ, guarded, json_mutated, mutated
-
-COMMANDS = [["show"], ["show", "--json"], ["show", "--annotate"], ["--quiet", "show"], ["--color", "always", "show"],
-            ["frames"], ["frames", "--jsonl"], ["export"], ["blame", "--offset", "0"]]
+from fuzz_runs import CASES, run_case
+from mutations import FUZZ
 
 
 @FUZZ
-@given(data=st.one_of(mutated(), json_mutated()), command=st.sampled_from(COMMANDS))
-def test_the_command_line_never_raises(data: bytes, command: list[str]) -> None:
-    guarded("cli", data, lambda: RUNS["cli"](data, command), command=command)
+@given(case=CASES["cli"])
+def test_the_command_line_never_raises(case: dict[str, Any]) -> None:
+    run_case("cli", case)
