@@ -69,8 +69,8 @@ class Segment:
 class Item:
     """One output item: the skeleton from `.added`, the final item, its parts."""
 
-    __slots__ = ("arguments", "done_frame", "final", "id", "index", "partial_images", "parts", "skeleton", "streamed",
-                 "summary", "type")
+    __slots__ = ("arguments", "done_frame", "final", "id", "index", "lists", "partial_images", "parts", "skeleton",
+                 "streamed", "summary", "type")
 
     def __init__(self, index: int, kind: str | None, item_id: str | None) -> None:
         self.index = index
@@ -87,6 +87,8 @@ class Item:
         self.done_frame: int | None = None
         #: A built-in tool item's streamed fields (`builtin`): field path -> its pieces and `.done` value.
         self.streamed: dict[tuple[str | int, ...], Any] | None = None
+        #: A built-in tool item's list fields (`builtin`, shell commands and outputs): path -> the positions used.
+        self.lists: dict[tuple[str | int, ...], Any] | None = None
         #: `image_generation_call.partial_image` events (previews, never the result).
         self.partial_images = 0
 
