@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .._base import INCOMPLETE, STOP, Dialect, compact_json, event_type
 from .lifecycle import Lifecycle
 from .native import Conversation, export_run, read_run, summarize_event, this_turn
-from .patch import PatchError, apply_patch
+from .patch import PatchError, PatchLimit, State
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -67,7 +67,7 @@ class AGUI(Dialect):
         self._replying: set[str] = set()  # the messages whose text is in the reply already
         self._run: str | None = None  # "open", "finished" or "failed" once a run started
         self._ids: dict[str, Any] = {}
-        self._state: Any = None
+        self._state = State()
         self._log: list[dict[str, Any]] = []  # steps, raw, custom, activities, encrypted values, in order
 
     @classmethod
@@ -301,19 +301,26 @@ class AGUI(Dialect):
     # -- state, snapshots and the rest ------------------------------------------------
 
     def _state_snapshot(self, value: dict[str, Any], frame: int) -> None:
-        self._state = value.get("snapshot")
+        self._state.snapshot(value.get("snapshot"))
 
     def _state_delta(self, value: dict[str, Any], frame: int) -> None:
+        baseline = self._state.value is None
         try:
-            self._state = apply_patch(self._state if self._state is not None else {}, value.get("delta"))
+            self._state.patch(value.get("delta"))
+        except PatchLimit as error:
+            self.report.diagnostic(
+                "state-capped", frame,
+                f"frame {frame}'s STATE_DELTA is not applied: {error}. A stream may copy, or move deeper, about as "
+                "many JSON values as its state events carry, and nest the state as deep as a STATE_SNAPSHOT can; "
+                "the state stays as it was before this patch (a client that applies it may grow the state "
+                "exponentially: each `copy` of the state into itself doubles it)")
         except PatchError as error:
-            baseline = "" if self._state is not None else (
-                " No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
-                "the stream).")
+            why = (" No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
+                   "the stream).") if baseline else ""
             self.report.diagnostic(
                 "state-patch-failed", frame,
                 f"frame {frame}'s STATE_DELTA does not apply: {error}. Patches are atomic, so the state stays as it "
-                f"was before it; the spec asks the consumer to resynchronise (a STATE_SNAPSHOT).{baseline}")
+                f"was before it; the spec asks the consumer to resynchronise (a STATE_SNAPSHOT).{why}")
 
     def _messages_snapshot(self, value: dict[str, Any], frame: int) -> None:
         messages = value.get("messages")
@@ -359,7 +366,8 @@ class AGUI(Dialect):
             self._close_all(last_frame, "the end of the stream")
 
     def native(self) -> dict[str, Any] | None:
-        return {**self._ids, "messages": self.conversation.build(), "state": self._state, "events": self._log}
+        return {**self._ids, "messages": self.conversation.build(), "state": self._state.value,
+                "events": self._log}
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not list:
