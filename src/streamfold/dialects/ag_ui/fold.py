@@ -179,8 +179,9 @@ class AGUI(Dialect):
     def _add_text(self, ident: str, what: str, delta: str, frame: int) -> None:
         role = "reasoning" if what == _REASONING else "assistant"
         message = self.conversation.message(ident, role)
-        self.conversation.text(ident, message["role"], delta)
-        if message["role"] not in ("assistant", "reasoning"):
+        role = message.get("role", role)  # (a MESSAGES_SNAPSHOT may hold it without one)
+        self.conversation.text(ident, role, delta)
+        if role not in ("assistant", "reasoning"):
             return  # a user or system message the agent echoes is not its reply
         buffer = self._reasoning if what == _REASONING else self._content
         if ident not in self._replying:

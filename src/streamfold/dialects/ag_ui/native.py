@@ -53,7 +53,7 @@ class Conversation:
 
     def tool_call(self, call_id: str, name: str | None, parent: str | None) -> None:
         last = self.messages[-1] if self.messages else None
-        if parent is not None and last is not None and last["id"] == parent and last["role"] == "assistant":
+        if parent is not None and last is not None and last["id"] == parent and last.get("role") == "assistant":
             owner = last
         else:
             owner = self.message(parent if parent is not None else call_id, "assistant")
@@ -96,7 +96,7 @@ class Conversation:
         for message_id, pieces in self._pieces.items():
             self._by_id[message_id]["content"] = "".join(pieces)
         for message in self.messages:
-            if message["role"] in ("user", "system", "developer", "reasoning") and "content" not in message:
+            if message.get("role") in ("user", "system", "developer", "reasoning") and "content" not in message:
                 message["content"] = ""
         return self.messages
 
@@ -132,11 +132,13 @@ def read_run(value: object) -> dict[str, Any] | None:
     calls = []
     for message in this_turn(value["messages"]):
         role, content = message.get("role"), message.get("content")
-        if role in texts and isinstance(content, str) and content:
+        if type(role) is str and role in texts and isinstance(content, str) and content:
             texts[role].append(content)
         listed = message.get("toolCalls")
         for call in listed if role == "assistant" and isinstance(listed, list) else ():
-            function = call.get("function", {}) if isinstance(call, dict) else {}
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                function = {}
             calls.append((function.get("name"), function.get("arguments", "")))
     outcome = value.get("outcome")
     return {"content": "\n\n".join(texts["assistant"]), "reasoning": "\n\n".join(texts["reasoning"]) or None,
