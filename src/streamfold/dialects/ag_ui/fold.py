@@ -64,6 +64,7 @@ class AGUI(Dialect):
         self.lifecycle = Lifecycle(self.report)
         self._chunked: dict[str, str | None] = {}  # the id the last chunk of each kind named
         self._tool_keys: dict[str, int] = {}
+        self._names: dict[str, str] = {}
         self._replying: set[str] = set()  # the messages whose text is in the reply already
         self._run: str | None = None  # "open", "finished" or "failed" once a run started
         self._ids: dict[str, Any] = {}
@@ -246,6 +247,8 @@ class AGUI(Dialect):
     def _new_call(self, ident: str, name: str | None, parent: str | None, frame: int, *, record: bool = True) -> int:
         """The key of tool call `ident`, a new call's added to the conversation (unless a snapshot holds it)."""
         key = self._tool_keys.get(ident)
+        if name:
+            name = self._names.setdefault(name, name)  # one string per tool name, not one per call
         if key is None:
             key = self._tool_keys[ident] = len(self._tool_keys)
             if record:
@@ -285,7 +288,7 @@ class AGUI(Dialect):
         if previous is not None and previous != ident and (_CALL, previous) in self.lifecycle.open:
             self.lifecycle.end(_CALL, previous, frame, "TOOL_CALL_CHUNK")  # a new call's chunk closes the last one
             self.check_arguments(0, self._tool_keys[previous], frame)
-        if (_CALL, ident) not in self.lifecycle.open and (_CALL, ident) not in self.lifecycle.closed:
+        if (_CALL, ident) not in self.lifecycle.open and not self.lifecycle.ended(_CALL, ident):
             self.lifecycle.start(_CALL, ident, frame)
             name, parent = value.get("toolCallName"), value.get("parentMessageId")
             self._new_call(ident, name if type(name) is str else None, parent if type(parent) is str else None, frame)
@@ -365,6 +368,10 @@ class AGUI(Dialect):
     def finish(self, last_frame: int) -> None:
         if self._run != "failed" and self.lifecycle.open:
             self._close_all(last_frame, "the end of the stream")
+        # What ended and which key each call has serve the fold only: let them go before the Result is
+        # built, the fold's peak (a run of many tool calls held both).
+        self.lifecycle.closed.clear()
+        self._tool_keys.clear()
 
     def native(self) -> dict[str, Any] | None:
         return {**self._ids, "messages": self.conversation.build(), "state": self._state.value,

@@ -32,8 +32,8 @@ class Conversation:
         self.messages: list[dict[str, Any]] = []
         self._by_id: dict[str, dict[str, Any]] = {}
         self._pieces: dict[str, list[str]] = {}
+        #: call id -> its `function` object, whose `arguments` are the pieces (a list) until `build` joins them.
         self._calls: dict[str, dict[str, Any]] = {}
-        self._arguments: dict[str, list[str]] = {}
 
     def message(self, message_id: str, role: str) -> dict[str, Any]:
         """The message with this id, opened with `role` if it is new."""
@@ -61,12 +61,15 @@ class Conversation:
         if type(owner.get("toolCalls")) is not list:
             owner["toolCalls"] = []  # (a snapshot may have put anything there)
         owner["toolCalls"].append(call)
-        self._calls[call_id] = call
-        self._arguments[call_id] = []
+        self._calls[call_id] = call["function"]
 
     def arguments(self, call_id: str, delta: str) -> None:
-        if call_id in self._arguments:
-            self._arguments[call_id].append(delta)
+        function = self._calls.get(call_id)
+        if function is not None:
+            pieces = function["arguments"]
+            if type(pieces) is str:
+                pieces = function["arguments"] = []
+            pieces.append(delta)
 
     def tool_result(self, message_id: str, call_id: str, content: object, error: object = None) -> None:
         message = self.message(message_id, "tool")
@@ -90,9 +93,9 @@ class Conversation:
 
     def build(self) -> list[dict[str, Any]]:
         """The messages with their text and arguments joined (JSON values, for the native snapshot)."""
-        for call_id, pieces in self._arguments.items():
-            if pieces:
-                self._calls[call_id]["function"]["arguments"] = "".join(pieces)
+        for function in self._calls.values():
+            if type(function["arguments"]) is list:
+                function["arguments"] = "".join(function["arguments"])
         for message_id, pieces in self._pieces.items():
             self._by_id[message_id]["content"] = "".join(pieces)
         for message in self.messages:
