@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .._base import INCOMPLETE, STOP, Dialect, compact_json, event_type
 from .lifecycle import Lifecycle
 from .native import Conversation, export_run, read_run, summarize_event, this_turn
-from .patch import PatchError, PatchLimit, State
+from .patch import PatchError, PatchLimitError, State
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -311,7 +311,7 @@ class AGUI(Dialect):
         baseline = self._state.value is None
         try:
             self._state.patch(value.get("delta"))
-        except PatchLimit as error:
+        except PatchLimitError as error:
             self.report.diagnostic(
                 "state-capped", frame,
                 f"frame {frame}'s STATE_DELTA is not applied: {error}. A stream may copy, or move deeper, about as "

@@ -57,11 +57,11 @@ class Conversation:
             owner = last
         else:
             owner = self.message(parent if parent is not None else call_id, "assistant")
-        call = {"id": call_id, "type": "function", "function": {"name": name or "", "arguments": ""}}
+        function: dict[str, Any] = {"name": name or "", "arguments": ""}
         if type(owner.get("toolCalls")) is not list:
             owner["toolCalls"] = []  # (a snapshot may have put anything there)
-        owner["toolCalls"].append(call)
-        self._calls[call_id] = call["function"]
+        owner["toolCalls"].append({"id": call_id, "type": "function", "function": function})
+        self._calls[call_id] = function
 
     def arguments(self, call_id: str, delta: str) -> None:
         function = self._calls.get(call_id)

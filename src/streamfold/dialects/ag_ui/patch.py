@@ -11,7 +11,7 @@ success), so a failed patch puts no member back out of its place among its sibli
 
 Values come into the state from the stream's own payloads, which nothing else holds: they are
 adopted, not copied (a `copy` operation copies, as it must). Two bounds keep what a stream can
-make the state cost in proportion to the stream (`PatchLimit`, reported as `state-capped`):
+make the state cost in proportion to the stream (`PatchLimitError`, reported as `state-capped`):
 - copying: `copy` makes values the stream never sent (each one doubling the state grows it
   exponentially), and a `move` deeper into the state walks the value it moves. Both draw on an
   allowance: `ALLOWANCE_FLOOR` values, plus one for each value and `GRANT_PER_OPERATION` for each
@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from ..._json import MAX_DEPTH
 
-__all__ = ["ALLOWANCE_FLOOR", "GRANT_PER_OPERATION", "MAX_STATE_DEPTH", "PatchError", "PatchLimit", "State",
+__all__ = ["ALLOWANCE_FLOOR", "GRANT_PER_OPERATION", "MAX_STATE_DEPTH", "PatchError", "PatchLimitError", "State",
            "apply_patch"]
 
 #: Levels of nesting the state may have: what a STATE_SNAPSHOT's `snapshot` can carry (one level
@@ -46,7 +46,7 @@ class PatchError(ValueError):
     """An operation that does not apply; its message says which and why."""
 
 
-class PatchLimit(PatchError):
+class PatchLimitError(PatchError):
     """A patch that would take the state past a bound (`MAX_STATE_DEPTH`, the copy allowance)."""
 
 
@@ -76,7 +76,7 @@ class State:
         self.value = value
 
     def patch(self, operations: object) -> None:
-        """STATE_DELTA: apply every operation, or none (raises PatchError, PatchLimit for a bound)."""
+        """STATE_DELTA: apply every operation, or none (raises PatchError, PatchLimitError for a bound)."""
         if type(operations) is not list:
             raise PatchError("the patch is not an array of operations")
         for operation in operations:
@@ -103,7 +103,7 @@ def _describe(operation: object) -> str:
 
 def _measure(value: Any, limit: int | None = None) -> tuple[int, int]:
     """How many JSON values `value` holds (itself included) and how deep it nests (0: a scalar, 1: a flat
-    array or object). Raises PatchLimit when it holds more than `limit`."""
+    array or object). Raises PatchLimitError when it holds more than `limit`."""
     count, height, stack = 1, 0, [(value, 1)]
     while stack:
         node, level = stack.pop()
@@ -113,21 +113,21 @@ def _measure(value: Any, limit: int | None = None) -> tuple[int, int]:
         children = node.values() if type(node) is dict else node
         count += len(children)
         if limit is not None and count > limit:
-            raise PatchLimit(f"walking more than the stream's allowance of {limit} values")
+            raise PatchLimitError(f"walking more than the stream's allowance of {limit} values")
         stack.extend((child, level + 1) for child in children if type(child) is dict or type(child) is list)
     return count, height
 
 
 def _clone(value: Any, removed: dict[tuple[int, str], Any], limit: int | None) -> tuple[Any, int, int]:
     """A deep copy of `value` without the members marked removed, its height and the values copied.
-    Raises PatchLimit past `limit` values."""
+    Raises PatchLimitError past `limit` values."""
     copied = 0
 
     def clone(node: Any) -> tuple[Any, int]:
         nonlocal copied
         copied += 1
         if limit is not None and copied > limit:
-            raise PatchLimit(f"copying more than the stream's allowance of {limit} values")
+            raise PatchLimitError(f"copying more than the stream's allowance of {limit} values")
         if type(node) is dict:
             out: dict[str, Any] = {}
             height = 0
@@ -235,7 +235,7 @@ class _Patch:
     def _place(self, tokens: list[str], value: Any, height: int, *, replace: bool) -> None:
         """add (or replace) `value`, of nesting `height`, at `tokens`."""
         if len(tokens) + height > MAX_STATE_DEPTH:
-            raise PatchLimit(f"the state would nest {len(tokens) + height} levels deep, past {MAX_STATE_DEPTH}")
+            raise PatchLimitError(f"the state would nest {len(tokens) + height} levels deep, past {MAX_STATE_DEPTH}")
         if not tokens:
             self.log.append(("root", self.root))
             self.root = value
@@ -327,7 +327,7 @@ class _Patch:
         """`walk()`, bounded by the allowance; when it goes past it, the allowance is spent."""
         try:
             return walk()
-        except PatchLimit:
+        except PatchLimitError:
             self.allowance = 0
             raise
 
