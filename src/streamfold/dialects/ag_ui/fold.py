@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._base import INCOMPLETE, STOP, Dialect, compact_json, event_type
+from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type
 from .lifecycle import Lifecycle
 from .native import Conversation, export_run, read_run, summarize_event, this_turn
 from .patch import PatchError, PatchLimitError, State
@@ -53,7 +53,9 @@ class AGUI(Dialect):
     terminal_hint = "`RUN_FINISHED` (or `RUN_ERROR`)"
     done_is_terminal = False
     text_keys = ("delta",)
-    finish_reasons: ClassVar[dict[str, str]] = {"success": STOP, "interrupt": INCOMPLETE, "cancelled": INCOMPLETE}
+    # ("error": an exported run that ended in RUN_ERROR, read back; no outcome is called that.)
+    finish_reasons: ClassVar[dict[str, str]] = {"success": STOP, "interrupt": INCOMPLETE, "cancelled": INCOMPLETE,
+                                                "error": ERROR}
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
@@ -132,6 +134,7 @@ class AGUI(Dialect):
     def _run_error(self, value: dict[str, Any], frame: int) -> None:
         message = value.get("message")
         code = value.get("code")
+        self._ids["error"] = {"message": message, "code": code}
         detail = f" ({code})" if type(code) is str else ""
         self._take_usage(value, frame)
         self.in_stream_error(frame, f"the agent's run failed{detail}: "

@@ -10,7 +10,8 @@ new one is added at the end. Text is kept as pieces and joined once, at the end.
 
 The export is what a client holds when the run is over: `{threadId, runId, messages, state}`,
 the messages valid `ag_ui.core.Message`s and the state the final one (every patch applied); the
-run's `outcome` and token `usage` when it sent them.
+run's `outcome` when it finished (`{"type": "success"}` when RUN_FINISHED gave none), RUN_ERROR's
+`error` (`{message, code}`) when it failed, and its token `usage` when it sent them.
 """
 
 from __future__ import annotations
@@ -109,8 +110,13 @@ def export_run(result: Result) -> dict[str, Any]:
     native = result.native or {}
     exported: dict[str, Any] = {"threadId": native.get("thread_id"), "runId": native.get("run_id"),
                                 "messages": native.get("messages", []), "state": native.get("state")}
+    choice = result.choice(0)
     if native.get("outcome") is not None:
         exported["outcome"] = native["outcome"]
+    elif choice is not None and choice.finish_reason_raw is not None:
+        exported["outcome"] = {"type": choice.finish_reason_raw}  # RUN_FINISHED without one: a success
+    if native.get("error") is not None:
+        exported["error"] = native["error"]  # RUN_ERROR's message and code
     if result.usage is not None:
         exported["usage"] = result.usage.raw  # RUN_FINISHED's (or RUN_ERROR's) token usages
     return exported
@@ -132,7 +138,7 @@ def read_run(value: object) -> dict[str, Any] | None:
             and "state" in value):
         return None
     texts: dict[str, list[str]] = {"assistant": [], "reasoning": []}
-    calls = []
+    calls, ids = [], []
     for message in this_turn(value["messages"]):
         role, content = message.get("role"), message.get("content")
         if type(role) is str and role in texts and isinstance(content, str) and content:
@@ -143,10 +149,13 @@ def read_run(value: object) -> dict[str, Any] | None:
             if not isinstance(function, dict):
                 function = {}
             calls.append((function.get("name"), function.get("arguments", "")))
+            ids.append(call.get("id") if isinstance(call, dict) else None)
+    # How the run ended: its RUN_ERROR, its outcome; a run that says neither never finished.
     outcome = value.get("outcome")
+    finish = "error" if isinstance(value.get("error"), dict) else \
+        outcome.get("type", "success") if isinstance(outcome, dict) else None
     return {"content": "\n\n".join(texts["assistant"]), "reasoning": "\n\n".join(texts["reasoning"]) or None,
-            "tool_calls": calls, "usage": value.get("usage"),
-            "finish_reason": outcome.get("type", "success") if isinstance(outcome, dict) else "success"}
+            "tool_calls": calls, "tool_call_ids": ids, "usage": value.get("usage"), "finish_reason": finish}
 
 
 def summarize_event(value: object) -> str:
