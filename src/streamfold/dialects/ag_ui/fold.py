@@ -315,12 +315,9 @@ class AGUI(Dialect):
         try:
             self._state.patch(value.get("delta"))
         except PatchLimitError as error:
-            self.report.diagnostic(
-                "state-capped", frame,
-                f"frame {frame}'s STATE_DELTA is not applied: {error}. A stream may copy, or move deeper, about as "
-                "many JSON values as its state events carry, and nest the state as deep as a STATE_SNAPSHOT can; "
-                "the state stays as it was before this patch (a client that applies it may grow the state "
-                "exponentially: each `copy` of the state into itself doubles it)")
+            self.report.diagnostic("state-capped", frame, f"frame {frame}'s STATE_DELTA is not applied: {error} "
+                                   "(see README, AG-UI); the state stays as it was before it. A client that applies "
+                                   "it may grow the state without bound: a `copy` of the state into itself doubles it")
         except PatchError as error:
             why = (" No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
                    "the stream).") if baseline else ""
