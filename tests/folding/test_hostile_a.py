@@ -199,7 +199,10 @@ def test_a_messages_snapshot_without_role_folds() -> None:
     snapshot = {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "m0"}, {"id": "m", "content": "x"}]}
     data = b"data: " + json.dumps({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "1234567"}]}).encode() + b"\n\n"
     assert len(data) == 70
-    assert tr_fold(data).native == {"messages": [{"id": "1234567"}], "state": None, "events": []}
+    alone = tr_fold(data)
+    assert alone.native == {"messages": [{"id": "1234567"}], "state": None, "events": []}
+    (odd,) = [d for d in alone.diagnostics if d.code == "unexpected-payload"]
+    assert odd.frame == 0 and odd.details == {"messages": 1}
     result = tr_fold(_ag_ui(snapshot, {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f",
                                        "parentMessageId": "m"}, {"type": "TOOL_CALL_END", "toolCallId": "c"}))
     # The streamed text of "m" joins the reply (its role is the stream's); the call opens a message of its own.

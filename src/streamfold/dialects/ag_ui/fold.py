@@ -331,6 +331,13 @@ class AGUI(Dialect):
         if type(messages) is not list:
             self.wrong_type(messages, frame, "the `messages` of a MESSAGES_SNAPSHOT", "an array")
             return
+        odd = sum(1 for m in messages if type(m) is not dict or type(m.get("id")) is not str
+                  or type(m.get("role")) is not str)
+        if odd:
+            self.report.diagnostic(
+                "unexpected-payload", frame, f"frame {frame}'s MESSAGES_SNAPSHOT holds {odd} message(s) that are "
+                "not an object with a string `id` and `role` (every AG-UI Message has both): one without an id "
+                "cannot be placed and is left out, one without a role is kept as sent", messages=odd)
         self.conversation.snapshot(messages)
         # A compacted run (a server replaying a finished run as one snapshot) carries its reply only here: the
         # turn's messages that no event streamed join the reply, as a client reading the snapshot shows them.
