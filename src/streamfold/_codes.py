@@ -61,7 +61,8 @@ Code = Literal[
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
     "jsonrpc-missing", "response-to-unknown-id", "batch-not-allowed", "event-ignored-by-sdk", "tool-result-error",
     "resumable-cut",
-    "event-before-start", "event-after-end", "never-ended", "state-patch-failed", "unknown-ag-ui-event",
+    "event-before-start", "event-after-end", "never-ended", "state-patch-failed", "state-capped",
+    "unknown-ag-ui-event",
     "realtime-other-responses",
     "part-missing-start", "tool-error", "envelope",
     # notes on the input and the transport
@@ -210,6 +211,9 @@ _ALL = (
              "ag-ui"),
     CodeInfo("state-patch-failed", _D, _WARN, "a `STATE_DELTA` JSON Patch that does not apply: the state stays "
              "as it was before it (patches are atomic)", "ag-ui"),
+    CodeInfo("state-capped", _D, _WARN, "a `STATE_DELTA` that would copy (or move deeper) more JSON values than "
+             "the stream's state events carried, or nest the state deeper than a `STATE_SNAPSHOT` can: not "
+             "applied, the state stays as it was", "ag-ui"),
     CodeInfo("unknown-ag-ui-event", _D, _INFO, "an AG-UI event type streamfold does not know; ignored", "ag-ui"),
     CodeInfo("realtime-other-responses", _D, _INFO, "the session holds more responses than the first one, which is "
              "the one folded; the others are listed with their ids", "openai-realtime"),

@@ -164,7 +164,8 @@ def test_steps_whose_lists_are_not_lists_are_skipped() -> None:
     assert choice is not None and choice.content == "ok" and result.complete
     assert GeminiInteractions.read_response({"id": "i", "status": "completed", "steps": [
         {"type": "model_output", "content": 3}, {"type": "thought", "summary": [{"type": "text", "text": 4}]}]}) == {
-        "content": "", "reasoning": None, "tool_calls": [], "finish_reason": "completed", "usage": None}
+        "content": "", "reasoning": None, "tool_calls": [], "tool_call_ids": [], "finish_reason": "completed",
+        "usage": None}
 
 
 def test_a_legacy_function_call_delta_states_the_call_whole() -> None:

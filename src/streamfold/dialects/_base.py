@@ -24,7 +24,7 @@ from ._replay import ReplayQuirks
 if TYPE_CHECKING:
     from ..result import Result
 
-__all__ = ["Dialect", "End", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
+__all__ = ["Dialect", "End", "arguments_text", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
@@ -290,7 +290,9 @@ class Dialect:
     def read_response(cls, value: object) -> dict[str, Any] | None:
         """The reverse of `export`: the facts of this vendor's non-streaming response body, or
         None when `value` is not one: {"content", "reasoning", "tool_calls": [(name, arguments
-        text)], "finish_reason" (raw), "usage" (the raw usage object)}. Used by `check`/`diff`."""
+        text)], "tool_call_ids": [the id of each call, or None] (when the reply gives them),
+        "finish_reason" (raw), "usage" (the raw usage object)}. Used by `show` (a reply given where
+        a stream was expected), `check` and `diff`; it reads back all of that its `export` writes."""
         return None
 
     @classmethod
@@ -331,6 +333,12 @@ def event_type(value: object) -> str | None:
 def dumps_arguments(value: object) -> str:
     """Object-valued tool arguments/input as the raw `arguments` string (compact, UTF-8 kept)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def arguments_text(value: object) -> str:
+    """Tool arguments/input of a non-streaming reply as the `arguments` text: an object serialised, a
+    string as it is (an export keeps arguments that do not parse as their text, where an object belongs)."""
+    return value if isinstance(value, str) else dumps_arguments(value)
 
 
 # One encoder for every summary (json.dumps makes one per call when given options: a third of a summary's time).

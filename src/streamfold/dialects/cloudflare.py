@@ -170,7 +170,7 @@ class Cloudflare(Dialect):
         choice = result.choice(0)
         body: dict[str, Any] = {"response": choice.content if choice else ""}
         if choice is not None and choice.tool_calls:
-            body["tool_calls"] = [{"name": call.name,
+            body["tool_calls"] = [{**({"id": call.id} if call.id is not None else {}), "name": call.name,
                                    "arguments": call.parsed if call.error is None else call.arguments}
                                   for call in choice.tool_calls]
         if result.usage is not None:
@@ -185,10 +185,10 @@ class Cloudflare(Dialect):
                 and isinstance(value["result"].get("response"), str)):
             return None
         body = value["result"]
-        calls = body.get("tool_calls") or []
+        calls = [call for call in body.get("tool_calls") or () if isinstance(call, dict)]
         return {"content": body["response"], "reasoning": None, "finish_reason": body.get("finish_reason"),
-                "tool_calls": [(call.get("name"), _arguments_text(call.get("arguments"))) for call in calls
-                               if isinstance(call, dict)], "usage": body.get("usage")}
+                "tool_calls": [(call.get("name"), _arguments_text(call.get("arguments"))) for call in calls],
+                "tool_call_ids": [call.get("id") for call in calls], "usage": body.get("usage")}
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not dict:

@@ -357,11 +357,13 @@ class Cohere(Dialect):
                 and isinstance(message.get("content", []), list) and "choices" not in value):
             return None
         items = [item for item in message.get("content") or [] if isinstance(item, dict)]
-        calls = [call.get("function", {}) for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+        listed = [call for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+        calls = [call.get("function", {}) for call in listed]
         return {"content": "".join(str(i.get("text") or "") for i in items if i.get("type") == "text"),
                 "reasoning": "".join(str(i.get("thinking") or "") for i in items if i.get("type") == "thinking")
                 or message.get("tool_plan") or None,
                 "tool_calls": [(call.get("name"), call.get("arguments") or "") for call in calls],
+                "tool_call_ids": [call.get("id") for call in listed],
                 "finish_reason": value.get("finish_reason"), "usage": value.get("usage")}
 
     @classmethod

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, Dialect, compact_json, dumps_arguments
+from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, Dialect, arguments_text, compact_json, dumps_arguments
 from .cohere import cohere_usage
 
 if TYPE_CHECKING:
@@ -275,7 +275,7 @@ class CohereV1(Dialect):
         # With tool calls, `text` is the tool plan, which the fold keeps as reasoning (see `fold`).
         content, reasoning = ("", value["text"] or None) if calls else (value["text"], None)
         return {"content": content, "reasoning": reasoning,
-                "tool_calls": [(call.get("name"), dumps_arguments(call.get("parameters"))) for call in calls],
+                "tool_calls": [(call.get("name"), arguments_text(call.get("parameters"))) for call in calls],
                 "finish_reason": value.get("finish_reason"), "usage": value.get("meta")}
 
     @classmethod

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
-from ._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
     from ..merge import ToolCallPath
@@ -289,9 +289,10 @@ class GeminiInteractions(Dialect):
         steps = [step for step in value["steps"] if isinstance(step, dict)]
         content = "".join(_texts(step.get("content")) for step in steps if step.get("type") == "model_output")
         reasoning = "".join(_texts(step.get("summary")) for step in steps if step.get("type") == "thought")
-        calls = [(step.get("name"), dumps_arguments(step.get("arguments")))
-                 for step in steps if step.get("type") == "function_call"]
-        return {"content": content, "reasoning": reasoning or None, "tool_calls": calls,
+        called = [step for step in steps if step.get("type") == "function_call"]
+        return {"content": content, "reasoning": reasoning or None,
+                "tool_calls": [(step.get("name"), arguments_text(step.get("arguments"))) for step in called],
+                "tool_call_ids": [step.get("id") for step in called],
                 "finish_reason": value.get("status"), "usage": value.get("usage")}
 
     @classmethod

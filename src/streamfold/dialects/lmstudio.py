@@ -298,7 +298,9 @@ class LMStudio(Dialect):
             if choice.reasoning:
                 output.append({"type": "reasoning", "content": choice.reasoning})
             for call in choice.tool_calls:
-                item: dict[str, Any] = {"type": "tool_call", "tool": call.name, "arguments": call.parsed}
+                # Unparseable arguments keep their text (never a null in their place).
+                item: dict[str, Any] = {"type": "tool_call", "tool": call.name,
+                                        "arguments": call.parsed if call.error is None else call.arguments}
                 item.update(extras[call.key] if 0 <= call.key < len(extras) else {})
                 output.append(item)
             if choice.content:
@@ -318,7 +320,8 @@ class LMStudio(Dialect):
         items = [item for item in value["output"] if isinstance(item, dict)]
         texts = {kind: "".join(str(item.get("content") or "") for item in items if item.get("type") == kind)
                  for kind in ("message", "reasoning")}
-        calls = [(item.get("tool"), json.dumps(item.get("arguments", {}), separators=(",", ":"), ensure_ascii=False))
+        calls = [(item.get("tool"), item["arguments"] if isinstance(item.get("arguments"), str) else
+                  json.dumps(item.get("arguments", {}), separators=(",", ":"), ensure_ascii=False))
                  for item in items if item.get("type") == "tool_call"]
         return {"content": texts["message"], "reasoning": texts["reasoning"] or None, "tool_calls": calls,
                 "finish_reason": None, "usage": value.get("stats") or None}

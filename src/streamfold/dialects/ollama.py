@@ -342,13 +342,14 @@ class Ollama(Dialect):
         message = value.get("message")
         if not isinstance(message, dict):
             message = {}
-        calls = message.get("tool_calls") or value.get("tool_calls") or []
+        calls = [call for call in message.get("tool_calls") or value.get("tool_calls") or [] if isinstance(call, dict)]
         return {
             "content": message.get("content") or value.get("response") or "",
             "reasoning": message.get("thinking") or value.get("thinking"),
             "tool_calls": [(call.get("function", {}).get("name"),
                             json.dumps(call.get("function", {}).get("arguments", {}), separators=(",", ":"),
-                                       ensure_ascii=False)) for call in calls if isinstance(call, dict)],
+                                       ensure_ascii=False)) for call in calls],
+            "tool_call_ids": [call.get("id") for call in calls],
             "finish_reason": value.get("done_reason"),
             "usage": {key: value[key] for key in ("prompt_eval_count", "eval_count") if key in value} or None,
         }

@@ -145,12 +145,16 @@ class TGI(Dialect):
 
     def native(self) -> dict[str, Any] | None:
         """With `details` (the request asked for them): its finish reason, token count and seed,
-        and every streamed token object, for the response's `details`; else nothing."""
+        and every streamed token object, for the response's `details`; else nothing. (The streamed
+        details' `input_length` is kept too, though a non-streaming `Details` has no such field: it is
+        the usage's input tokens, which the export would otherwise lose.)"""
         details = self._details
         if details is None:
             return None
-        return {"details": {name: details.get(name) for name in ("finish_reason", "generated_tokens", "seed")},
-                "tokens": list(self._tokens)}
+        kept = {name: details.get(name) for name in ("finish_reason", "generated_tokens", "seed")}
+        if "input_length" in details:
+            kept["input_length"] = details["input_length"]
+        return {"details": kept, "tokens": list(self._tokens)}
 
     @classmethod
     def export(cls, result: Result) -> dict[str, Any]:

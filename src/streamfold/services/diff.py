@@ -145,7 +145,8 @@ def summary_of_response(value: Any, *, choice: int = 0, calls_when_absent: bool 
     knows: set[str] = {key for key in ("content", "reasoning", "finish_reason", "usage") if key in found}
     if calls is not None or calls_when_absent:
         knows |= {"name", "parsed"}
-    tool_calls = tuple(_response_call(position, name, arguments)
+    ids = found.get("tool_call_ids") or ()
+    tool_calls = tuple(_response_call(position, name, arguments, ids[position] if position < len(ids) else None)
                        for position, (name, arguments) in enumerate(calls or ()))
     usage = found.get("usage")
     result = Result(
@@ -160,20 +161,20 @@ def summary_of_response(value: Any, *, choice: int = 0, calls_when_absent: bool 
     return Summary(result, frozenset(knows), frozenset({choice}))
 
 
-def _response_call(position: int, name: Any, arguments: str) -> ToolCall:
+def _response_call(position: int, name: Any, arguments: str, call_id: str | None) -> ToolCall:
     if not arguments.strip():
-        return ToolCall(position, None, name, arguments, {}, None, position)  # as a fold parses no arguments
+        return ToolCall(position, call_id, name, arguments, {}, None, position)  # as a fold parses no arguments
     try:
-        return ToolCall(position, None, name, arguments, json.loads(arguments), None, position)
+        return ToolCall(position, call_id, name, arguments, json.loads(arguments), None, position)
     except ValueError as exc:
-        return ToolCall(position, None, name, arguments, None, str(exc), position)
+        return ToolCall(position, call_id, name, arguments, None, str(exc), position)
 
 
 def read_response(value: Any) -> dict[str, Any]:
     """The facts of a non-streaming reply: plain text, or a vendor's response body or message,
     read by the dialect that knows it (the reverse of its `export`): {"content", "reasoning",
-    "tool_calls" [(name, arguments text)] or None, "finish_reason" (absent when the reply has none
-    to tell), "usage", "dialect"}, finish
+    "tool_calls" [(name, arguments text)] or None, "tool_call_ids" [id or None] (when the reply
+    names its calls), "finish_reason" (absent when the reply has none to tell), "usage", "dialect"}, finish
     reason and usage normalised by that dialect as a fold's are (usage as `Usage` fields)."""
     if isinstance(value, str):
         return {"content": value, "tool_calls": None}
@@ -239,6 +240,11 @@ def _checked(found: dict[str, Any]) -> dict[str, Any]:
         found["tool_calls"] = [(name if name is None or isinstance(name, str) else json.dumps(name),
                                 arguments if isinstance(arguments, str) else json.dumps(arguments))
                                for name, arguments in calls]
+    ids = found.get("tool_call_ids")
+    if ids is not None:
+        if not isinstance(ids, (list, tuple)) or len(ids) != len(calls or ()):
+            raise ValueError("its tool call ids are not one per call")
+        found["tool_call_ids"] = [call_id if isinstance(call_id, str) else None for call_id in ids]
     if found.get("usage") is not None and not isinstance(found["usage"], dict):
         raise ValueError(f"its usage is {type(found['usage']).__name__}, not an object")
     return found

@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._base import INCOMPLETE, STOP, Dialect, compact_json, event_type
+from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type
 from .lifecycle import Lifecycle
 from .native import Conversation, export_run, read_run, summarize_event, this_turn
-from .patch import PatchError, apply_patch
+from .patch import PatchError, PatchLimitError, State
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -53,7 +53,9 @@ class AGUI(Dialect):
     terminal_hint = "`RUN_FINISHED` (or `RUN_ERROR`)"
     done_is_terminal = False
     text_keys = ("delta",)
-    finish_reasons: ClassVar[dict[str, str]] = {"success": STOP, "interrupt": INCOMPLETE, "cancelled": INCOMPLETE}
+    # ("error": an exported run that ended in RUN_ERROR, read back; no outcome is called that.)
+    finish_reasons: ClassVar[dict[str, str]] = {"success": STOP, "interrupt": INCOMPLETE, "cancelled": INCOMPLETE,
+                                                "error": ERROR}
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
@@ -64,10 +66,11 @@ class AGUI(Dialect):
         self.lifecycle = Lifecycle(self.report)
         self._chunked: dict[str, str | None] = {}  # the id the last chunk of each kind named
         self._tool_keys: dict[str, int] = {}
+        self._names: dict[str, str] = {}
         self._replying: set[str] = set()  # the messages whose text is in the reply already
         self._run: str | None = None  # "open", "finished" or "failed" once a run started
         self._ids: dict[str, Any] = {}
-        self._state: Any = None
+        self._state = State()
         self._log: list[dict[str, Any]] = []  # steps, raw, custom, activities, encrypted values, in order
 
     @classmethod
@@ -131,6 +134,7 @@ class AGUI(Dialect):
     def _run_error(self, value: dict[str, Any], frame: int) -> None:
         message = value.get("message")
         code = value.get("code")
+        self._ids["error"] = {"message": message, "code": code}
         detail = f" ({code})" if type(code) is str else ""
         self._take_usage(value, frame)
         self.in_stream_error(frame, f"the agent's run failed{detail}: "
@@ -179,8 +183,9 @@ class AGUI(Dialect):
     def _add_text(self, ident: str, what: str, delta: str, frame: int) -> None:
         role = "reasoning" if what == _REASONING else "assistant"
         message = self.conversation.message(ident, role)
-        self.conversation.text(ident, message["role"], delta)
-        if message["role"] not in ("assistant", "reasoning"):
+        role = message.get("role", role)  # (a MESSAGES_SNAPSHOT may hold it without one)
+        self.conversation.text(ident, role, delta)
+        if role not in ("assistant", "reasoning"):
             return  # a user or system message the agent echoes is not its reply
         buffer = self._reasoning if what == _REASONING else self._content
         if ident not in self._replying:
@@ -245,6 +250,8 @@ class AGUI(Dialect):
     def _new_call(self, ident: str, name: str | None, parent: str | None, frame: int, *, record: bool = True) -> int:
         """The key of tool call `ident`, a new call's added to the conversation (unless a snapshot holds it)."""
         key = self._tool_keys.get(ident)
+        if name:
+            name = self._names.setdefault(name, name)  # one string per tool name, not one per call
         if key is None:
             key = self._tool_keys[ident] = len(self._tool_keys)
             if record:
@@ -284,7 +291,7 @@ class AGUI(Dialect):
         if previous is not None and previous != ident and (_CALL, previous) in self.lifecycle.open:
             self.lifecycle.end(_CALL, previous, frame, "TOOL_CALL_CHUNK")  # a new call's chunk closes the last one
             self.check_arguments(0, self._tool_keys[previous], frame)
-        if (_CALL, ident) not in self.lifecycle.open and (_CALL, ident) not in self.lifecycle.closed:
+        if (_CALL, ident) not in self.lifecycle.open and not self.lifecycle.ended(_CALL, ident):
             self.lifecycle.start(_CALL, ident, frame)
             name, parent = value.get("toolCallName"), value.get("parentMessageId")
             self._new_call(ident, name if type(name) is str else None, parent if type(parent) is str else None, frame)
@@ -301,25 +308,36 @@ class AGUI(Dialect):
     # -- state, snapshots and the rest ------------------------------------------------
 
     def _state_snapshot(self, value: dict[str, Any], frame: int) -> None:
-        self._state = value.get("snapshot")
+        self._state.snapshot(value.get("snapshot"))
 
     def _state_delta(self, value: dict[str, Any], frame: int) -> None:
+        baseline = self._state.value is None
         try:
-            self._state = apply_patch(self._state if self._state is not None else {}, value.get("delta"))
+            self._state.patch(value.get("delta"))
+        except PatchLimitError as error:
+            self.report.diagnostic("state-capped", frame, f"frame {frame}'s STATE_DELTA is not applied: {error} "
+                                   "(see README, AG-UI); the state stays as it was before it. A client that applies "
+                                   "it may grow the state without bound: a `copy` of the state into itself doubles it")
         except PatchError as error:
-            baseline = "" if self._state is not None else (
-                " No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
-                "the stream).")
+            why = (" No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
+                   "the stream).") if baseline else ""
             self.report.diagnostic(
                 "state-patch-failed", frame,
                 f"frame {frame}'s STATE_DELTA does not apply: {error}. Patches are atomic, so the state stays as it "
-                f"was before it; the spec asks the consumer to resynchronise (a STATE_SNAPSHOT).{baseline}")
+                f"was before it; the spec asks the consumer to resynchronise (a STATE_SNAPSHOT).{why}")
 
     def _messages_snapshot(self, value: dict[str, Any], frame: int) -> None:
         messages = value.get("messages")
         if type(messages) is not list:
             self.wrong_type(messages, frame, "the `messages` of a MESSAGES_SNAPSHOT", "an array")
             return
+        odd = sum(1 for m in messages if type(m) is not dict or type(m.get("id")) is not str
+                  or type(m.get("role")) is not str)
+        if odd:
+            self.report.diagnostic(
+                "unexpected-payload", frame, f"frame {frame}'s MESSAGES_SNAPSHOT holds {odd} message(s) that are "
+                "not an object with a string `id` and `role` (every AG-UI Message has both): one without an id "
+                "cannot be placed and is left out, one without a role is kept as sent", messages=odd)
         self.conversation.snapshot(messages)
         # A compacted run (a server replaying a finished run as one snapshot) carries its reply only here: the
         # turn's messages that no event streamed join the reply, as a client reading the snapshot shows them.
@@ -357,9 +375,14 @@ class AGUI(Dialect):
     def finish(self, last_frame: int) -> None:
         if self._run != "failed" and self.lifecycle.open:
             self._close_all(last_frame, "the end of the stream")
+        # What ended and which key each call has serve the fold only: let them go before the Result is
+        # built, the fold's peak (a run of many tool calls held both).
+        self.lifecycle.closed.clear()
+        self._tool_keys.clear()
 
     def native(self) -> dict[str, Any] | None:
-        return {**self._ids, "messages": self.conversation.build(), "state": self._state, "events": self._log}
+        return {**self._ids, "messages": self.conversation.build(), "state": self._state.value,
+                "events": self._log}
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         if type(raw) is not list:

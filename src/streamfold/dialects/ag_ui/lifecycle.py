@@ -19,19 +19,23 @@ class Lifecycle:
         self.report = report
         #: What started and has not ended -> the frame it started at.
         self.open: dict[tuple[str, str], int] = {}
-        self.closed: set[tuple[str, str]] = set()
+        #: kind -> the ids of what ended (a set per kind, not a tuple per thing: a run may end many thousands).
+        self.closed: dict[str, set[str]] = {}
+
+    def ended(self, what: str, ident: str) -> bool:
+        return ident in self.closed.get(what, ())
 
     def start(self, what: str, ident: str, frame: int) -> None:
         """`what` `ident` starts (again, if it had ended)."""
         self.open[(what, ident)] = frame
-        self.closed.discard((what, ident))
+        self.closed.get(what, set()).discard(ident)
 
     def ongoing(self, what: str, ident: str, frame: int, kind: str) -> bool:
         """Is `what` open for an event of `kind`? Reports it when it is not: after its end, False (not
         folded); never started, True (it is started here)."""
         if (what, ident) in self.open:
             return True
-        if (what, ident) in self.closed:
+        if self.ended(what, ident):
             self.report.diagnostic(
                 "event-after-end", frame, f"frame {frame} ({kind}) for {what} {ident!r} comes after its end: the "
                 "verifier rejects it, and a client that appends it corrupts what was complete; not folded",
@@ -48,5 +52,5 @@ class Lifecycle:
         if not self.ongoing(what, ident, frame, kind):
             return False
         del self.open[(what, ident)]
-        self.closed.add((what, ident))
+        self.closed.setdefault(what, set()).add(ident)
         return True

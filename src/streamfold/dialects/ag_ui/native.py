@@ -10,7 +10,8 @@ new one is added at the end. Text is kept as pieces and joined once, at the end.
 
 The export is what a client holds when the run is over: `{threadId, runId, messages, state}`,
 the messages valid `ag_ui.core.Message`s and the state the final one (every patch applied); the
-run's `outcome` and token `usage` when it sent them.
+run's `outcome` when it finished (`{"type": "success"}` when RUN_FINISHED gave none), RUN_ERROR's
+`error` (`{message, code}`) when it failed, and its token `usage` when it sent them.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class Conversation:
         self.messages: list[dict[str, Any]] = []
         self._by_id: dict[str, dict[str, Any]] = {}
         self._pieces: dict[str, list[str]] = {}
+        #: call id -> its `function` object, whose `arguments` are the pieces (a list) until `build` joins them.
         self._calls: dict[str, dict[str, Any]] = {}
-        self._arguments: dict[str, list[str]] = {}
 
     def message(self, message_id: str, role: str) -> dict[str, Any]:
         """The message with this id, opened with `role` if it is new."""
@@ -53,20 +54,23 @@ class Conversation:
 
     def tool_call(self, call_id: str, name: str | None, parent: str | None) -> None:
         last = self.messages[-1] if self.messages else None
-        if parent is not None and last is not None and last["id"] == parent and last["role"] == "assistant":
+        if parent is not None and last is not None and last["id"] == parent and last.get("role") == "assistant":
             owner = last
         else:
             owner = self.message(parent if parent is not None else call_id, "assistant")
-        call = {"id": call_id, "type": "function", "function": {"name": name or "", "arguments": ""}}
+        function: dict[str, Any] = {"name": name or "", "arguments": ""}
         if type(owner.get("toolCalls")) is not list:
             owner["toolCalls"] = []  # (a snapshot may have put anything there)
-        owner["toolCalls"].append(call)
-        self._calls[call_id] = call
-        self._arguments[call_id] = []
+        owner["toolCalls"].append({"id": call_id, "type": "function", "function": function})
+        self._calls[call_id] = function
 
     def arguments(self, call_id: str, delta: str) -> None:
-        if call_id in self._arguments:
-            self._arguments[call_id].append(delta)
+        function = self._calls.get(call_id)
+        if function is not None:
+            pieces = function["arguments"]
+            if type(pieces) is str:
+                pieces = function["arguments"] = []
+            pieces.append(delta)
 
     def tool_result(self, message_id: str, call_id: str, content: object, error: object = None) -> None:
         message = self.message(message_id, "tool")
@@ -90,13 +94,13 @@ class Conversation:
 
     def build(self) -> list[dict[str, Any]]:
         """The messages with their text and arguments joined (JSON values, for the native snapshot)."""
-        for call_id, pieces in self._arguments.items():
-            if pieces:
-                self._calls[call_id]["function"]["arguments"] = "".join(pieces)
+        for function in self._calls.values():
+            if type(function["arguments"]) is list:
+                function["arguments"] = "".join(function["arguments"])
         for message_id, pieces in self._pieces.items():
             self._by_id[message_id]["content"] = "".join(pieces)
         for message in self.messages:
-            if message["role"] in ("user", "system", "developer", "reasoning") and "content" not in message:
+            if message.get("role") in ("user", "system", "developer", "reasoning") and "content" not in message:
                 message["content"] = ""
         return self.messages
 
@@ -106,8 +110,13 @@ def export_run(result: Result) -> dict[str, Any]:
     native = result.native or {}
     exported: dict[str, Any] = {"threadId": native.get("thread_id"), "runId": native.get("run_id"),
                                 "messages": native.get("messages", []), "state": native.get("state")}
+    choice = result.choice(0)
     if native.get("outcome") is not None:
         exported["outcome"] = native["outcome"]
+    elif choice is not None and choice.finish_reason_raw is not None:
+        exported["outcome"] = {"type": choice.finish_reason_raw}  # RUN_FINISHED without one: a success
+    if native.get("error") is not None:
+        exported["error"] = native["error"]  # RUN_ERROR's message and code
     if result.usage is not None:
         exported["usage"] = result.usage.raw  # RUN_FINISHED's (or RUN_ERROR's) token usages
     return exported
@@ -129,19 +138,24 @@ def read_run(value: object) -> dict[str, Any] | None:
             and "state" in value):
         return None
     texts: dict[str, list[str]] = {"assistant": [], "reasoning": []}
-    calls = []
+    calls, ids = [], []
     for message in this_turn(value["messages"]):
         role, content = message.get("role"), message.get("content")
-        if role in texts and isinstance(content, str) and content:
+        if type(role) is str and role in texts and isinstance(content, str) and content:
             texts[role].append(content)
         listed = message.get("toolCalls")
         for call in listed if role == "assistant" and isinstance(listed, list) else ():
-            function = call.get("function", {}) if isinstance(call, dict) else {}
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                function = {}
             calls.append((function.get("name"), function.get("arguments", "")))
+            ids.append(call.get("id") if isinstance(call, dict) else None)
+    # How the run ended: its RUN_ERROR, its outcome; a run that says neither never finished.
     outcome = value.get("outcome")
+    finish = "error" if isinstance(value.get("error"), dict) else \
+        outcome.get("type", "success") if isinstance(outcome, dict) else None
     return {"content": "\n\n".join(texts["assistant"]), "reasoning": "\n\n".join(texts["reasoning"]) or None,
-            "tool_calls": calls, "usage": value.get("usage"),
-            "finish_reason": outcome.get("type", "success") if isinstance(outcome, dict) else "success"}
+            "tool_calls": calls, "tool_call_ids": ids, "usage": value.get("usage"), "finish_reason": finish}
 
 
 def summarize_event(value: object) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._toolargs import parse_arguments
 from ...opaque import Opaque
-from .._base import dumps_arguments
+from .._base import arguments_text
 from .blocks import CHOICE, SERVER_TOOLS, Block
 
 if TYPE_CHECKING:
@@ -132,11 +132,12 @@ def read_message(value: object) -> dict[str, Any] | None:
         return None
     blocks = [block for block in value["content"] if isinstance(block, dict)]
     thinking = "".join(block.get("thinking", "") for block in blocks if block.get("type") == "thinking")
+    uses = [block for block in blocks if block.get("type") == "tool_use"]
     return {
         "content": "".join(block.get("text", "") for block in blocks if block.get("type") == "text"),
         "reasoning": thinking or None,
-        "tool_calls": [(block.get("name"), dumps_arguments(block.get("input")))
-                       for block in blocks if block.get("type") == "tool_use"],
+        "tool_calls": [(block.get("name"), arguments_text(block.get("input"))) for block in uses],
+        "tool_call_ids": [block.get("id") for block in uses],
         "finish_reason": value.get("stop_reason"),
         "usage": value.get("usage"),
     }

@@ -88,8 +88,10 @@ def _exported_content(choice: Choice, fields_by_index: dict[str, Any]) -> list[d
                 content.append({"reasoningContent": {"reasoningText": reasoning}})
         elif block.type == "tool_call" and block.index in calls:
             call = calls[block.index]
+            # Unparseable input has no true non-streaming twin: keep the raw text (as Anthropic's export
+            # does), never a silent {}.
             content.append({"toolUse": {"toolUseId": call.id, "name": call.name,
-                                        "input": call.parsed if call.error is None else {}}})
+                                        "input": call.parsed if call.error is None else call.arguments}})
         elif block.type == "server_tool_use":
             # Run by Bedrock (Nova's code interpreter): a block, not one of the choice's tool calls.
             tool = {"toolUseId": fields.get("toolUseId"), "name": fields.get("name"),
@@ -116,8 +118,10 @@ def read_converse(value: object) -> dict[str, Any] | None:
             and block["toolUse"].get("type", "tool_use") != "server_tool_use"]
     return {"content": "".join(str(block["text"]) for block in blocks if "text" in block),
             "reasoning": "".join(str(r.get("text") or "") for r in reasoning if isinstance(r, dict)) or None,
-            "tool_calls": [(use.get("name"), json.dumps(use.get("input", {}), separators=(",", ":"),
-                                                        ensure_ascii=False)) for use in uses],
+            "tool_calls": [(use.get("name"), use["input"] if isinstance(use.get("input"), str) else
+                            json.dumps(use.get("input", {}), separators=(",", ":"), ensure_ascii=False))
+                           for use in uses],
+            "tool_call_ids": [use.get("toolUseId") for use in uses],
             "finish_reason": value.get("stopReason"), "usage": value.get("usage")}
 
 

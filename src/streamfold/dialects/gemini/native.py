@@ -172,12 +172,13 @@ def read_response(value: object) -> dict[str, Any] | None:
     parts = [p for p in (content.get("parts", []) if isinstance(content, dict) else []) if isinstance(p, dict)]
     # `or`: a google-genai dump holds every field, null where the part has none.
     thoughts = "".join(p.get("text") or "" for p in parts if p.get("thought"))
+    calls = [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
     return {
         "content": "".join(p.get("text") or "" for p in parts if not p.get("thought")),
         "reasoning": thoughts or None,
-        "tool_calls": [(p["functionCall"].get("name"), json.dumps(p["functionCall"].get("args") or {},
-                                                                  separators=(",", ":"), ensure_ascii=False))
-                       for p in parts if isinstance(p.get("functionCall"), dict)],
+        "tool_calls": [(call.get("name"), json.dumps(call.get("args") or {}, separators=(",", ":"),
+                                                     ensure_ascii=False)) for call in calls],
+        "tool_call_ids": [call.get("id") for call in calls],
         "finish_reason": candidates[0].get("finishReason"),
         "usage": value.get("usageMetadata"),
     }

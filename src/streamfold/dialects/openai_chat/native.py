@@ -99,12 +99,15 @@ def read_chat(value: object) -> dict[str, Any] | None:
     else:
         return None
     calls = message.get("tool_calls")
+    if calls is not None:
+        calls = [call for call in calls if isinstance(call, dict)]
     return {
         "content": message.get("content") or "",
         "reasoning": message.get("reasoning_content") or message.get("reasoning"),
         "tool_calls": None if calls is None else [
             (call.get("function", {}).get("name"), _arguments_text(call.get("function", {}).get("arguments")))
-            for call in calls if isinstance(call, dict)],
+            for call in calls],
+        "tool_call_ids": None if calls is None else [call.get("id") for call in calls],
         "finish_reason": finish,
         "usage": value.get("usage"),
     }

@@ -61,18 +61,23 @@ def read_response(value: object) -> dict[str, Any] | None:
         return None
     texts: list[str] = []
     calls: list[tuple[Any, Any]] = []
+    ids: list[Any] = []
     for item in value.get("output") or ():
         if not isinstance(item, dict):
             continue
         if item.get("type") == "function_call":
             calls.append((item.get("name"), item.get("arguments") or ""))
+            ids.append(item.get("call_id"))
         for part in item.get("content") or () if item.get("type") == "message" else ():
             if isinstance(part, dict):
                 texts.append(str(part.get("text") or part.get("transcript") or ""))
     details = value.get("status_details")
     reason = details.get("reason") if isinstance(details, dict) else None
-    return {"content": "".join(texts), "reasoning": None, "tool_calls": calls,
-            "finish_reason": reason if reason and value.get("status") != "failed" else value.get("status"),
+    status = value.get("status")
+    return {"content": "".join(texts), "reasoning": None, "tool_calls": calls, "tool_call_ids": ids,
+            # A response still in progress (a session cut before `response.done`) has not finished.
+            "finish_reason": None if status == "in_progress" else reason if reason and status != "failed"
+            else status,
             "usage": value.get("usage")}
 
 

@@ -25,10 +25,16 @@ from .._base import compact_json
 from .events import ResponsesEvents
 from .items import Item
 
-__all__ = ["STREAMED_EVENTS", "BuiltinTools", "Streamed", "field_value", "set_field"]
+__all__ = ["MAX_INDEX_GAP", "STREAMED_EVENTS", "BuiltinTools", "IndexedList", "Streamed", "field_value", "set_field"]
 
 #: A field of an item: keys and list indexes from the item down (`("operation", "diff")`).
 FieldPath = tuple[str | int, ...]
+
+#: How far past the end of a list field (a shell call's `action.commands`, a shell output's `output`) a
+#: `command_index` may point; the export fills the gap with nulls. An index further out (`command_index:
+#: 4294967295`) is no position a real stream reaches by leaving a gap: its command goes at the list's end
+#: instead (and a finding says so), so the slots an event makes stay bounded by this, whatever the index says.
+MAX_INDEX_GAP = 16
 
 #: Event type -> (the item type it streams into, its field, the event's key holding the piece or the final value,
 #: True for a `.done` that REPLACEs). Sources: openai 3.57 `types/responses/response_*_event.py`; the apply_patch
@@ -54,17 +60,48 @@ _SHELL_COMMAND = {"response.shell_call_command.added": ("command", False),
 class Streamed:
     """One streamed string field of an item: its pieces, and the value a `.done` event gave."""
 
-    __slots__ = ("deltas", "done", "last_frame", "pieces")
+    __slots__ = ("asked", "deltas", "done", "last_frame", "pieces")
 
-    def __init__(self) -> None:
+    def __init__(self, asked: FieldPath | None = None) -> None:
         self.pieces: list[str] = []
         self.deltas = 0
         self.done: str | None = None
         self.last_frame: int | None = None
+        #: The path the events named, when an index too far out moved the field (`IndexedList`).
+        self.asked = asked
 
     def value(self) -> str:
         """The field as the stream left it: the `.done` value, or else the join of the deltas."""
         return self.done if self.done is not None else "".join(self.pieces)
+
+
+class IndexedList:
+    """The positions the events of one list field asked for (`command_index`) and where they went:
+    each at its own index, but an index more than `MAX_INDEX_GAP` past the list's end, which goes at
+    the end (once: the later events with that index follow it there)."""
+
+    __slots__ = ("end", "moved", "taken")
+
+    def __init__(self, end: int) -> None:
+        #: One past the highest position held.
+        self.end = end
+        #: index asked -> position given, for the indexes moved to the end.
+        self.moved: dict[int, int] = {}
+        #: The positions given to moved indexes (an index that asks for one later goes to the end too).
+        self.taken: set[int] = set()
+
+    def position(self, asked: int) -> tuple[int, bool]:
+        """Where index `asked` goes, and whether that is the first time it is moved."""
+        placed = self.moved.get(asked)
+        if placed is not None:
+            return placed, False
+        if asked <= self.end + MAX_INDEX_GAP and asked not in self.taken:
+            self.end = max(self.end, asked + 1)
+            return asked, False
+        placed = self.moved[asked] = self.end
+        self.taken.add(placed)
+        self.end += 1
+        return placed, True
 
 
 def field_value(item: Any, path: FieldPath) -> Any:
@@ -78,13 +115,14 @@ def field_value(item: Any, path: FieldPath) -> Any:
 
 
 def set_field(item: dict[str, Any], path: FieldPath, value: Any) -> None:
-    """Set `path` in a JSON item, making the objects and list slots on the way (a skeleton may lack them)."""
+    """Set `path` in a JSON item, making the objects and list slots on the way (a skeleton may lack them; a
+    slot no event filled is null). Its list indexes are bounded (`IndexedList`), so are the slots made."""
     node: Any = item
     for position, step in enumerate(path):
         last = position == len(path) - 1
         if type(step) is int:
-            while len(node) <= step:
-                node.append({})
+            if len(node) <= step:
+                node.extend([None] * (step + 1 - len(node)))
             if last:
                 node[step] = value
             else:
@@ -112,22 +150,51 @@ class BuiltinTools(ResponsesEvents):
         handlers["response.image_generation_call.partial_image"] = self._partial_image
         return handlers
 
-    def _field(self, item: Item, path: FieldPath) -> Streamed:
+    def _field(self, item: Item, path: FieldPath, asked: FieldPath | None = None) -> Streamed:
         fields = item.streamed
         if fields is None:
             fields = item.streamed = {}
         held = fields.get(path)
         if held is None:
-            held = fields[path] = Streamed()
+            held = fields[path] = Streamed(asked)
         return held
 
-    def _fold_piece(self, item: Item, path: FieldPath, piece: object, done: bool, frame: int, event: str) -> None:
+    def _indexed(self, item: Item, path: FieldPath, at: int, frame: int, event: str) -> FieldPath:
+        """`path` with its list index (at position `at`) bounded: an index far past the list's end
+        goes at the end, with a finding (the export would otherwise make that many slots)."""
+        lists = item.lists
+        if lists is None:
+            lists = item.lists = {}
+        prefix = path[:at]
+        slots = lists.get(prefix)
+        if slots is None:
+            held = field_value(item.skeleton, prefix)
+            slots = lists[prefix] = IndexedList(len(held) if type(held) is list else 0)
+        asked = path[at]
+        assert type(asked) is int
+        placed, moved = slots.position(asked)
+        if moved:
+            where = ".".join(str(step) for step in prefix)
+            self.report.diagnostic(
+                "unexpected-payload", frame,
+                f"a `{event}` event of the {item.type} in output item {item.index} has `command_index` {asked}, far "
+                f"past the end of its `{where}` ({placed} entries so far); its value was put at index {placed} "
+                f"instead of leaving a gap of nulls. A client that fills the gap allocates {asked} entries",
+                output_index=item.index, index=asked, placed=placed)
+        return path if placed == asked else (*prefix, placed, *path[at + 1:])
+
+    def _fold_piece(self, item: Item, path: FieldPath, piece: object, done: bool, frame: int, event: str,
+                    indexed: int | None = None) -> None:
+        """Fold a piece into the field at `path`; `indexed` is the position of a list index in it."""
         if type(piece) is not str:
             self.report.diagnostic(
                 "unexpected-payload", frame, f"a `{event}` event without a string value; ignored",
                 once=("builtin-piece", event))
             return
-        held = self._field(item, path)
+        asked = None
+        if indexed is not None:
+            asked, path = path, self._indexed(item, path, indexed, frame, event)
+        held = self._field(item, path, asked if asked != path else None)
         held.last_frame = frame
         if not done:
             if piece:
@@ -185,7 +252,7 @@ class BuiltinTools(ResponsesEvents):
             self.report.diagnostic("unexpected-payload", frame, f"a `{event}` event without a `command_index`; "
                                    "ignored", once=("command_index",))
             return
-        self._fold_piece(item, ("action", "commands", index), value.get(key), done, frame, event)
+        self._fold_piece(item, ("action", "commands", index), value.get(key), done, frame, event, indexed=2)
 
     def _shell_output_delta(self, value: dict[str, Any], frame: int) -> None:
         """`delta` is an object: `stdout` and `stderr` APPEND separately, per `command_index`."""
@@ -196,7 +263,8 @@ class BuiltinTools(ResponsesEvents):
         for stream in ("stdout", "stderr"):
             piece = delta.get(stream)
             if piece is not None:
-                self._fold_piece(item, ("output", index, stream), piece, False, frame, str(value.get("type")))
+                self._fold_piece(item, ("output", index, stream), piece, False, frame, str(value.get("type")),
+                                 indexed=1)
 
     def _shell_output_done(self, value: dict[str, Any], frame: int) -> None:
         """`output` is the list of output contents of the command at `command_index`: with one entry, its
@@ -210,7 +278,7 @@ class BuiltinTools(ResponsesEvents):
             for stream in ("stdout", "stderr"):
                 if type(final.get(stream)) is str:
                     self._fold_piece(item, ("output", index, stream), final[stream], True, frame,
-                                     str(value.get("type")))
+                                     str(value.get("type")), indexed=1)
 
     def _partial_image(self, value: dict[str, Any], frame: int) -> None:
         """WHOLE per `partial_image_index`: a preview, not the image; the final image is the `result` of the
@@ -222,7 +290,7 @@ class BuiltinTools(ResponsesEvents):
     def _reconcile(self, item: Item, final: dict[str, Any], frame: int, source: str) -> None:
         super()._reconcile(item, final, frame, source)
         for path, held in (item.streamed or {}).items():
-            value = field_value(final, path)
+            value = field_value(final, held.asked or path)
             streamed = held.value()
             if type(value) is str and value != streamed and streamed:
                 self._disagrees(item, path, streamed, value, source, frame)

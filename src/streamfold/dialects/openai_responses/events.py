@@ -171,17 +171,18 @@ class ResponsesEvents(ResponsesItems):
         if placed is None:
             placed = segment.annotations = {}
         index = value.get("annotation_index")
+        top = segment.top_annotation
         if type(index) is not int:
-            index = max(placed, default=-1) + 1
-        later = [i for i in placed if i > index]
-        if later:
+            index = top + 1
+        if index < top:
             self.report.diagnostic(
                 "annotation-out-of-order", frame,
-                f"annotation_index {index} of {segment.label} arrived after annotation_index {min(later)}; it is "
+                f"annotation_index {index} of {segment.label} arrived after annotation_index {top}; it is "
                 "placed at its index. A client that appends annotations in arrival order lists them in the wrong "
                 "order (their start_index/end_index no longer follow the text)",
-                severity=Severity.INFO, once=(id(segment),), annotation_index=index, after=min(later))
+                severity=Severity.INFO, once=(id(segment),), annotation_index=index, after=top)
         placed[index] = annotation
+        segment.top_annotation = max(top, index)
 
     def _refusal_delta(self, value: dict[str, Any], frame: int) -> None:
         delta = value.get("delta")
@@ -273,6 +274,7 @@ class ResponsesEvents(ResponsesItems):
         item.done_frame = frame
         self._block(item, frame)
         if item.arguments is not None:
+            self._settle(item.arguments.text)
             self.merger.parse(item.arguments.text.path, frame)  # the call's block closed
 
     def _reconcile(self, item: Item, final: dict[str, Any], frame: int, source: str) -> None:
@@ -319,6 +321,15 @@ class ResponsesEvents(ResponsesItems):
 
     def _missing_parts(self, item: Item, parts: dict[int, Segment], count: int, field: str, frame: int,
                        source: str) -> None:
+        if item.top_part[field] < count:
+            return  # every part the stream built is in the final item
+        # Looked at once per source: a final item sent again for the same item does not scan all its parts again.
+        checked = item.checked
+        if checked is None:
+            checked = item.checked = set()
+        if (field, source) in checked:
+            return
+        checked.add((field, source))
         lost = [index for index, segment in parts.items() if index >= count and segment.runs]
         if lost:
             self.report.diagnostic(

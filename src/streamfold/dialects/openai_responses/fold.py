@@ -272,6 +272,7 @@ class OpenAIResponses(BuiltinTools):
         for item in self._items.values():
             if item.arguments is not None:
                 # The reply is over: every call's arguments are a closed block.
+                self._settle(item.arguments.text)
                 self.merger.parse(item.arguments.text.path, frame)
 
     def _error_event(self, value: dict[str, Any], frame: int) -> None:
@@ -326,6 +327,7 @@ class OpenAIResponses(BuiltinTools):
                 f"{len(self._seq_unreported)} more sequence_number gap(s) or reordering(s) after the first "
                 f"{_SEQUENCE_REPORTS}, starting at frame {self._seq_unreported[0]}",
                 frames=list(self._seq_unreported))
+        self._settle_all()
         for item in self._items.values():
             if item.done_frame is None:
                 self._close_block(item)

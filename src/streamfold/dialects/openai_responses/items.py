@@ -7,11 +7,18 @@ the canonical APPEND buffer it shares with the other parts of its kind (all
 visible text in choice 0's content, refusals in its refusal, summaries and
 reasoning text in its reasoning, a blank line between parts), so that a
 `.done` value can REPLACE exactly that part's pieces in place (R4).
+
+A REPLACE in a buffer shared by many parts waits: the part holds its final
+value, and the buffer is rebuilt once, with every waiting value in place, when
+it is next read whole (`_settle`: a call's arguments are parsed, the stream
+ends). Rebuilding it at each `.done` cost the whole buffer per part: quadratic
+in a reply of many parts.
 """
 
 from __future__ import annotations
 
 import json
+from itertools import chain
 from typing import Any
 
 from ...findings import Report, Severity
@@ -30,7 +37,7 @@ PART_KINDS = {"output_text": "content", "refusal": "refusal", "reasoning_text": 
 class Text:
     """One canonical APPEND buffer, shared by the segments that stream into it."""
 
-    __slots__ = ("buffer", "owner", "path", "segments", "sep")
+    __slots__ = ("buffer", "owner", "path", "segments", "sep", "waiting")
 
     def __init__(self, path: tuple[Any, ...], buffer: TextBuffer, sep: str) -> None:
         self.path = path
@@ -40,6 +47,8 @@ class Text:
         self.segments: list[Segment] = []
         #: Put between two segments (a blank line between reasoning parts).
         self.sep = sep
+        #: The segments whose REPLACE is not in the buffer yet (`_settle` puts them there).
+        self.waiting: list[Segment] = []
 
 
 class Segment:
@@ -47,7 +56,8 @@ class Segment:
     arguments) and where its pieces sit in the shared buffer: `runs` are
     [first, end) ranges of the buffer's pieces, in arrival order."""
 
-    __slots__ = ("annotations", "deltas", "final_annotations", "final_part", "kind", "label", "runs", "text")
+    __slots__ = ("annotations", "deltas", "final_annotations", "final_part", "kind", "label", "replaced", "runs",
+                 "superseded", "text", "top_annotation")
 
     def __init__(self, text: Text, kind: str, label: str) -> None:
         self.text = text
@@ -58,19 +68,24 @@ class Segment:
         self.kind = kind
         #: annotation_index -> annotation, as `annotation.added` placed them.
         self.annotations: dict[int, Any] | None = None
+        #: The highest annotation_index placed (-1: none).
+        self.top_annotation = -1
         #: The annotations a final part (content_part.done, output_item.done, response.output) carried.
         self.final_annotations: list[Any] | None = None
         #: The last final part object (content_part.done, a final item's part), the export's base.
         self.final_part: dict[str, Any] | None = None
         #: How a person names it: "output_text 0 of output item 1".
         self.label = label
+        #: A final value (and its frame) waiting to REPLACE the first `superseded` runs (`_settle`).
+        self.replaced: tuple[str, int] | None = None
+        self.superseded = 0
 
 
 class Item:
     """One output item: the skeleton from `.added`, the final item, its parts."""
 
-    __slots__ = ("arguments", "done_frame", "final", "id", "index", "partial_images", "parts", "skeleton", "streamed",
-                 "summary", "type")
+    __slots__ = ("arguments", "checked", "done_frame", "final", "id", "index", "lists", "partial_images", "parts",
+                 "skeleton", "streamed", "summary", "text_parts", "top_part", "type")
 
     def __init__(self, index: int, kind: str | None, item_id: str | None) -> None:
         self.index = index
@@ -83,10 +98,17 @@ class Item:
         self.parts: dict[int, Segment] = {}
         #: summary_index -> segment (reasoning summary_text)
         self.summary: dict[int, Segment] = {}
+        #: How many of `parts` are output_text, and the highest key of `parts` and of `summary` (-1: none).
+        self.text_parts = 0
+        self.top_part = {"content": -1, "summary": -1}
+        #: (field, source) of the final items whose parts were checked against the streamed ones.
+        self.checked: set[tuple[str, str]] | None = None
         self.arguments: Segment | None = None
         self.done_frame: int | None = None
         #: A built-in tool item's streamed fields (`builtin`): field path -> its pieces and `.done` value.
         self.streamed: dict[tuple[str | int, ...], Any] | None = None
+        #: A built-in tool item's list fields (`builtin`, shell commands and outputs): path -> the positions used.
+        self.lists: dict[tuple[str | int, ...], Any] | None = None
         #: `image_generation_call.partial_image` events (previews, never the result).
         self.partial_images = 0
 
@@ -133,36 +155,71 @@ class ResponsesItems(Dialect):
         buffer.add(piece, frame)
 
     def _value(self, segment: Segment) -> str:
-        """The segment's text as it stands in its buffer."""
-        if not segment.runs:
-            return ""
+        """The segment's text: its waiting final value, then the pieces of its runs since."""
+        runs = segment.runs
+        head = ""
+        if segment.replaced is not None:
+            head, runs = segment.replaced[0], runs[segment.superseded:]
+        if not runs:
+            return head
         buffer = segment.text.buffer
+        pieces = buffer.pieces
+        if len(pieces) == len(buffer.frames):  # one string a piece (never joined): read only the segment's
+            return head + "".join(chain.from_iterable(pieces[a:b] for a, b in runs))
         joined = buffer.text()
         ends = buffer.ends
-        return "".join(joined[ends[a - 1] if a else 0 : ends[b - 1]] for a, b in segment.runs)
+        return head + "".join(joined[ends[a - 1] if a else 0 : ends[b - 1]] for a, b in runs)
 
     def _replace(self, segment: Segment, value: str, frame: int) -> None:
-        """REPLACE the segment's pieces by `value` (from `frame`), in place in its buffer."""
+        """REPLACE the segment's pieces by `value` (from `frame`): its runs so far are superseded, and
+        `_settle` puts the value where the first of them began."""
         text = segment.text
-        old = text.buffer
-        own = {i for a, b in segment.runs for i in range(a, b)}
-        first = segment.runs[0][0]
+        if segment.replaced is None:
+            text.waiting.append(segment)
+        segment.replaced = (value, frame)
+        segment.superseded = len(segment.runs)
+        text.owner = None  # a later delta starts a run of its own, after the value
+
+    def _settle(self, text: Text) -> None:
+        """Put the waiting REPLACEs of `text` in its buffer: one rebuild for all of them."""
+        waiting = text.waiting
+        if not waiting:
+            return
+        fragments = text.buffer.fragments()
+        dropped = bytearray(len(fragments))
+        anchors: dict[int, Segment] = {}
+        for segment in waiting:
+            for a, b in segment.runs[:segment.superseded]:
+                dropped[a:b] = b"\x01" * (b - a)
+            anchors[segment.runs[0][0]] = segment
         pieces: list[tuple[str, int]] = []
         mapping: list[int] = []
-        at = 0
-        for i, (piece, origin) in enumerate(old.fragments()):
-            if i == first:
-                at = len(pieces)
-                pieces.append((value, frame))
-            mapping.append(-1 if i in own else len(pieces))
-            if i not in own:
+        placed: dict[int, int] = {}
+        for i, (piece, origin) in enumerate(fragments):
+            anchored = anchors.get(i)
+            if anchored is not None:
+                assert anchored.replaced is not None
+                placed[id(anchored)] = len(pieces)
+                pieces.append(anchored.replaced)
+            mapping.append(-1 if dropped[i] else len(pieces))
+            if not dropped[i]:
                 pieces.append((piece, origin))
         text.buffer = self.merger.replace_text(text.path, pieces)
-        for other in text.segments:
-            if other is not segment:
-                other.runs = [[mapping[a], mapping[b - 1] + 1] for a, b in other.runs]
-        segment.runs = [[at, at + 1]]
+        for segment in text.segments:
+            runs = segment.runs[segment.superseded:] if segment.replaced is not None else segment.runs
+            moved = [[mapping[a], mapping[b - 1] + 1] for a, b in runs]
+            if segment.replaced is not None:
+                at = placed[id(segment)]
+                moved.insert(0, [at, at + 1])
+                segment.replaced, segment.superseded = None, 0
+            segment.runs = moved
+        waiting.clear()
         text.owner = None
+
+    def _settle_all(self) -> None:
+        """Every text's waiting REPLACEs in its buffer (before the buffers are read at the end)."""
+        for text in self._texts.values():
+            self._settle(text)
 
     def _final(self, segment: Segment, value: object, frame: int, source: str) -> None:
         """The vendor's final word on a segment (a `.done` event, a final item, the terminal output)."""
@@ -258,8 +315,7 @@ class ResponsesItems(Dialect):
     def _block(self, item: Item, frame: int) -> None:
         kind = item.type
         if kind == "message":
-            texts = [s for s in item.parts.values() if s.kind == "output_text"]
-            kind = "refusal" if item.parts and not texts else "text"
+            kind = "refusal" if item.parts and not item.text_parts else "text"
         elif kind == "function_call":
             kind = "tool_call"
         self.merger.replace((CHOICE, "block", item.index), {"type": kind or "unknown", "index": item.index}, frame)
@@ -275,6 +331,9 @@ class ResponsesItems(Dialect):
         if segment is None:
             path = (CHOICE, PART_KINDS.get(kind, "content"))
             segment = item.parts[index] = self._segment(path, kind, f"{kind} {index} of output item {item.index}")
+            if kind == "output_text":
+                item.text_parts += 1
+            item.top_part["content"] = max(item.top_part["content"], index)
             if event is not None and item.skeleton is not None:  # (a missing item was reported already)
                 self.report.diagnostic(
                     "missing-added-event", frame,
@@ -296,6 +355,7 @@ class ResponsesItems(Dialect):
         if segment is None:
             segment = item.summary[index] = self._segment(
                 (CHOICE, "reasoning"), "summary_text", f"reasoning summary part {index} of output item {item.index}")
+            item.top_part["summary"] = max(item.top_part["summary"], index)
         return segment
 
     def _arguments(self, item: Item) -> Segment:

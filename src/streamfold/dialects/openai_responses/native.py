@@ -150,6 +150,8 @@ def export(result: Result) -> dict[str, Any]:
         out["status"] = native["status"]
     if native.get("error") is not None and out.get("error") is None:
         out["error"] = native["error"]
+    if out.get("error") is not None:
+        out["status"] = "failed"  # (an `error` event mid-stream leaves the last status `in_progress`)
     usage = None if result.usage is None else result.usage.raw
     if type(usage) is dict:
         out["usage"] = _full_usage(usage)
@@ -238,6 +240,7 @@ def read_response(value: object) -> dict[str, Any] | None:
         "reasoning": "\n\n".join(summary) or None,
         "tool_calls": [(item.get("name"), item.get("arguments", "")) for item in items
                        if item.get("type") == "function_call"],
+        "tool_call_ids": [item.get("call_id") for item in items if item.get("type") == "function_call"],
         "finish_reason": details.get("reason") if isinstance(details, dict) else value.get("status"),
         "usage": value.get("usage"),
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._base import compact_json, dumps_arguments
+from .._base import arguments_text, compact_json
 
 if TYPE_CHECKING:
     from ...result import Result
@@ -34,7 +34,8 @@ def export_message(result: Result) -> dict[str, Any]:
             out: dict[str, Any] = ({"type": "dynamic-tool", "toolName": name} if part.get("dynamic")
                                    else {"type": f"tool-{name}"})
             out.update({"toolCallId": part["toolCallId"], "state": part["state"],
-                        "input": call.parsed if call is not None else None})
+                        # Unparseable input keeps its text (never a null in its place).
+                        "input": None if call is None else call.parsed if call.error is None else call.arguments})
             for field in ("output", "errorText", "providerExecuted", "preliminary", "title", "approval"):
                 if field in part:
                     out[field] = part[field]
@@ -67,7 +68,8 @@ def read_message(value: object) -> dict[str, Any] | None:
     return {"content": "".join(str(part.get("text") or "") for part in parts if part["type"] == "text"),
             "reasoning": "".join(str(part.get("text") or "") for part in parts if part["type"] == "reasoning") or None,
             "tool_calls": [(part.get("toolName") if part["type"] == "dynamic-tool" else part["type"][5:],
-                            dumps_arguments(part.get("input"))) for part in tools],
+                            arguments_text(part.get("input"))) for part in tools],
+            "tool_call_ids": [part.get("toolCallId") for part in tools],
             "usage": usage}
 
 
