@@ -10,8 +10,9 @@ data parts, and the shapes whose fold peaked above 20x the input.
   vercel-ui-data          N `data-x` chunks, each with a new id
   vercel-data-annotations N lines, `8:` annotations and `2:` data alternating
   cohere-v1-tools         N `tool-calls-chunk` lines, tool index i
-  anthropic-sparse-index  N tool_use blocks at indexes i * 10**6 (sparse)
-  anthropic-huge-index    N text blocks, the last at index 10**9
+  anthropic-sparse-tools  N tool_use block starts at indexes i * 1,000,003 (no `event:` lines)
+  anthropic-huge-index    N text block starts at indexes from 10**9 on, as sparse
+  anthropic-missing-starts  N text deltas for blocks that never started, as sparse
 """
 
 from __future__ import annotations
@@ -87,30 +88,27 @@ def cohere_v1_tools(n: int) -> bytes:
 
 _ANTHROPIC_START = ('{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c",'
                     '"content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}')
-_ANTHROPIC_END = ['{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}',
-                  '{"type":"message_stop"}']
 
 
-def _anthropic(blocks: list[tuple[int, str, str]]) -> bytes:
-    """Blocks (index, content_block, delta) each started, given its delta and stopped."""
-    events, payloads = ["message_start"], [_ANTHROPIC_START]
-    for index, block, delta in blocks:
-        events += ["content_block_start", "content_block_delta", "content_block_stop"]
-        payloads += [f'{{"type":"content_block_start","index":{index},"content_block":{block}}}',
-                     f'{{"type":"content_block_delta","index":{index},"delta":{delta}}}',
-                     f'{{"type":"content_block_stop","index":{index}}}']
-    events += ["message_delta", "message_stop"]
-    return _sse(payloads + _ANTHROPIC_END, events)
+def _anthropic(events: list[str]) -> bytes:
+    """Without `event:` lines (a proxy stripped them, A1): the fewest bytes for what the fold keeps."""
+    return _sse([_ANTHROPIC_START, *events])
 
 
-def anthropic_sparse_index(n: int) -> bytes:
-    return _anthropic([(i * 10**6, f'{{"type":"tool_use","id":"t{i}","name":"f","input":{{}}}}',
-                        '{"type":"input_json_delta","partial_json":"{}"}') for i in range(n)])
+def anthropic_sparse_tools(n: int) -> bytes:
+    # Past max_tool_calls (10,000) the further calls are dropped: the first 10,000 are the costly ones.
+    return _anthropic([f'{{"type":"content_block_start","index":{i * 1_000_003},"content_block":{{"type":"tool_use",'
+                       f'"id":"t","name":"f","input":{{}}}}}}' for i in range(n)])
 
 
 def anthropic_huge_index(n: int) -> bytes:
-    return _anthropic([(10**9 if i == n - 1 else i, '{"type":"text","text":""}', '{"type":"text_delta","text":"a"}')
-                       for i in range(n)])
+    return _anthropic([f'{{"type":"content_block_start","index":{10**9 + i * 1_000_003},"content_block":'
+                       '{"type":"text","text":""}}' for i in range(n)])
+
+
+def anthropic_missing_starts(n: int) -> bytes:
+    return _anthropic([f'{{"type":"content_block_delta","index":{i * 1_000_003},"delta":{{"type":"text_delta",'
+                       '"text":"a"}}' for i in range(n)])
 
 
 _SIZES = {"small": [2_000, 20_000], "default": [5_000, 20_000, 80_000], "large": [20_000, 80_000, 320_000]}
@@ -126,6 +124,8 @@ CASES: dict[str, tuple[Generator, str, dict[str, list[int]]]] = {
     "vercel-ui-data": (vercel_ui_data, "part", _SIZES),
     "vercel-data-annotations": (vercel_data_annotations, "line", _BIG),
     "cohere-v1-tools": (cohere_v1_tools, "call", _SIZES),
-    "anthropic-sparse-index": (anthropic_sparse_index, "block", _BIG),
+    "anthropic-sparse-tools": (anthropic_sparse_tools, "block", {
+        "small": [10_000, 40_000], "default": [2_500, 10_000, 40_000], "large": [10_000, 40_000, 160_000]}),
     "anthropic-huge-index": (anthropic_huge_index, "block", _BIG),
+    "anthropic-missing-starts": (anthropic_missing_starts, "block", _BIG),
 }
