@@ -57,7 +57,8 @@ Code = Literal[
     "delta-after-block-stop", "compaction-split", "done-mismatch", "done-without-deltas", "output-from-terminal",
     "empty-terminal-output", "sequence-gap", "annotation-out-of-order", "missing-added-event",
     "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
-    "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "block-not-closed",
+    "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "parts-capped",
+    "block-not-closed",
     "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
     "jsonrpc-missing", "response-to-unknown-id", "batch-not-allowed", "event-ignored-by-sdk", "tool-result-error",
     "resumable-cut",
@@ -183,6 +184,8 @@ _ALL = (
              "gemini"),
     CodeInfo("data-without-space", _D, _INFO, "`data:` without the space, which google-genai does not read",
              "gemini"),
+    CodeInfo("parts-capped", _D, _WARN, "a candidate with more parts than the fold lists (1000): its further text "
+             "and thought extend its last text and thought parts, its further whole parts are left out", "gemini"),
     CodeInfo("block-not-closed", _D, _INFO, "a content block that never got its `contentBlockStop`", "bedrock"),
     CodeInfo("special-token-skipped", _D, _INFO, "a special token the server streams but leaves out of the final "
              "text", "tgi"),

@@ -259,6 +259,11 @@ class Merger:
                 calls[key] = None
         return True
 
+    def opens_choice(self, choice: int, frame: int) -> bool:
+        """Is choice `choice` open, or may it open now? False past `max_choices` (the cap reported at
+        `frame`): a dialect asks before it keeps state of its own for a choice the merger drops."""
+        return self._admits((choice, "role"), frame)
+
     def _cap(self, what: tuple[Any, ...], code: Literal["choices-capped", "tool-calls-capped"], frame: int | None,
              message: str) -> None:
         if what not in self._capped:

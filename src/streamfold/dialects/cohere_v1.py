@@ -66,7 +66,10 @@ class CohereV1(Dialect):
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._content = self.merger.buffer((0, "content"))
+        #: The tool keys in the order they came (`tool-calls-generation` names calls by position), and
+        #: the same as a set: a stream of n tool indexes asks n times whether its index is known.
         self._tool_keys: list[int] = []
+        self._known_keys: set[int] = set()
         self._streamed_keys: set[int] = set()
         self._citations: list[Any] = []
         self._kept: dict[str, Any] = {}
@@ -116,7 +119,8 @@ class CohereV1(Dialect):
                 "tool-call-missing-index", frame,
                 f"a Cohere `tool-calls-chunk` has no integer `index`; it was attributed to tool call {index}",
                 once=("cohere-v1", index), choice=0, tool_call=index)
-        if index not in self._tool_keys:
+        if index not in self._known_keys:
+            self._known_keys.add(index)
             self._tool_keys.append(index)
         return index
 

@@ -66,7 +66,8 @@ class GeminiInteractions(Dialect):
         self._content = self.merger.buffer((0, "content"))
         #: Step index -> step type, in the order the steps opened.
         self._steps: dict[int, str] = {}
-        self._tool_keys: list[int] = []
+        #: The call steps' indexes in the order they opened (a dict: asked once per call event).
+        self._tool_keys: dict[int, None] = {}
         self._call_ids: dict[int, str] = {}
         #: Step index -> the object `arguments` a call step stated, and its frame.
         self._whole: dict[int, tuple[dict[str, Any], int]] = {}
@@ -139,8 +140,7 @@ class GeminiInteractions(Dialect):
         """A function call opened (or stated whole): name and id SET-ONCE. Its object `arguments` is `{}` at
         `step.start` when `arguments_delta` fragments follow, so it is held back and stands for the arguments
         only when no fragment came (`_settle`)."""
-        if index not in self._tool_keys:
-            self._tool_keys.append(index)
+        self._tool_keys.setdefault(index)
         path: ToolCallPath = (0, "tool", index)
         if step.get("name") not in EMPTY_VALUES:
             self.merger.set_once((*path, "name"), step["name"], frame)
@@ -176,7 +176,7 @@ class GeminiInteractions(Dialect):
                 self._signatures.append(delta["signature"])
         elif kind == "arguments_delta":
             if index not in self._tool_keys:
-                self._tool_keys.append(index)
+                self._tool_keys[index] = None
                 self._steps.setdefault(index, "function_call")
             if type(delta.get("arguments")) is str:
                 self.merger.append((0, "tool", index, "arguments"), delta["arguments"], frame)

@@ -6,7 +6,8 @@ Source: ai-sdk.dev/v4/docs/ai-sdk-ui/stream-protocol "Data Stream Protocol". One
 assistant message (choice 0):
 
 - `0:"text"` appends to content, `g:"text"` to reasoning; `i:` (redacted reasoning), `j:`
-  (its signature), `h:` sources, `k:` files, `2:` data and `8:` annotations are kept, not text;
+  (its signature), `h:` sources and `k:` files are kept, not text; the items of `2:` data and
+  `8:` annotations (each an array) are kept one list each, as ai 4's useChat gathers them;
 - `b:` starts a streamed tool call (`toolCallId`, `toolName`; its order of arrival is the key),
   `c:` APPENDS `argsTextDelta`, `9:` is the whole call, whose `args` win over the streamed text
   (as ai 4's `useChat` keeps them); `a:` is a tool's result;
@@ -38,7 +39,9 @@ _PARTS = {"0": "text", "g": "reasoning", "i": "redacted_reasoning", "j": "reason
           "k": "file", "2": "data", "8": "message_annotations", "3": "error", "b": "tool_call_streaming_start",
           "c": "tool_call_delta", "9": "tool_call", "a": "tool_result", "f": "start_step", "e": "finish_step",
           "d": "finish_message"}
-_KEPT = frozenset("ijhk28")
+_KEPT = frozenset("ijhk")
+#: The parts whose value is an array of items, gathered into one list each (the names ai 4's useChat gives them).
+_GATHERED = {"2": "data", "8": "annotations"}
 
 
 class VercelData(Dialect):
@@ -55,8 +58,11 @@ class VercelData(Dialect):
         self._keys: dict[str, int] = {}
         self._streamed: set[str] = set()
         self._results: dict[str, Any] = {}
-        #: The parts that are not text, as [type, value], in order.
+        #: The other parts that are not text, as [type, value], in order.
         self._kept: list[list[Any]] = []
+        #: The items of the `2:` and `8:` parts, a list each: flat, not a [type, value] pair and a list per line
+        #: (that object graph cost 31x the input on a stream of small annotations).
+        self._gathered: dict[str, list[Any]] = {}
         self._steps = 0
         self._step_usage: dict[str, int] = {}
         self.merger.set_once((0, "role"), "assistant", 0)
@@ -77,6 +83,14 @@ class VercelData(Dialect):
             piece = self.string(body, frame, f"a {_PARTS[prefix]} part")
             if piece:
                 self.merger.append((0, "content" if prefix == "0" else "reasoning"), piece, frame)
+        elif prefix in _GATHERED:
+            items = self._gathered.setdefault(_GATHERED[prefix], [])
+            if type(body) is list:
+                items.extend(body)
+            else:
+                self.wrong_type(body, frame, f"a {_PARTS[prefix]} part", "an array",
+                                "kept as one item (ai 4's parser throws on it)")
+                items.append(body)
         elif prefix in _KEPT:
             self._kept.append([prefix, body])
         elif prefix in ("b", "c", "9", "a"):
@@ -172,10 +186,12 @@ class VercelData(Dialect):
                 "cache_read_tokens": None, "total_tokens": total}
 
     def native(self) -> dict[str, Any] | None:
-        """The parts that are not text ([type, value] in order), the tools' results by call id, the steps."""
+        """The other parts that are not text ([type, value] in order), the items of the data and the annotation
+        parts, the tools' results by call id, the steps."""
         out: dict[str, Any] = {"steps": self._steps}
         if self._kept:
             out["parts"] = self._kept
+        out.update(self._gathered)
         if self._results:
             out["tool_results"] = self._results
         return out

@@ -26,7 +26,7 @@ from ...framing import FrameView
 from ...merge import Merger, TextBuffer, ToolPath
 from .._base import Dialect, dumps_arguments
 
-__all__ = ["CHOICE", "SERVER_TOOLS", "Block", "ContentBlocks"]
+__all__ = ["CHOICE", "SERVER_TOOLS", "TOOL_USE_START", "Block", "ContentBlocks"]
 
 CHOICE = 0
 #: Vendor block type -> the block type of the result's `blocks`.
@@ -47,6 +47,33 @@ _WHOLE_BLOCKS = frozenset({
     "container_upload", "mcp_tool_result", "mcp_tool_listing", "advisor_tool_result", "fallback"})
 #: Tool calls Anthropic runs itself (not the client's): blocks with a streamed input, not tool calls.
 SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
+_KINDS = {kind: kind for kind in (*_BLOCK_TYPES, *_WHOLE_BLOCKS, *SERVER_TOOLS, "compaction")}
+#: The vendor block type -> the block's value in the merger, {"type": ...}, shared by the blocks of a type
+#: (its index is the block path's key, which the result builder reads when the value has none).
+_BLOCK_VALUES: dict[str, dict[str, Any]] = {}
+
+
+def _block_value(kind: str) -> dict[str, Any]:
+    value = _BLOCK_VALUES.get(kind)
+    if value is None:
+        value = {"type": _BLOCK_TYPES.get(kind, kind)}
+        if len(_BLOCK_VALUES) < 64:  # the types Anthropic sends, not every name a hostile stream makes up
+            _BLOCK_VALUES[kind] = value
+    return value
+
+
+#: The start a block whose `content_block_start` was lost stands in with, by its type: shared, as
+#: nothing changes a start but a compaction block's deltas (and a compaction block gets its own).
+_MISSING_STARTS: dict[str, dict[str, Any]] = {
+    "tool_use": {"type": "tool_use", "id": "", "name": "", "input": {}},
+    "thinking": {"type": "thinking", "thinking": "", "signature": ""},
+    "text": {"type": "text", "text": ""},
+}
+#: What a `tool_use` block holds for its start when the start is the usual `{type, id, name, input: {}}` and
+#: the merger holds its id and name: one start for all of them, which the snapshot fills from the merger,
+#: not the decoded object of each (~300 bytes a block: a stream of block starts made the fold 22x its size).
+TOOL_USE_START: dict[str, Any] = {"type": "tool_use", "id": "", "name": "", "input": {}}
+_TOOL_USE_KEYS = ("type", "id", "name", "input")
 #: The delta type each block type takes (for a block whose start was lost).
 _DELTA_BLOCK = {"text_delta": "text", "citations_delta": "text", "thinking_delta": "thinking",
                 "signature_delta": "thinking", "input_json_delta": "tool_use", "compaction_delta": "compaction"}
@@ -73,8 +100,8 @@ class Block:
         #: The length of the choice's content (text block) or reasoning (thinking block) when the
         #: block started: where its text is, unless another block's text came in between.
         self.offset = offset
-        #: Server tool input fragments with their frames (PARSE-AT-END).
-        self.json: list[tuple[str, int]] = []
+        #: Server tool input fragments with their frames (PARSE-AT-END); None for other blocks.
+        self.json: list[tuple[str, int]] | None = [] if kind in SERVER_TOOLS else None
         self.saw_input = False
         self.citations: list[Any] | None = None
         self.signature: str | None = None
@@ -117,7 +144,7 @@ class ContentBlocks(Dialect):
         if not self._started:
             self._before_start(frame)
         kind = content.get("type")
-        kind = kind if type(kind) is str else "?"
+        kind = _KINDS.get(kind, kind) if type(kind) is str else "?"  # a known type: one string for every block
         held = self._blocks.get(index)
         if held is not None:
             self.report.diagnostic(
@@ -144,9 +171,13 @@ class ContentBlocks(Dialect):
             if type(signature) is str:
                 block.signature = signature  # kept when no signature_delta comes (A6)
         elif kind == "tool_use":
-            merger.set_once((CHOICE, "tool", index, "id"), content.get("id"), frame)
-            merger.set_once((CHOICE, "tool", index, "name"), content.get("name"), frame)
+            call_id, name, start_input = content.get("id"), content.get("name"), content.get("input")
+            held_id = merger.set_once((CHOICE, "tool", index, "id"), call_id, frame)
+            held_name = merger.set_once((CHOICE, "tool", index, "name"), name, frame)
             merger.buffer((CHOICE, "tool", index, "arguments"))
+            if held_id is call_id and held_name is name and type(start_input) is dict and not start_input \
+                    and tuple(content) == _TOOL_USE_KEYS:
+                block.start = TOOL_USE_START
         elif kind == "compaction":
             block.start = dict(content)  # its content and encrypted_content change with the deltas
         elif kind == "fallback":
@@ -162,7 +193,7 @@ class ContentBlocks(Dialect):
                 f"content block type {kind!r} is not one streamfold knows; it is kept whole as it arrived "
                 "(in `blocks` and the export) and its deltas, if any, are ignored",
                 severity=Severity.INFO, once=("block", kind), type=kind)
-        merger.replace((CHOICE, "block", index), {"type": _BLOCK_TYPES.get(kind, kind), "index": index}, frame)
+        merger.replace((CHOICE, "block", index), _block_value(kind), frame)
 
     def _delta(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("index")
@@ -202,7 +233,7 @@ class ContentBlocks(Dialect):
                     block.saw_input = True
                     merger.append((CHOICE, "tool", index, "arguments"), partial, frame)
                     return
-                if block.kind in SERVER_TOOLS:
+                if block.json is not None:  # a server tool's block
                     block.saw_input = True
                     if partial:
                         block.json.append((partial, frame))
@@ -283,19 +314,11 @@ class ContentBlocks(Dialect):
             f"(IndexError) here; streamfold folds it as a {block_kind} block"
             + (" with no tool id or name" if block_kind == "tool_use" else ""),
             once=("missing", index), index=index)
-        start: dict[str, Any] = {"type": block_kind}
+        start = _MISSING_STARTS.get(block_kind) or {"type": block_kind, "content": None}
         block = self._new_block(index, block_kind, start, frame)
         if block_kind == "tool_use":
-            start.update(id="", name="", input={})
             self.merger.buffer((CHOICE, "tool", index, "arguments"))
-        elif block_kind == "thinking":
-            start.update(thinking="", signature="")
-        elif block_kind == "compaction":
-            start["content"] = None
-        else:
-            start["text"] = ""
-        self.merger.replace((CHOICE, "block", index), {"type": _BLOCK_TYPES.get(block_kind, block_kind),
-                                                       "index": index}, frame)
+        self.merger.replace((CHOICE, "block", index), _block_value(block_kind), frame)
         return block
 
     def _before_start(self, frame: int) -> None:
@@ -319,8 +342,7 @@ class ContentBlocks(Dialect):
         block.stop = frame
         block.last_frame = frame
         self._close(block, frame)
-        self.merger.replace((CHOICE, "block", block.index),
-                            {"type": _BLOCK_TYPES.get(block.kind, block.kind), "index": block.index}, frame)
+        self.merger.replace((CHOICE, "block", block.index), _block_value(block.kind), frame)
 
     def _close(self, block: Block, frame: int) -> None:
         """PARSE-AT-END: the block's input is parsed once, when it closes (A3)."""
@@ -329,7 +351,7 @@ class ContentBlocks(Dialect):
             if not block.saw_input:
                 self._input_from_start(block, path)
             self.merger.parse(path, frame)
-        elif block.kind in SERVER_TOOLS:
+        elif block.json is not None:  # a server tool's block
             if not block.saw_input:
                 start_input = block.start.get("input")
                 if start_input:
@@ -351,20 +373,19 @@ class ContentBlocks(Dialect):
         for block in self._blocks.values():
             if block.stop is None:
                 self._close(block, block.last_frame)
-                merger.replace((CHOICE, "block", block.index),
-                               {"type": _BLOCK_TYPES.get(block.kind, block.kind), "index": block.index},
-                               block.last_frame)
+                merger.replace((CHOICE, "block", block.index), _block_value(block.kind), block.last_frame)
             if block.kind == "tool_use":
                 path: ToolPath = (CHOICE, "tool", block.index, "arguments")
                 parsed = merger.parse(path, last_frame)
                 if parsed.clean:
                     continue  # the common case builds no fragments
                 fragments = merger.texts[path].fragments()
-            elif block.kind in SERVER_TOOLS and block.parsed is not None:
+            elif block.json is not None and block.parsed is not None:
                 parsed, fragments = block.parsed, block.json
             else:
                 continue
-            name = block.start.get("name")
+            name = merger.get((CHOICE, "tool", block.index, "name")) if block.start is TOOL_USE_START \
+                else block.start.get("name")
             label = f"{'server tool' if block.kind in SERVER_TOOLS else 'tool'} call in content block {block.index}" \
                 + (f" ({name})" if name else "")
             self.report_arguments(label, parsed, fragments, block.last_frame, choice=CHOICE, tool_call=block.index,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..._toolargs import parse_arguments
 from ...opaque import Opaque
 from .._base import arguments_text
-from .blocks import CHOICE, SERVER_TOOLS, Block
+from .blocks import CHOICE, TOOL_USE_START, Block
 
 if TYPE_CHECKING:
     from ...merge import Merger
@@ -50,11 +50,15 @@ def snapshot(message: Mapping[str, Any] | None, stop: Mapping[str, Any], blocks:
     if blocks:
         content_text = merger.text((CHOICE, "content")) or ""
         reasoning_text = merger.text((CHOICE, "reasoning")) or ""
-        out["content"] = [_snapshot_block(block, content_text, reasoning_text) for _, block in sorted(blocks.items())]
+        out["content"] = [_snapshot_block(block, content_text, reasoning_text, merger)
+                          for _, block in sorted(blocks.items())]
     return out or None
 
 
-def _snapshot_block(block: Block, content_text: str, reasoning_text: str) -> dict[str, Any]:
+def _snapshot_block(block: Block, content_text: str, reasoning_text: str, merger: Merger) -> dict[str, Any]:
+    if block.start is TOOL_USE_START:
+        return {"type": "tool_use", "id": merger.get((CHOICE, "tool", block.index, "id")),
+                "name": merger.get((CHOICE, "tool", block.index, "name")), "input": block.index}
     out = dict(block.start)
     kind = block.kind
     if kind == "text":
@@ -66,7 +70,7 @@ def _snapshot_block(block: Block, content_text: str, reasoning_text: str) -> dic
         out["signature"] = block.signature or ""
     elif kind == "tool_use":
         out["input"] = block.index  # the key of its tool call
-    elif kind in SERVER_TOOLS:
+    elif block.json is not None:  # a server tool's block
         joined = "".join(piece for piece, _ in block.json)
         parsed = block.parsed or parse_arguments(joined, block.json)
         out["input"] = parsed.value if parsed.error is None else joined

@@ -26,9 +26,10 @@ from .native import export as _export
 from .native import opaque_values as _opaque_values
 from .native import read_response as _read_response
 from .native import snapshot as _snapshot
+from .native import usage as _usage
 from .parts import Parts
 from .replay import GEMINI_REPLAY
-from .state import CONTINUATION, Candidate
+from .state import CONTINUATION, Candidate, Endings, ErrorSpan
 from .summary import summarize as _summarize
 
 if TYPE_CHECKING:
@@ -79,6 +80,10 @@ class Gemini(Parts):
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._candidates: dict[int, Candidate] = {}
+        #: Candidates past `max_choices`, which the merger drops: only whether each ended is kept (for
+        #: `_endings`), not a `Candidate` each.
+        self._dropped: dict[int, bool] = {}
+        self._endings = Endings()
         self._identified = False
         self.fast_decoder = _FAST_SHAPES
         #: The blockReason that finished choice 0 before any candidate (G7), while it stands.
@@ -205,13 +210,16 @@ class Gemini(Parts):
         if type(index) is not int:
             index = 0  # G2: proto3 JSON leaves out the zero index
         state = self._candidates.get(index)
-        if state is None:
-            state = self._state(index)
-        if not state.real:
+        if state is None or not state.real:
+            if index in self._dropped or (state is None and not self.merger.opens_choice(index, frame)):
+                self._dropped_candidate(index, candidate.get("finishReason"), frame)
+                return
+            if state is None:
+                state = self._state(index)
             state.real = True
             if index == 0 and self._blocked is not None:
                 self._blocked = None
-            self._update_finished()
+            self._started(index)
         content = candidate.get("content")
         if type(content) is dict:
             parts = content.get("parts")
@@ -267,11 +275,39 @@ class Gemini(Parts):
             state.run = None  # later text is content after the finish: off the hot path
         if not state.ended:
             state.ended = True
-            self._update_finished()
+            self._ended(index)
+
+    def _dropped_candidate(self, index: int, finish: object, frame: int) -> None:
+        """A candidate past `max_choices`: nothing of it is folded, but it counts for the end of the reply."""
+        if index not in self._dropped:
+            self._dropped[index] = False
+            self._started(index)
+        if finish and type(finish) is not str:
+            self.wrong_type(finish, frame, f"the `finishReason` of candidate {index}", "a string")
+        elif finish and not self._dropped[index]:
+            self._dropped[index] = True
+            self._ended(index)
+
+    def _started(self, index: int) -> None:
+        self._endings.arrive(index)
+        self._update_finished()
+
+    def _ended(self, index: int) -> None:
+        self._take_errors(index, self._endings.end(index))
+        self._update_finished()
 
     def _update_finished(self) -> None:
-        ended = [state.ended for state in self._candidates.values() if state.real]
-        self.finish_reply((bool(ended) and all(ended)) or (not ended and self._blocked is not None))
+        arrived, ended = self._endings.arrived, self._endings.ended
+        self.finish_reply((arrived > 0 and ended == arrived) or (arrived == 0 and self._blocked is not None))
+
+    def _take_errors(self, index: int, errors: ErrorSpan | None) -> None:
+        """The in-stream errors that came while candidate `index` was open (the first and the last): the
+        last one's message REPLACEs its error, spanning their frames."""
+        if errors is not None and index in self._candidates:
+            first, last = errors
+            self.merger.replace((index, "error"), first[0], first[1])
+            if last is not first:
+                self.merger.replace((index, "error"), last[0], last[1])
 
     def _feedback(self, feedback: object, has_candidates: bool, frame: int) -> None:
         self._prompt_feedback = feedback  # REPLACE
@@ -306,10 +342,9 @@ class Gemini(Parts):
             "in-stream-error", frame,
             f"the server sent an error{detail} inside the HTTP 200 stream{how}: {message}",
             raw=error if type(error) is str else json.dumps({"error": error}, ensure_ascii=False))
-        unfinished = [i for i, s in self._candidates.items() if not s.ended and s.real] or [0]
-        for index in unfinished:
-            self._state(index)
-            self.merger.replace((index, "error"), str(message), frame)
+        if not self._endings.error(str(message), frame):  # else each open candidate takes it when it ends
+            self._state(0)
+            self.merger.replace((0, "error"), str(message), frame)
 
     # -- end of stream --------------------------------------------------------------
 
@@ -317,11 +352,15 @@ class Gemini(Parts):
         for index, state in self._candidates.items():
             if state.streamed is not None:
                 self._close_streamed(index, state, last_frame, unfinished=True)
-            if state.parts:
-                last = state.parts[-1]
-                self.merger.replace((index, "block", last.key), last.block, last.last_frame)
+            closing = state.parts[-1:]
+            if state.capped is not None:
+                closing += state.capped.values()  # the runs extended past MAX_PARTS, not only the last part
+            for part in closing:
+                self.merger.replace((index, "block", part.key), part.block, part.last_frame)
             state.forget_calls()
         self._unframed_errors()
+        for index, errors in self._endings.still_open():
+            self._take_errors(index, errors)
 
     def _unframed_errors(self) -> None:
         """F6: error JSON sent raw (pretty-printed, no `data:`) inside an SSE stream.
@@ -349,26 +388,7 @@ class Gemini(Parts):
         return super().normalise_finish(raw, has_tool_calls)
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
-        if type(raw) is not dict:
-            return None
-        prompt = _count(raw.get("promptTokenCount"))
-        tool_prompt = _count(raw.get("toolUsePromptTokenCount"))
-        candidates = _count(raw.get("candidatesTokenCount"))
-        thoughts = _count(raw.get("thoughtsTokenCount"))
-        total = _count(raw.get("totalTokenCount"))
-        input_tokens = prompt if tool_prompt is None else (prompt or 0) + tool_prompt
-        # Output counts what the model generated, thoughts included (as OpenAI's
-        # completion_tokens and Anthropic's output_tokens do); Gemini counts them apart.
-        output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
-        if total is None and input_tokens is not None and output_tokens is not None:
-            total = input_tokens + output_tokens
-        return {
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "reasoning_tokens": thoughts,
-            "cache_read_tokens": _count(raw.get("cachedContentTokenCount")),
-            "total_tokens": total,
-        }
+        return _usage(raw)
 
     # -- the non-streaming response -----------------------------------------------------
 
@@ -394,6 +414,3 @@ class Gemini(Parts):
     def summarize(cls, value: object) -> str:
         return _summarize(value)
 
-
-def _count(value: object) -> int | None:
-    return value if type(value) is int else None

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .state import Candidate
 
-__all__ = ["export", "opaque_values", "read_response", "snapshot"]
+__all__ = ["export", "opaque_values", "read_response", "snapshot", "usage"]
 
 
 def snapshot(candidates: dict[int, Candidate], prompt_feedback: object, create_time: Any,
@@ -182,6 +182,34 @@ def read_response(value: object) -> dict[str, Any] | None:
         "finish_reason": candidates[0].get("finishReason"),
         "usage": value.get("usageMetadata"),
     }
+
+
+def usage(raw: object) -> dict[str, Any] | None:
+    """`usageMetadata` as the Result's usage counts."""
+    if type(raw) is not dict:
+        return None
+    prompt = _count(raw.get("promptTokenCount"))
+    tool_prompt = _count(raw.get("toolUsePromptTokenCount"))
+    candidates = _count(raw.get("candidatesTokenCount"))
+    thoughts = _count(raw.get("thoughtsTokenCount"))
+    total = _count(raw.get("totalTokenCount"))
+    input_tokens = prompt if tool_prompt is None else (prompt or 0) + tool_prompt
+    # Output counts what the model generated, thoughts included (as OpenAI's
+    # completion_tokens and Anthropic's output_tokens do); Gemini counts them apart.
+    output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+    if total is None and input_tokens is not None and output_tokens is not None:
+        total = input_tokens + output_tokens
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "reasoning_tokens": thoughts,
+        "cache_read_tokens": _count(raw.get("cachedContentTokenCount")),
+        "total_tokens": total,
+    }
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int else None
 
 
 def opaque_values(exported: dict[str, Any]) -> list[Opaque]:

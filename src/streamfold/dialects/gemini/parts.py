@@ -19,11 +19,11 @@ from sys import intern
 from typing import Any
 
 from ..._json import MAX_DEPTH
-from ...merge import ToolCallPath, ToolPath
+from ...merge import TextBuffer, ToolCallPath, ToolPath
 from .._base import Dialect, compact_json, dumps_arguments
 from .._calls import content_key
 from .partial_args import apply_fragment
-from .state import PART_EXTRAS, Candidate, Part, StreamedCall, snake
+from .state import MAX_PARTS, PART_EXTRAS, Candidate, Part, StreamedCall, snake
 
 __all__ = ["Parts"]
 
@@ -56,6 +56,9 @@ class Parts(Dialect):
                 self._text(index, state, "", part.get("thought") is True, signature, frame)
             return
         # executableCode, codeExecutionResult, inlineData, fileData, ...: WHOLE.
+        if len(state.parts) >= MAX_PARTS:
+            self._parts_capped(index, frame)
+            return
         new = self._open(index, state, snake(data[0]), frame)
         new.whole = part
         new.signature = signature
@@ -75,8 +78,11 @@ class Parts(Dialect):
         parts = state.parts
         last = parts[-1] if parts else None
         if last is None or last.kind != kind or (signature and last.signature and signature != last.signature):
-            last = self._open(index, state, kind, frame)
-            last.start = last.end = buffer.length
+            if len(parts) >= MAX_PARTS:
+                last = self._capped_run(index, state, kind, buffer, frame)
+            else:
+                last = self._open(index, state, kind, frame)
+                last.start = last.end = buffer.length
         if text:
             buffer.add(text, frame)
             last.end = buffer.length
@@ -85,6 +91,31 @@ class Parts(Dialect):
         last.last_frame = frame
         if kind == "text" and state.finish_frame is None:
             state.run = last
+
+    def _capped_run(self, index: int, state: Candidate, kind: str, buffer: TextBuffer, frame: int) -> Part:
+        """Past `MAX_PARTS`: the run of this kind that every further fragment of it extends (the last one,
+        or a new one when the candidate has none). A run's text is one slice of its buffer, which holds that
+        kind only, so the last run of a kind can take all that follows."""
+        capped = state.capped
+        if capped is None:
+            capped = state.capped = {}
+            for held in reversed(state.parts):  # once per candidate
+                if held.kind in ("text", "reasoning"):
+                    capped.setdefault(held.kind, held)
+            self._parts_capped(index, frame)
+        run = capped.get(kind)
+        if run is None:
+            run = capped[kind] = self._open(index, state, kind, frame)
+            run.start = run.end = buffer.length
+        return run
+
+    def _parts_capped(self, index: int, frame: int) -> None:
+        self.report.diagnostic(
+            "parts-capped", frame,
+            f"candidate {index} has more than {MAX_PARTS} parts: from frame {frame} on, its text and thought "
+            "fragments extend its last text and thought parts (the reply's text is whole, but the export no "
+            "longer interleaves them as sent) and further whole parts (code, inline data, ...) are left out",
+            once=(index,), choice=index, max_parts=MAX_PARTS)
 
     def _open(self, index: int, state: Candidate, kind: str, frame: int) -> Part:
         """Start a new part (block): close the previous one at its last frame."""

@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from .._calls import CallIndex, content_key
 
 if TYPE_CHECKING:
     from ...merge import TextBuffer
 
-__all__ = ["CONTINUATION", "PART_EXTRAS", "Candidate", "Part", "StreamedCall", "snake"]
+__all__ = ["CONTINUATION", "MAX_PARTS", "PART_EXTRAS", "Candidate", "Endings", "ErrorSpan", "Part", "StreamedCall",
+           "snake"]
 
 CONTINUATION = "CONTINUATION"
+#: The parts a candidate may list (text and thought runs, whole parts; a function call always has its part,
+#: bounded by `max_tool_calls`). A part costs ~800 bytes between the fold and the result, for ~20 bytes of
+#: input when text and thought alternate: past this, a text or thought fragment extends the last part of its
+#: kind and a whole part is left out (`parts-capped`), so the cost stays in proportion to the input.
+MAX_PARTS: Final = 1000
 #: Part keys that are not the part's data (they ride along with it).
 PART_EXTRAS = frozenset(("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"))
 
@@ -82,7 +88,7 @@ class StreamedCall:
 class Candidate:
     """Per-candidate bookkeeping: its parts (for blocks and export) and call identity."""
 
-    __slots__ = ("chosen", "citation_field", "citation_keys", "citations", "content", "ended", "extras",
+    __slots__ = ("capped", "chosen", "citation_field", "citation_keys", "citations", "content", "ended", "extras",
                  "finish_frame", "parts", "real", "reasoning", "role", "run", "streamed", "tool_ids", "tool_parts",
                  "tools", "tools_by_content", "top")
 
@@ -92,6 +98,8 @@ class Candidate:
         self.parts: list[Part] = []
         #: The last part, when it is a visible-text run a plain text fragment extends (the hot path).
         self.run: Part | None = None
+        #: Past `MAX_PARTS`: the kind -> the part its further fragments extend.
+        self.capped: dict[str, Part] | None = None
         #: tool key -> (id, name, serialised args) as first kept, for dedupe.
         self.tools: dict[int, tuple[str | None, str | None, str]] = {}
         #: The same calls by (name, args): what a call without an id repeats, found in O(log n).
@@ -174,3 +182,47 @@ class Candidate:
                 if key not in self.citation_keys:
                     self.citation_keys.add(key)
                     self.citations.append(item)
+
+
+#: The first and the last of the in-stream errors (message, frame) that came while a candidate was open.
+ErrorSpan: TypeAlias = tuple[tuple[str, int], tuple[str, int]]
+
+
+class Endings:
+    """Which candidates arrived and how many of them ended (the reply is finished when all did),
+    asked at every candidate's start and end; and the in-stream errors, each of which belongs to
+    every candidate open when it came: logged once, each candidate takes its share when it ends (or
+    the stream does), instead of every open candidate being written at every error."""
+
+    __slots__ = ("_errors", "_open", "arrived", "ended")
+
+    def __init__(self) -> None:
+        self.arrived = 0
+        self.ended = 0
+        #: The candidates open (arrived, not ended) -> how many errors had been logged when each arrived.
+        self._open: dict[int, int] = {}
+        self._errors: list[tuple[str, int]] = []
+
+    def arrive(self, index: int) -> None:
+        self.arrived += 1
+        self._open[index] = len(self._errors)
+
+    def end(self, index: int) -> ErrorSpan | None:
+        """Candidate `index` ended: the errors that came while it was open."""
+        self.ended += 1
+        return self._since(self._open.pop(index))
+
+    def error(self, message: str, frame: int) -> bool:
+        """An in-stream error, for the candidates open now; False when none is."""
+        if not self._open:
+            return False
+        self._errors.append((message, frame))
+        return True
+
+    def still_open(self) -> list[tuple[int, ErrorSpan]]:
+        """The candidates open at the end of the stream that errors came for, with those errors."""
+        return [(index, span) for index, since in self._open.items() if (span := self._since(since)) is not None]
+
+    def _since(self, logged: int) -> ErrorSpan | None:
+        errors = self._errors
+        return (errors[logged], errors[-1]) if logged < len(errors) else None

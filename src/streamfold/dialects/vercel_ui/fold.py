@@ -71,6 +71,8 @@ class VercelUI(Dialect):
         self._open: dict[tuple[str, str], dict[str, Any]] = {}
         #: toolCallId -> its tool part.
         self._tools: dict[str, dict[str, Any]] = {}
+        #: (type, id) -> its `data-*` part, which a later chunk of that type and id replaces.
+        self._data_parts: dict[tuple[str, Any], dict[str, Any]] = {}
         self._metadata: Any = None
         self.merger.set_once((0, "role"), "assistant", 0)
 
@@ -227,12 +229,16 @@ class VercelUI(Dialect):
         if value.get("transient"):
             return  # sent to the client's onData, never part of the message
         part = {"type": kind, **({"id": value["id"]} if "id" in value else {}), "data": value.get("data")}
-        if "id" in value:
-            for held in self._parts:
-                kept = held.get("part")
-                if type(kept) is dict and kept.get("type") == kind and kept.get("id") == value["id"]:
-                    kept["data"] = part["data"]  # the SDK's reconciliation: same type and id, replaced
-                    return
+        # The SDK's reconciliation: a part of the same type and id is replaced. The SDK compares ids with
+        # `===` and skips a null one, so an id that is null, an array or an object never matches one held.
+        part_id = value.get("id")
+        key = (kind, part_id) if part_id is not None and type(part_id) not in (list, dict) else None
+        if key is not None:
+            held = self._data_parts.get(key)
+            if held is not None:
+                held["data"] = part["data"]
+                return
+            self._data_parts[key] = part
         self._parts.append({"type": "raw", "part": part})
 
     def _raw(self, value: dict[str, Any], frame: int) -> None:
