@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..services.capture import Capture
-from .schema import SQLITE_MAGIC, StoreError, connect
+from .schema import SQLITE_MAGIC, UNREADABLE, StoreError, connect, sqlite_message
 from .summary import stored_capture
 
 __all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges", "parse_ref",
@@ -62,8 +62,8 @@ def _reading(path: str) -> Iterator[sqlite3.Connection]:
     connection = connect(path, create=False)
     try:
         yield connection
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"the capture store {path!r} cannot be read: {exc}") from None
+    except UNREADABLE as exc:
+        raise StoreError(f"the capture store {path!r} cannot be read: {sqlite_message(exc)}") from None
     finally:
         connection.close()
 
