@@ -41,8 +41,8 @@ from ..dialects import DIALECTS
 from ..framing.sniff import TRANSPORTS
 from ..services import InputError
 from .diff import diff_captures
-from .fold_view import build_fold_view, encode
-from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
+from .fold_view import build_fold_view, encode, read_posted
+from .limits import DEFAULT_MAX_FOLDS, FoldSlots, TooLargeError, drain, format_size, read_body
 from .limits import error as _error
 from .ranges import FoldStore, fold_stream, frames_range
 from .stored import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, CaptureTooLargeError, StoreSource, parse_id
@@ -133,7 +133,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             try:
                 view = await run_in_threadpool(work, body, options)
             except InputError as exc:
-                return _error(400, str(exc))
+                return _error(413 if isinstance(exc, TooLargeError) else 400, str(exc))
             return Response(await run_in_threadpool(encode, view), media_type="application/json")
         finally:
             slots.give_back()
@@ -159,9 +159,22 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             slots.give_back()
             return prepared
         options, body = prepared
+        # Read before the answer starts: a capture over the limit once inflated gets 413, as one over it as
+        # sent does; an unusable one is said in the answer's last line, as whatever the fold finds.
+        try:
+            capture = await run_in_threadpool(read_posted, body, entry=options["entry"], max_size=max_size)
+        except TooLargeError as exc:
+            slots.give_back()
+            return _error(413, str(exc))
+        except InputError:
+            capture = None
+        except BaseException:
+            slots.give_back()
+            raise
         return fold_stream(lambda progress: build_fold_view(
             body, dialect=options["dialect"], transport=options["transport"], entry=options["entry"],
-            max_inflated=max_size, frames="range", progress=progress, keep=kept.keep), slots.give_back)
+            max_inflated=max_size, frames="range", progress=progress, keep=kept.keep, capture=capture),
+            slots.give_back)
 
     async def frames_endpoint(request: Request) -> Response:
         return await frames_range(request, kept)

@@ -10,13 +10,16 @@ over `--max-size`, 415 for a compression it cannot read, 503 (with
 from __future__ import annotations
 
 import json
-import math
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "error", "format_size", "read_body"]
+from .._sizes import format_size
+from ..services import InputError
+
+__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "TooLargeError", "error", "format_size", "inflated_too_large",
+           "read_body"]
 
 #: Captures folded at once by default (each in a thread; more wait their turn in the page).
 DEFAULT_MAX_FOLDS = 4
@@ -100,10 +103,7 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
     if too_large:
         return too_large_response(max(received, size or 0), max_size)
     if inflates_too_large:
-        return error(413, f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; "
-                          f"this server accepts at most {format_size(max_size)} per request, once inflated. Start it "
-                          f"with a larger limit, for example: streamfold web --max-size "
-                          f"{format_size(_suggested_limit(max_size, max_size), compact=True)}")
+        return error(413, inflated_too_large(max_size))
     if inflater is not None and inflater.eof and not inflater.unused_data:
         return bytes(inflated)
     return bytes(body)
@@ -121,6 +121,19 @@ async def drain(request: Request) -> None:
         return
 
 
+class TooLargeError(InputError):
+    """A capture over the page's `--max-size` as sent, once inflated, or as stored: answered 413 with
+    its message, a sentence the page shows."""
+
+
+def inflated_too_large(max_size: int) -> str:
+    """Why a capture that inflates past `max_size` is refused, whichever way its gzip came (the request's
+    Content-Encoding, or gzip bytes the input readers inflate: a raw body, a HAR's)."""
+    return (f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; this server "
+            f"accepts at most {format_size(max_size)} per request, once inflated. Start it with a larger limit, for "
+            f"example: streamfold web --max-size {format_size(_suggested_limit(max_size, max_size), compact=True)}")
+
+
 def too_large_response(size: int, max_size: int) -> Response:
     return error(413, f"The capture is {format_size(size)}; this server accepts at most {format_size(max_size)} "
                       f"per request. Start it with a larger limit, for example: "
@@ -132,17 +145,6 @@ def _suggested_limit(size: int, max_size: int) -> int:
     while suggestion < max(size + 1, 2 * max_size):
         suggestion *= 2
     return suggestion
-
-
-def format_size(size: int, *, compact: bool = False) -> str:
-    """1536 -> '1.5 KiB' ('2KiB' with compact: rounded up, no space, as `--max-size` takes it)."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB")
-    value, unit = float(size), 0
-    while value >= 1024 and unit < len(units) - 1:
-        value, unit = value / 1024, unit + 1
-    if compact:
-        return f"{math.ceil(value)}{units[unit]}"
-    return f"{value:.0f} {units[unit]}" if value == int(value) else f"{value:.1f} {units[unit]}"
 
 
 def error(status: int, message: str) -> Response:

@@ -8,7 +8,6 @@ one") gives a URL that can be printed and opened at once.
 from __future__ import annotations
 
 import ipaddress
-import re
 import socket
 import threading
 import time
@@ -20,24 +19,10 @@ from typing import Any
 import uvicorn
 
 from .._serving import RunningServer, bind, run_in_thread
+from .._sizes import parse_size
 from .protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE, deadline_protocol
 
 __all__ = ["RunningServer", "Timeouts", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """'64MiB', '64M', '1.5GiB', '65536' -> bytes (K, M, G, T are powers of 1024)."""
-    match = _SIZE.match(text)
-    if match is None:
-        raise ValueError(f"not a size: {text!r} (try 64MiB, 512KiB or a number of bytes)")
-    number, unit = float(match.group(1)), match.group(2).lower()
-    size = int(number * 1024 ** " kmgt".index(unit or " "))
-    if size < 1:
-        raise ValueError(f"the size must be at least one byte, got {text!r}")
-    return size
-
 
 def url_for(sock: socket.socket, host: str) -> str:
     """The address a browser on this machine should open (a loopback name, as the app requires)."""
