@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from .._sizes import format_size
 from ..services import InputError
+from ..services._inflate import Inflater
 
 __all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "TooLargeError", "error", "format_size", "inflated_too_large",
            "read_body"]
@@ -60,8 +61,8 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
     """The request body, inflated if it came with `Content-Encoding: gzip`, or the refusal.
 
     `max_size` holds for the bytes sent and for the inflated bytes: they are
-    inflated as they arrive, at most one byte past the limit, so a small
-    gzip body that would inflate to gigabytes costs no more than the limit.
+    inflated as they arrive, never past the limit (`services._inflate`), so a
+    small gzip body that would inflate to gigabytes costs no more than the limit.
     A gzip body that is cut off or broken is passed on as it was sent: the
     input readers inflate what they can of it and say so in a note.
 
@@ -76,8 +77,8 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
         await drain(request)
         return error(415, f"this server reads a capture sent as it is or gzip-compressed, not with Content-Encoding "
                           f"{encoding!r}")
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding in ("gzip", "x-gzip") else None
-    body, inflated = bytearray(), bytearray()
+    inflater = Inflater("gzip", max_size) if encoding in ("gzip", "x-gzip") else None
+    body = bytearray()
     received, too_large, inflates_too_large = 0, size is not None and size > max_size, False
     try:
         async for chunk in request.stream():
@@ -87,25 +88,24 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
             too_large = too_large or received > max_size
             if too_large or inflates_too_large:
                 body.clear()
-                inflated.clear()
+                inflater = None
                 continue
             body += chunk
             if inflater is not None:
                 try:
-                    # No more than one byte past the limit: enough to know it is over.
-                    inflated += inflater.decompress(chunk, max_size - len(inflated) + 1)
+                    inflater.feed(chunk)  # never inflated past the limit: it says when more would come
                 except zlib.error:
                     inflater = None  # broken: passed on as sent (see above)
                     continue
-                inflates_too_large = len(inflated) > max_size
+                inflates_too_large = inflater.over
     except ClientDisconnect:
         return error(400, "the client went away before its request's body arrived")
     if too_large:
         return too_large_response(max(received, size or 0), max_size)
     if inflates_too_large:
         return error(413, inflated_too_large(max_size))
-    if inflater is not None and inflater.eof and not inflater.unused_data:
-        return bytes(inflated)
+    if inflater is not None and inflater.ended and not inflater.after_end:
+        return inflater.body()
     return bytes(body)
 
 
