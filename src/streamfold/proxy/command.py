@@ -43,6 +43,7 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
       streamfold captures
     """
     # Imported here: the other commands need neither httpx nor uvicorn.
+    from .._serving import LineOutput, log_through
     from ..store import CaptureStore, StoreError, default_db
     from .app import RecordingProxy
     from .console import Console
@@ -54,7 +55,11 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     except StoreError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    console = Console(lambda line: click.echo(line), out=sys.stdout, live=sys.stdout.isatty())
+    # Lines go out through a bounded backlog on a thread of their own (see LineOutput): a terminal or pipe
+    # nobody reads never holds up an exchange; uvicorn's own warnings likewise on stderr.
+    output, errors = LineOutput(sys.stdout), LineOutput(sys.stderr)
+    log_through(errors)
+    console = Console(output.line, out=output, live=output.isatty())
     try:
         app = RecordingProxy(target, store, console=console)
     except ValueError as exc:
@@ -75,3 +80,5 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     finally:
         console.close()
         store.close()
+        output.close()
+        errors.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from .._serving import is_loopback_host
+from .._serving import is_loopback_host, shorten
 from .choose import CAPTURE_HEADER, choose
 from .faults import Fault, FaultError, refusal
 from .plan import Plan, Recording, plan_response
@@ -111,7 +111,7 @@ class ReplayServer:
                                              headers.get(CAPTURE_HEADER))
         if recording is None:
             if self.echo is not None:
-                self.echo(f"{scope['method']} {path} 404: {why}")
+                self.echo(f"{shorten(scope['method'], 20)} {shorten(path)} 404: {why}")
             await _json(send, 404, {"error": {"message": f"streamfold serve: {why}",
                                               "captures": [r.name for r in self.recordings]}})
             return
@@ -169,8 +169,9 @@ class ReplayServer:
     def _said(self, method: str, path: str, served: Served, outcome: str) -> None:
         if self.echo is not None:
             faults = " ".join(served.faults) or "no faults"
-            self.echo(f"#{served.request} {method} {path.split('?')[0]} <- {served.capture} {served.status} "
-                      f"{served.sent}/{len(served.planned)} bytes {outcome} ({faults})")
+            self.echo(f"#{served.request} {shorten(method, 20)} {shorten(path.split('?')[0])} <- "
+                      f"{shorten(served.capture)} {served.status} {served.sent}/{len(served.planned)} bytes {outcome} "
+                      f"({faults})")
 
     async def _control(self, scope: Scope, path: str, send: Send) -> None:
         if scope["method"] not in ("GET", "HEAD"):

@@ -77,34 +77,40 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
       streamfold serve streamfold.sqlite#12 --speed 2 --fault cut:20
       curl -s http://127.0.0.1:PORT/_streamfold/expect | jq .choices[0].content
     """
+    from .._serving import LineOutput, log_through, shorten
     from .app import ReplayServer
     from .faults import FaultError, parse_fault
     from .server import serve as run
     from .sources import SourceError, read_sources
 
+    # Every line goes out through a bounded backlog on a thread of its own: a caller that reads the URL line
+    # and nothing more must not freeze the server once the pipe is full (see LineOutput).
+    output, errors = LineOutput(sys.stdout), LineOutput(sys.stderr)
+    log_through(errors)
     try:
         faults = [parse_fault(spec) for spec in fault_specs]
         recordings = read_sources(list(sources))
         chosen = random.SystemRandom().randrange(1 << 31) if seed is None else seed
-        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out,
-                           echo=lambda line: click.echo(line))
+        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out, echo=output.line)
     except (FaultError, SourceError) as exc:
         click.echo(f"streamfold serve: {exc}", err=True)
         sys.exit(EXIT_USAGE)
 
     def said(line: str) -> None:
-        click.echo(line)
+        output.line(line)
         if line.startswith("http"):  # after the URL: what is served, one line each
             shown = ", ".join(spec for spec in fault_specs) or "none"
-            click.echo(f"seed {chosen}, speed {speed}, faults: {shown}")
+            output.line(f"seed {chosen}, speed {speed}, faults: {shown}")
             for index, recording in enumerate(recordings):
-                click.echo(f"  [{index}] {recording.name}: {recording.dialect} {recording.transport}, "
-                           f"{len(recording.frames)} frames{', with arrival times' if recording.reads else ''}"
-                           f"{f', recorded at {recording.path}' if recording.path else ''}")
-        sys.stdout.flush()
+                output.line(f"  [{index}] {shorten(recording.name)}: {recording.dialect} {recording.transport}, "
+                            f"{len(recording.frames)} frames{', with arrival times' if recording.reads else ''}"
+                            f"{f', recorded at {shorten(recording.path)}' if recording.path else ''}")
 
     try:
         run(app, host=host, port=port, echo=said)
     except OSError as exc:
         click.echo(f"streamfold serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    finally:
+        output.close()
+        errors.close()

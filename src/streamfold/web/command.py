@@ -51,6 +51,7 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
       streamfold web --port 8765
     """
     # Imported here: the other commands need neither starlette nor uvicorn.
+    from .._serving import LineOutput, log_through
     from .app import create_app
     from .server import Timeouts, parse_size, serve
 
@@ -59,6 +60,8 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-size") from None
     capture, db, open_stored = _store_and_file(ctx, capture, db)
+    errors = LineOutput(sys.stderr)  # uvicorn's warnings (a bad request each) never wait on an unread stderr
+    log_through(errors)
     try:
         app = create_app(capture_path=capture, max_size=limit, max_folds=max_folds, db_path=db,
                          open_stored=open_stored)
@@ -67,6 +70,8 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     except OSError as exc:
         click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    finally:
+        errors.close()
 
 
 def _store_and_file(ctx: click.Context, capture: str | None,

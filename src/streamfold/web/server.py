@@ -57,8 +57,9 @@ class Timeouts:
 def _config(app: Any, timeouts: Timeouts) -> uvicorn.Config:
     # No proxy headers: nothing sits in front of this server, and X-Forwarded-* must not
     # change what the app believes about a request. The h11 protocol with read deadlines
-    # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400).
-    return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False,
+    # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400). uvicorn's logging is
+    # left as the program set it (`streamfold web` sends it through `_serving.log_through`).
+    return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, log_config=None,
                           server_header=False, lifespan="off", ws="none",
                           http=deadline_protocol(timeouts.header, timeouts.body),
                           timeout_keep_alive=timeouts.keep_alive)
