@@ -1,26 +1,32 @@
 """What the servers (the page's `web`, the proxy's `record`, the replay server's `serve`) share to run
 under uvicorn: a socket bound before uvicorn starts (so port 0 gives a URL at once), a server run in a
-daemon thread for tests, the Host check of a server on loopback, and the lines they print
-(`LineOutput`: never blocking the server). Fronts never import each other; they import this."""
+daemon thread for tests, the Host check of a server on loopback, the access token of a server bound
+off loopback (`new_token`, `admit`), and the lines they print (`LineOutput`: never blocking the
+server). Fronts never import each other; they import this."""
 
 from __future__ import annotations
 
 import collections
+import hmac
 import io
+import ipaddress
 import logging
 import os
+import secrets
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import unquote
 
 if TYPE_CHECKING:  # only the servers' own modules load uvicorn: the replay vocabulary and the pytest plugin don't
     import uvicorn
 
-__all__ = ["LOOPBACK_NAMES", "MAX_ECHOED", "LineOutput", "RunningServer", "bind", "is_loopback_host", "log_through",
-           "pass_through_server", "run_in_thread", "shorten", "url_of"]
+__all__ = ["LOOPBACK_NAMES", "MAX_ECHOED", "TOKEN_HEADER", "TOKEN_PATH", "LineOutput", "RunningServer", "admit",
+           "bind", "is_loopback_address", "is_loopback_host", "log_through", "new_token", "pass_through_server",
+           "run_in_thread", "shorten", "token_matches", "url_of"]
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
@@ -95,10 +101,80 @@ def is_loopback_host(host: str, listen_host: str, port: int) -> bool:
     return name in LOOPBACK_NAMES or name.strip("[]") == own
 
 
-def url_of(sock: socket.socket, host: str) -> str:
-    """The URL a server on `sock` (bound to `host`) answers at."""
+def is_loopback_address(host: str) -> bool:
+    """Whether a listen address is this machine's loopback (`localhost`, 127.0.0.0/8, ::1): only programs on
+    this machine reach a server bound there. Anything else (0.0.0.0, ::, a LAN address, a name) is off
+    loopback: other machines may reach it, and it needs the run's access token."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+# -- the access token of a server bound off loopback ----------------------------------------
+
+#: The request header a client may carry the token in (a script, a proxy's client that cannot change paths).
+TOKEN_HEADER = "x-streamfold-token"
+#: The path prefix a client may carry it in: `http://HOST:PORT/t/TOKEN/v1/...` as an SDK's base URL.
+TOKEN_PATH = "/t/"
+
+Scope = MutableMapping[str, Any]
+
+
+def new_token() -> str:
+    """A fresh access token for one run of a server (printed in its URL, never stored)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_matches(given: str | bytes | None, token: str) -> bool:
+    """Whether `given` is the token, compared in constant time."""
+    if given is None:
+        return False
+    if isinstance(given, str):
+        given = given.encode("utf-8", "surrogateescape")
+    return hmac.compare_digest(given, token.encode())
+
+
+def admit(scope: Scope, token: str | None, *, bearer: bool = False) -> Scope | None:
+    """The request as the server should see it, or None when it must be refused (401).
+
+    Without a token (a server on loopback) every request is admitted as it is. With one, the
+    request must carry it: as the path prefix `/t/TOKEN` (taken off the path the app sees), in the
+    `X-Streamfold-Token` header (taken out of the headers, so it is neither forwarded nor recorded),
+    or, with `bearer` (the replay server, whose Authorization header goes nowhere), as
+    `Authorization: Bearer TOKEN`."""
+    if token is None:
+        return scope
+    raw_path: bytes = scope.get("raw_path") or scope["path"].encode("utf-8")
+    headers: list[tuple[bytes, bytes]] = list(scope["headers"])
+    carried = [value for name, value in headers if name.lower() == TOKEN_HEADER.encode()]
+    admitted = any(token_matches(value, token) for value in carried)
+    if bearer and not admitted:
+        admitted = any(token_matches(value[7:].strip(), token) for name, value in headers
+                       if name.lower() == b"authorization" and value[:7].lower() == b"bearer ")
+    if raw_path.startswith(TOKEN_PATH.encode()):
+        given, slash, rest = raw_path[len(TOKEN_PATH):].partition(b"/")
+        if token_matches(given, token):
+            admitted, raw_path = True, slash + rest or b"/"
+            own, path = TOKEN_PATH + token, scope["path"]
+            path = (path[len(own):] or "/") if path.startswith(own) else unquote(raw_path.decode("latin-1"))
+            scope = {**scope, "raw_path": raw_path, "path": path}
+    if not admitted:
+        return None
+    if carried:
+        scope = {**scope, "headers": [(name, value) for name, value in headers
+                                      if name.lower() != TOKEN_HEADER.encode()]}
+    return scope
+
+
+def url_of(sock: socket.socket, host: str, token: str | None = None) -> str:
+    """The URL a server on `sock` (bound to `host`) answers at; with `token`, the base URL a client is given
+    (the token as its path prefix)."""
     shown = host if ":" not in host or host.startswith("[") else f"[{host}]"
-    return f"http://{shown}:{sock.getsockname()[1]}"
+    return f"http://{shown}:{sock.getsockname()[1]}" + (f"{TOKEN_PATH}{token}" if token is not None else "")
 
 
 def pass_through_server(app: Callable[..., Awaitable[None]]) -> uvicorn.Server:

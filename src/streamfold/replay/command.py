@@ -39,7 +39,11 @@ def _fault_help() -> str:
 
 @click.command()
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Off loopback (0.0.0.0, a LAN address) every request must carry this run's "
+                   "access token, printed in the URL (path prefix /t/TOKEN, header X-Streamfold-Token, or "
+                   "Authorization: Bearer TOKEN as an SDK's api_key); the rest get 401. Plain HTTP: the token does "
+                   "not encrypt anything.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--speed", type=_Speed(), default="original", show_default=True,
@@ -58,7 +62,9 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
 
     SOURCE is any input streamfold reads, a stored capture DB.sqlite#ID, a whole store
     DB.sqlite, or a directory of captures. The first line printed is the URL: point the
-    client's base URL there. A request to any path gets the capture's status, Content-Type
+    client's base URL there. Bound off loopback (--host 0.0.0.0), that URL carries a
+    per-run access token as its path prefix (http://HOST:PORT/t/TOKEN); a request
+    without the token gets 401. A request to any path gets the capture's status, Content-Type
     and stream (decoded, uncompressed); GET /_streamfold/expect returns streamfold's result
     for the bytes the last request was served (?request=ID for another).
 
@@ -77,7 +83,7 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
       streamfold serve streamfold.sqlite#12 --speed 2 --fault cut:20
       curl -s http://127.0.0.1:PORT/_streamfold/expect | jq .choices[0].content
     """
-    from .._serving import LineOutput, log_through, shorten
+    from .._serving import LineOutput, is_loopback_address, log_through, new_token, shorten
     from .app import ReplayServer
     from .faults import FaultError, parse_fault
     from .server import serve as run
@@ -91,7 +97,9 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
         faults = [parse_fault(spec) for spec in fault_specs]
         recordings = read_sources(list(sources))
         chosen = random.SystemRandom().randrange(1 << 31) if seed is None else seed
-        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out, echo=output.line)
+        token = None if is_loopback_address(host) else new_token()
+        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out, echo=output.line,
+                           token=token)
     except (FaultError, SourceError) as exc:
         click.echo(f"streamfold serve: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -106,6 +114,11 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
                             f"{len(recording.frames)} frames{', with arrival times' if recording.reads else ''}"
                             f"{f', recorded at {shorten(recording.path)}' if recording.path else ''}")
 
+    if token is not None:
+        errors.line(f"streamfold serve: listening on {host}, off loopback: a request must carry this run's access "
+                    "token (the /t/TOKEN prefix of the URL printed, the header X-Streamfold-Token, or "
+                    "Authorization: Bearer TOKEN) or it gets 401. The token keeps out whoever does not have it; the "
+                    "connection is plain HTTP, so the token and the captures served can be read on the network.")
     try:
         run(app, host=host, port=port, echo=said)
     except OSError as exc:
