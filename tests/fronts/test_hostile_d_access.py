@@ -27,6 +27,9 @@ from streamfold.web.access import cookie_name
 from streamfold.web.app import create_app
 from streamfold.web.server import start_in_thread as start_web
 
+#: Real servers and `streamfold` processes over sockets and pipes (tests/conftest.py: CI runs them on one Python).
+pytestmark = pytest.mark.server
+
 WAIT = 60.0
 CAPTURE = 'data: {"choices":[{"index":0,"delta":{"content":"served"}}]}\n\ndata: [DONE]\n\n'
 

@@ -194,6 +194,7 @@ def bomb_upstream(body: bytes) -> Any:
     return app
 
 
+@pytest.mark.server
 def test_the_recording_proxys_summary_is_cut_at_the_limit_too(tmp_path: Path) -> None:
     """An upstream that sends a gzip bomb through `streamfold record`: the client gets the bytes as sent,
     and the summary folded when the exchange ends inflates no more than the limit."""
@@ -226,6 +227,7 @@ def refused_with_the_sentence(response: httpx.Response) -> None:
 SMALL_BOMB = bomb(12)  # the issue's: about 11 KB inflating to 12 MiB
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("how", ["raw", "raw range", "har", "har range", "content-encoding"])
 def test_the_page_refuses_a_body_that_inflates_past_its_limit(page: str, how: str) -> None:
     assert len(SMALL_BOMB) < 16_000
@@ -238,6 +240,7 @@ def test_the_page_refuses_a_body_that_inflates_past_its_limit(page: str, how: st
                                          timeout=TIMEOUT))
 
 
+@pytest.mark.server
 def test_the_page_still_folds_what_fits(page: str) -> None:
     for data in (bomb(4), har(bomb(4))):
         view = httpx.post(page + "api/fold", content=data, timeout=TIMEOUT).json()
@@ -247,6 +250,7 @@ def test_the_page_still_folds_what_fits(page: str) -> None:
         assert json.loads(last.text.splitlines()[-1])["view"]["result"]["choices"][0]["content"] == "hello"
 
 
+@pytest.mark.server
 def test_the_diff_refuses_a_side_that_inflates_past_the_limit(page: str) -> None:
     plain = HEAD + b"\n\n" + TAIL
     body = plain + SMALL_BOMB
@@ -254,6 +258,7 @@ def test_the_diff_refuses_a_side_that_inflates_past_the_limit(page: str) -> None
                                          timeout=TIMEOUT))
 
 
+@pytest.mark.server
 def test_the_page_refuses_a_stored_capture_that_inflates_past_its_limit(tmp_path: Path) -> None:
     db = str(tmp_path / "page.sqlite")
     with CaptureStore.open(db, summarize=False) as store:
@@ -274,6 +279,7 @@ def test_the_page_refuses_a_stored_capture_that_inflates_past_its_limit(tmp_path
         assert view["result"]["choices"][0]["content"] == "hello"
 
 
+@pytest.mark.server
 def test_the_command_with_max_size_8mib_answers_413() -> None:
     process = subprocess.Popen([sys.executable, "-m", "streamfold", "web", "--port", "0", "--max-size", "8MiB"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

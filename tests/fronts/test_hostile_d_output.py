@@ -31,6 +31,9 @@ from proxy_upstream import Upstream
 from streamfold._serving import MAX_ECHOED, LineOutput, shorten
 from streamfold.proxy.console import Console
 
+#: Real servers and `streamfold` processes over sockets and pipes (tests/conftest.py: CI runs them on one Python).
+pytestmark = pytest.mark.server
+
 REPLY = 'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\ndata: [DONE]\n\n'
 LONG_NAME = "x" * 60_000
 WAIT = 60.0  # liveness, not speed: a frozen server never answers

@@ -89,6 +89,7 @@ def upstream() -> Iterator[tuple[Upstream, str]]:
         app.release.set()
 
 
+@pytest.mark.server
 def test_the_recording_proxy_forwards_the_secret_and_stores_it_redacted(upstream: tuple[Upstream, str],
                                                                          tmp_path: Path) -> None:
     app, target = upstream
@@ -108,6 +109,7 @@ def test_the_recording_proxy_forwards_the_secret_and_stores_it_redacted(upstream
     assert {row["dialect"] for row in rows} == {"openai-chat"}
 
 
+@pytest.mark.server
 def test_the_in_process_recorder_stores_it_redacted(upstream: tuple[Upstream, str], tmp_path: Path) -> None:
     httpx2 = pytest.importorskip("httpx2")
     from streamfold.capture import RecordingTransport

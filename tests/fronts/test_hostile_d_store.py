@@ -6,6 +6,7 @@ the other damaged files give."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,9 +41,12 @@ def test_a_damaged_byte_in_the_schema_table_is_a_store_error_for_every_reader(tm
         with pytest.raises(StoreError) as caught:
             reading()
         message = str(caught.value)
-        assert "is not a capture store streamfold can read: malformed database schema" in message
-        assert "\ufffd" in message and len(message.splitlines()) == 1
+        assert "is not a capture store streamfold can read: " in message and len(message.splitlines()) == 1
         message.encode("utf-8")  # what it shows is text
+        if sys.version_info >= (3, 11):  # SQLite's own words, the damaged byte shown as U+FFFD
+            assert "malformed database schema" in message and "\ufffd" in message
+        else:  # 3.10's sqlite3 drops a message it cannot decode
+            assert "the file is damaged" in message
 
 
 @pytest.mark.parametrize("args", [["captures", "--db", "{db}"], ["show", "{db}"], ["show", "{db}#1"],
@@ -53,7 +57,7 @@ def test_the_commands_say_it_in_one_line_and_exit_2(tmp_path: Path, args: list[s
     assert done.exit_code == 2, done.output
     assert done.exception is None or isinstance(done.exception, SystemExit)
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("streamfold: ") and "malformed database schema" in line
+    assert line.startswith("streamfold: ") and "is not a capture store streamfold can read: " in line
 
 
 def test_the_undamaged_store_still_reads(tmp_path: Path) -> None:

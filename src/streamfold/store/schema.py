@@ -81,7 +81,8 @@ def sqlite_message(exc: sqlite3.DatabaseError | UnicodeDecodeError) -> str:
         text = bytes(exc.object).decode("utf-8", "replace")
     else:
         text = str(exc)
-    return " ".join(text.split())[:300]
+    # Python 3.10's sqlite3 drops a message it cannot decode and raises a DatabaseError without one.
+    return " ".join(text.split())[:300] or "the file is damaged (SQLite's reason was not readable text)"
 
 
 def connect(path: str, *, create: bool) -> sqlite3.Connection:
