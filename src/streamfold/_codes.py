@@ -69,7 +69,7 @@ Code = Literal[
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
-    "gzip-body", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
+    "gzip-body", "inflated-too-large", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
     "not-text", "not-a-stream", "input-store", "store-unfinished", "websocket-messages",
 ]
@@ -250,6 +250,8 @@ _ALL = (
     CodeInfo("store-unfinished", _N, _WARN, "the stored exchange did not end normally: still in flight, cut by the "
              "client or the upstream, or failed"),
     CodeInfo("gzip-body", _N, _WARN, "the body was gzip-compressed"),
+    CodeInfo("inflated-too-large", _N, _ERR, "a compressed body inflates past the limit (256 MiB, `--max-inflated`): "
+             "what fits is folded, the rest dropped; `offset` is where the body was cut"),
     CodeInfo("chunked-transfer-encoding", _N, _WARN, "the body was still in chunked transfer-encoding"),
     CodeInfo("http-status", _N, _ERR, "the response status was not 200"),
     CodeInfo("content-type", _N, _WARN, "the Content-Type is not a streaming one"),

@@ -1,5 +1,5 @@
 """What every command shares: the options that say how to read a capture, the
-group settings (--color, --quiet, --strict), reading FILE|- and loading it
+group settings (--color, --quiet, --strict, --max-inflated), reading FILE|- and loading it
 through the services layer, and the exit codes.
 
 Exit codes: 0 when the input was read (whatever it contained); 1 when
@@ -32,7 +32,7 @@ from ..dialects import DIALECTS
 from ..findings import Severity
 from ..framing.sniff import TRANSPORTS
 from ..result import Result
-from ..services import DEFAULT_STALL, FORMATS, InputError, Loaded, load
+from ..services import DEFAULT_STALL, FORMATS, MAX_INFLATED, InputError, Loaded, load
 from ..services.load import fold_capture
 from ..services.rows import RowBounds
 from ..store.reader import parse_ref, read_stored
@@ -82,6 +82,8 @@ class Settings:
     color: str = "auto"
     quiet: bool = False
     strict: bool = False
+    #: The most bytes a compressed body is inflated to (None: the services' default, 256 MiB).
+    max_inflated: int | None = None
 
 
 def load_capture(path: str, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
@@ -95,12 +97,13 @@ def load_capture(path: str, input_format: str = "auto", entry: str | None = None
     err = Console(stderr=True)
     bar = _ProgressBar(err) if err.is_terminal and rows is None else None
     try:
+        limit = settings().max_inflated
         if ref is not None:  # a stored capture (PATH.sqlite#ID): its reads and their arrival times
-            return fold_capture(read_stored(*ref), dialect=dialect, transport=transport, stall=stall, progress=bar,
-                                rows=rows)
+            return fold_capture(read_stored(*ref, max_inflated=limit or MAX_INFLATED), dialect=dialect,
+                                transport=transport, stall=stall, progress=bar, rows=rows)
         assert data is not None
         return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
-                    progress=bar, rows=rows)
+                    progress=bar, rows=rows, max_inflated=limit)
     except InputError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -138,7 +141,7 @@ def read_input(capture: str) -> bytes:
     ref = stored_ref(capture)
     if ref is not None:
         try:
-            return read_stored(*ref).body
+            return read_stored(*ref, max_inflated=settings().max_inflated or MAX_INFLATED).body
         except InputError as exc:
             click.echo(f"streamfold: {exc}", err=True)
             sys.exit(EXIT_USAGE)

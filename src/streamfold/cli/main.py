@@ -21,7 +21,7 @@ from .common import Settings
 from .compare import check, diff
 from .show import blame, export, frames, show
 from .tail import tail
-from .usage import COLORS, OneLineGroup, with_group_options
+from .usage import COLORS, MAX_INFLATED_HELP, OneLineGroup, Size, with_group_options
 
 __all__ = ["COMMANDS", "cli", "make_cli"]
 
@@ -31,7 +31,7 @@ Exit codes:
   1  check/diff found a difference; with --strict, the stream had errors
   2  a usage error or unreadable input
 
---color, --quiet and --strict may also follow the command.
+--color, --quiet, --strict and --max-inflated may also follow the command.
 """
 
 
@@ -68,8 +68,9 @@ def make_cli(*extra: click.Command) -> click.Group:
                   help="Only the reply (and tool calls): no header, usage or findings.")
     @click.option("--strict", is_flag=True, help="Exit 1 when the stream had errors (bad frames, in-stream errors, "
                                                   "unparseable tool arguments).")
+    @click.option("--max-inflated", type=Size(), default=None, metavar="SIZE", help=MAX_INFLATED_HELP)
     @click.pass_context
-    def cli(ctx: click.Context, color: str, quiet: bool, strict: bool) -> None:
+    def cli(ctx: click.Context, color: str, quiet: bool, strict: bool, max_inflated: int | None) -> None:
         """Fold a captured LLM stream (SSE, NDJSON, JSON array, AWS event-stream) into the
         reply it carried, and explain what went wrong, frame by frame. Nothing leaves
         your machine.
@@ -83,7 +84,7 @@ def make_cli(*extra: click.Command) -> click.Group:
           curl -sN ... | streamfold tail
           streamfold --strict show capture.har --entry /v1/chat
         """
-        ctx.obj = Settings(color, quiet, strict)
+        ctx.obj = Settings(color, quiet, strict, max_inflated)
         _never_unencodable()
 
     for command in (*COMMANDS, *extra):

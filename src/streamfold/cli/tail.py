@@ -179,7 +179,7 @@ def _finish(live: LiveInput, result: Result, *, dialect: str | None, transport: 
     if live.whole:
         # A gzip body is no format of its own: the reader unwraps it whatever the format.
         loaded = load(bytes(live.data), input_format=live.kind if live.kind in FORMATS else "auto", dialect=dialect,
-                      transport=transport, stall=stall)
+                      transport=transport, stall=stall, max_inflated=settings().max_inflated)
         return loaded.timing, loaded.result
     capture = live.capture()
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))

@@ -1,6 +1,6 @@
 """How the command line takes its options and reports their misuse.
 
-- The group options (--color, --quiet, --strict) are accepted after the
+- The group options (--color, --quiet, --strict, --max-inflated) are accepted after the
   subcommand too: `with_group_options` adds them to each command, where they
   update the group's `Settings`.
 - A usage error is one line and a hint, `streamfold show: missing FILE (try:
@@ -16,9 +16,10 @@ from typing import IO, Any
 
 import click
 
+from .._sizes import parse_size
 from .common import Settings
 
-__all__ = ["COLORS", "OneLineGroup", "Seconds", "one_line", "with_group_options"]
+__all__ = ["COLORS", "MAX_INFLATED_HELP", "OneLineGroup", "Seconds", "Size", "one_line", "with_group_options"]
 
 COLORS = ("auto", "always", "never")
 
@@ -36,6 +37,25 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
         if math.isnan(number) or math.isinf(number) or number <= 0:
             self.fail(f"{value} is not a positive, finite number of seconds", param, ctx)
         return number
+
+
+class Size(click.ParamType):  # type: ignore[type-arg]
+    """A size in bytes, or with KiB, MiB, GiB (`256MiB`)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+#: What `--max-inflated` says, for the group and after each command.
+MAX_INFLATED_HELP = ("The most bytes a compressed body (a gzip body, a HAR's or a stored one) is inflated to; past "
+                     "it the rest is dropped and an inflated-too-large finding says where. Default 256MiB.")
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -63,6 +83,8 @@ def with_group_options(command: click.Command) -> click.Command:
                      callback=_set("quiet"), help="As the group option --quiet."),
         click.Option(["--strict"], is_flag=True, default=False, expose_value=False,
                      callback=_set("strict"), help="As the group option --strict."),
+        click.Option(["--max-inflated"], type=Size(), default=None, expose_value=False, metavar="SIZE",
+                     callback=_set("max_inflated"), help=MAX_INFLATED_HELP),
     ])
     return command
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from .._serving import is_loopback_host
+from .._serving import admit, is_loopback_host
 from ..store import CaptureStore, Exchange, Summary
 from .console import Console, InFlight, exchange_line
 from .forward import Target, forwarded_headers
@@ -48,10 +48,13 @@ class RecordingProxy:
 
     def __init__(self, target: str, store: CaptureStore, *, host: str = "127.0.0.1", port: int | None = None,
                  echo: Callable[[str], None] = print, console: Console | None = None,
-                 read_timeout: float | None = 600.0) -> None:
+                 read_timeout: float | None = 600.0, token: str | None = None) -> None:
         self.target = Target(target)
         self.store = store
         self.host, self.port = host, port
+        #: The access token every request must carry when the proxy is bound off loopback (`_serving.admit`);
+        #: None on loopback, where the Host check is what keeps other pages out.
+        self.token = token
         self.console = console if console is not None else Console(echo)
         self.read_timeout = read_timeout
         self._client: httpx.AsyncClient | None = None
@@ -67,6 +70,13 @@ class RecordingProxy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        admitted = admit(scope, self.token)
+        if admitted is None:
+            await _plain(send, 401, "this proxy is served on the network and forwards only requests that carry its "
+                                    "access token: use the base URL `streamfold record` printed (http://HOST:PORT/t/"
+                                    "TOKEN/...) or send the header X-Streamfold-Token: TOKEN")
+            return
+        scope = admitted
         refusal = self._refusal(scope)
         if refusal is not None:
             await _plain(send, *refusal)
@@ -101,7 +111,8 @@ class RecordingProxy:
             return 400, (f"this reverse proxy forwards only to {self.target.url}; send the path alone "
                          "(GET /v1/...), not an absolute URL")
         host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), "")
-        if self.port is not None and not is_loopback_host(host, self.host, self.port):
+        # Off loopback the token admitted the request, whatever name the client reached this machine by.
+        if self.token is None and self.port is not None and not is_loopback_host(host, self.host, self.port):
             return 400, (f"this proxy answers requests addressed to it (127.0.0.1:{self.port}) and forwards "
                          f"them to {self.target.url}; the Host header was {host!r}")
         return None

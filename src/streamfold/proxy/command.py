@@ -15,7 +15,10 @@ EXIT_USAGE = 2
 @click.command()
 @click.option("--target", required=True, metavar="URL",
               help="Where every request goes: http(s)://host[:port][/prefix].")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Off loopback (0.0.0.0, a LAN address) every request must carry this run's "
+                   "access token, printed in the URL (path prefix /t/TOKEN, or header X-Streamfold-Token); the "
+                   "rest is refused and never forwarded. Plain HTTP: the token does not encrypt anything.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--db", "db", default=None, metavar="PATH",
@@ -31,6 +34,11 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     \b
       POST /v1/chat/completions 200 openai-chat complete ttft=0.21s frames=14 finish=stop findings=0
 
+    Bound off loopback (--host 0.0.0.0), the URL printed carries a per-run access
+    token as its path prefix (http://HOST:PORT/t/TOKEN): clients use it as their base
+    URL (or send X-Streamfold-Token: TOKEN); a request without it gets 401 and is
+    neither forwarded nor recorded. On loopback (the default) no token is needed.
+
     On a terminal, each exchange still in flight also has a live line below those
     (method, path, elapsed time, bytes and reads so far), redrawn about 4 times a
     second and replaced by its finished line when it ends. When stdout is not a
@@ -43,6 +51,7 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
       streamfold captures
     """
     # Imported here: the other commands need neither httpx nor uvicorn.
+    from .._serving import LineOutput, is_loopback_address, log_through, new_token
     from ..store import CaptureStore, StoreError, default_db
     from .app import RecordingProxy
     from .console import Console
@@ -54,9 +63,14 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     except StoreError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    console = Console(lambda line: click.echo(line), out=sys.stdout, live=sys.stdout.isatty())
+    # Lines go out through a bounded backlog on a thread of their own (see LineOutput): a terminal or pipe
+    # nobody reads never holds up an exchange; uvicorn's own warnings likewise on stderr.
+    output, errors = LineOutput(sys.stdout), LineOutput(sys.stderr)
+    log_through(errors)
+    console = Console(output.line, out=output, live=output.isatty())
+    token = None if is_loopback_address(host) else new_token()
     try:
-        app = RecordingProxy(target, store, console=console)
+        app = RecordingProxy(target, store, console=console, token=token)
     except ValueError as exc:
         store.close()
         raise click.BadParameter(str(exc), param_hint="--target") from None
@@ -65,6 +79,13 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     # stream in flight stalls behind it. 1 ms lets the loop back in sooner (bench_proxy.py: 9 -> 29 MB/s
     # for a stream relayed while an 80 MB fold runs).
     sys.setswitchinterval(0.001)
+    if token is not None:
+        errors.line(f"streamfold record: listening on {host}, off loopback: a request must carry this run's access "
+                    "token (the /t/TOKEN prefix of the URL printed, or the header X-Streamfold-Token) or it gets 401 "
+                    "and is neither forwarded nor recorded. Whoever has the token can send requests through this "
+                    f"proxy to {app.target.url} with the credentials they send, and the connection to this proxy is "
+                    "plain HTTP: the token, API keys, prompts and replies can be read on the network. Prefer the "
+                    "loopback default and an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host).")
     try:
         serve(app, host=host, port=port)
     except KeyboardInterrupt:
@@ -75,3 +96,5 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     finally:
         console.close()
         store.close()
+        output.close()
+        errors.close()

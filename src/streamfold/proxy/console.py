@@ -21,8 +21,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Protocol
 
+from .._serving import MAX_ECHOED, shorten
 from ..store import Summary
 
 __all__ = ["Console", "InFlight", "exchange_line", "live_lines"]
@@ -33,6 +34,14 @@ SHOWN_FINDINGS = 3
 REDRAW_SECONDS = 0.25
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class Output(Protocol):
+    """Where the live block is drawn: a terminal's stream, or a `_serving.LineOutput` over it."""
+
+    def write(self, text: str, /) -> int: ...
+    def flush(self) -> None: ...
+    def fileno(self) -> int: ...
 
 
 @dataclass(eq=False)  # each exchange is its own, however alike two look
@@ -80,7 +89,8 @@ def exchange_line(method: str, path: str, status: int | None, outcome: str, summ
     `... incomplete (client cut) ...`, `... findings=1 [stream-truncated] upstream cut: REASON`,
     `POST /v1/x 502 failed: REASON`. `outcome` is how the connection ended (the store's), `summary`
     what the stream said (complete or not); `reason` is the error in a few words."""
-    head = f"{method} {path} {status if status is not None else '-'}"
+    head = f"{shorten(method, 20)} {shorten(path)} {status if status is not None else '-'}"
+    reason = shorten(reason, 2 * MAX_ECHOED) if reason is not None else None
     if outcome == "failed":
         return printable(f"{head} failed: {reason or 'no reason recorded'}")
     cut = {"client-cut": "client cut", "upstream-cut": "upstream cut"}.get(outcome)
@@ -127,7 +137,7 @@ class Console:
     """Where the proxy's lines go. `echo` takes each finished line (and the first, the URL) when there is
     no terminal; with `live` and a terminal stream `out`, the live block is kept below them."""
 
-    def __init__(self, echo: Callable[[str], None] = print, *, out: TextIO | None = None,
+    def __init__(self, echo: Callable[[str], None] = print, *, out: Output | None = None,
                  live: bool = False, redraw_seconds: float = REDRAW_SECONDS) -> None:
         self.echo = echo
         self.out = out

@@ -14,7 +14,7 @@ def serve(app: RecordingProxy, *, host: str, port: int) -> None:
     """Serve until Ctrl+C, printing the URL it listens on first."""
     sock = bind(host, port)
     app.host, app.port = host, sock.getsockname()[1]
-    app.console.line(f"streamfold record: listening on {url_of(sock, host)} -> {app.target.url}")
+    app.console.line(f"streamfold record: listening on {url_of(sock, host, app.token)} -> {app.target.url}")
     try:
         pass_through_server(app).run(sockets=[sock])
     finally:
@@ -26,4 +26,5 @@ def start_in_thread(app: RecordingProxy, *, host: str = "127.0.0.1", port: int =
     """Start the proxy on host:port in a background thread and wait until it accepts requests."""
     sock = bind(host, port)
     app.host, app.port = host, sock.getsockname()[1]
-    return run_in_thread(pass_through_server(app), sock, url_of(sock, host), name="streamfold-record", timeout=timeout)
+    return run_in_thread(pass_through_server(app), sock, url_of(sock, host, app.token), name="streamfold-record",
+                         timeout=timeout)

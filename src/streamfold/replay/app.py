@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from .._serving import is_loopback_host
+from .._serving import TOKEN_PATH, admit, is_loopback_host, shorten
 from .choose import CAPTURE_HEADER, choose
 from .faults import Fault, FaultError, refusal
 from .plan import Plan, Recording, plan_response
@@ -58,7 +58,8 @@ class ReplayServer:
 
     def __init__(self, recordings: Sequence[Recording], faults: Sequence[Fault] = (), *,
                  speed: str | float = "original", seed: int = 0, host: str = "127.0.0.1", port: int | None = None,
-                 expect_out: str | None = None, echo: Callable[[str], None] | None = None) -> None:
+                 expect_out: str | None = None, echo: Callable[[str], None] | None = None,
+                 token: str | None = None) -> None:
         if not recordings:
             raise ValueError("the replay server needs at least one capture")
         self.recordings = list(recordings)
@@ -68,6 +69,9 @@ class ReplayServer:
         self.host, self.port = host, port
         self.expect_out = expect_out
         self.echo = echo
+        #: The access token every request must carry when bound off loopback (`_serving.admit`): the path
+        #: prefix /t/TOKEN, the X-Streamfold-Token header, or `Authorization: Bearer TOKEN` (an SDK's api_key).
+        self.token = token
         self.log = ServedLog()
         self._plans: dict[str, Plan] = {}
         for recording in self.recordings:
@@ -93,10 +97,20 @@ class ReplayServer:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        admitted = admit(scope, self.token, bearer=True)
+        if admitted is None:
+            await _json(send, 401, {"error": {"message": "this replay server is served on the network and answers "
+                                                         "only requests that carry its access token: use the URL "
+                                                         "`streamfold serve` printed (http://HOST:PORT/t/TOKEN) as "
+                                                         "the base URL, or send X-Streamfold-Token: TOKEN"}})
+            return
+        scope = admitted
         raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
         path = raw_path.decode("latin-1")
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
-        if self.port is not None and not is_loopback_host(headers.get("host", ""), self.host, self.port):
+        # Off loopback the token admitted the request, whatever name the client reached this machine by.
+        if self.token is None and self.port is not None and not is_loopback_host(headers.get("host", ""), self.host,
+                                                                                  self.port):
             await _json(send, 400, {"error": {"message": f"this replay server answers requests addressed to it "
                                                          f"(127.0.0.1:{self.port}); the Host header was "
                                                          f"{headers.get('host', '')!r}"}})
@@ -111,7 +125,7 @@ class ReplayServer:
                                              headers.get(CAPTURE_HEADER))
         if recording is None:
             if self.echo is not None:
-                self.echo(f"{scope['method']} {path} 404: {why}")
+                self.echo(f"{shorten(scope['method'], 20)} {shorten(path)} 404: {why}")
             await _json(send, 404, {"error": {"message": f"streamfold serve: {why}",
                                               "captures": [r.name for r in self.recordings]}})
             return
@@ -124,7 +138,8 @@ class ReplayServer:
                         plan.body)
         self.log.add(served)
         extra = [("x-streamfold-request", str(request)), ("x-streamfold-capture", recording.name),
-                 ("x-streamfold-expect", f"{CONTROL}expect?request={request}"), ("cache-control", "no-cache")]
+                 ("x-streamfold-expect", f"{self._prefix()}{CONTROL}expect?request={request}"),
+                 ("cache-control", "no-cache")]
         await send({"type": "http.response.start", "status": plan.status,
                     "headers": [(name.encode("latin-1"), value.encode("latin-1"))
                                 for name, value in (*plan.headers, *extra)]})
@@ -161,6 +176,10 @@ class ReplayServer:
             raise ReplayCutError(f"request {request}: cut as --fault cut says")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
+    def _prefix(self) -> str:
+        """What a path of this server starts with: the token's prefix off loopback, nothing on it."""
+        return f"{TOKEN_PATH}{self.token}" if self.token is not None else ""
+
     def _write_expect(self, served: Served) -> None:
         assert self.expect_out is not None
         target = Path(self.expect_out.replace("{request}", str(served.request)))
@@ -169,8 +188,9 @@ class ReplayServer:
     def _said(self, method: str, path: str, served: Served, outcome: str) -> None:
         if self.echo is not None:
             faults = " ".join(served.faults) or "no faults"
-            self.echo(f"#{served.request} {method} {path.split('?')[0]} <- {served.capture} {served.status} "
-                      f"{served.sent}/{len(served.planned)} bytes {outcome} ({faults})")
+            self.echo(f"#{served.request} {shorten(method, 20)} {shorten(path.split('?')[0])} <- "
+                      f"{shorten(served.capture)} {served.status} {served.sent}/{len(served.planned)} bytes {outcome} "
+                      f"({faults})")
 
     async def _control(self, scope: Scope, path: str, send: Send) -> None:
         if scope["method"] not in ("GET", "HEAD"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._serving import shorten
 from .plan import Recording
 
 __all__ = ["CAPTURE_HEADER", "PATH_DIALECTS", "choose"]
@@ -51,14 +52,14 @@ def choose(recordings: Sequence[Recording], path: str, named: str | None) -> tup
         if by_name is None and wanted.isascii() and wanted.isdigit() and int(wanted) < len(recordings):
             by_name = recordings[int(wanted)]
         if by_name is None:
-            return None, path, f"no capture is named {wanted!r} (header {CAPTURE_HEADER})"
+            return None, path, f"no capture is named {shorten(wanted)!r} (header {CAPTURE_HEADER})"
         return by_name, path, "header"
     if path.startswith("/@"):
         for recording in sorted(recordings, key=lambda r: -len(r.name)):
             prefix = f"/@{recording.name}"
             if path == prefix or path.startswith(prefix + "/"):
                 return recording, path[len(prefix):] or "/", "path prefix"
-        return None, path, f"no capture is named {path[2:].split('/')[0]!r} (the path's /@NAME/ prefix)"
+        return None, path, f"no capture is named {shorten(path[2:].split('/')[0])!r} (the path's /@NAME/ prefix)"
     if len(recordings) == 1:
         return recordings[0], path, "the only capture"
     bare = path.split("?")[0]
@@ -70,5 +71,5 @@ def choose(recordings: Sequence[Recording], path: str, named: str | None) -> tup
         found = next((r for r in recordings if _matches_dialect(r, dialect)), None)
         if found is not None:
             return found, path, f"dialect {dialect}"
-        return None, path, f"no capture is of the {dialect} dialect that {bare} belongs to"
-    return None, path, f"no capture was recorded at {bare} and the path names no dialect"
+        return None, path, f"no capture is of the {dialect} dialect that {shorten(bare)} belongs to"
+    return None, path, f"no capture was recorded at {shorten(bare)} and the path names no dialect"

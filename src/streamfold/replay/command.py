@@ -39,7 +39,11 @@ def _fault_help() -> str:
 
 @click.command()
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Off loopback (0.0.0.0, a LAN address) every request must carry this run's "
+                   "access token, printed in the URL (path prefix /t/TOKEN, header X-Streamfold-Token, or "
+                   "Authorization: Bearer TOKEN as an SDK's api_key); the rest get 401. Plain HTTP: the token does "
+                   "not encrypt anything.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--speed", type=_Speed(), default="original", show_default=True,
@@ -58,7 +62,9 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
 
     SOURCE is any input streamfold reads, a stored capture DB.sqlite#ID, a whole store
     DB.sqlite, or a directory of captures. The first line printed is the URL: point the
-    client's base URL there. A request to any path gets the capture's status, Content-Type
+    client's base URL there. Bound off loopback (--host 0.0.0.0), that URL carries a
+    per-run access token as its path prefix (http://HOST:PORT/t/TOKEN); a request
+    without the token gets 401. A request to any path gets the capture's status, Content-Type
     and stream (decoded, uncompressed); GET /_streamfold/expect returns streamfold's result
     for the bytes the last request was served (?request=ID for another).
 
@@ -77,34 +83,47 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
       streamfold serve streamfold.sqlite#12 --speed 2 --fault cut:20
       curl -s http://127.0.0.1:PORT/_streamfold/expect | jq .choices[0].content
     """
+    from .._serving import LineOutput, is_loopback_address, log_through, new_token, shorten
     from .app import ReplayServer
     from .faults import FaultError, parse_fault
     from .server import serve as run
     from .sources import SourceError, read_sources
 
+    # Every line goes out through a bounded backlog on a thread of its own: a caller that reads the URL line
+    # and nothing more must not freeze the server once the pipe is full (see LineOutput).
+    output, errors = LineOutput(sys.stdout), LineOutput(sys.stderr)
+    log_through(errors)
     try:
         faults = [parse_fault(spec) for spec in fault_specs]
         recordings = read_sources(list(sources))
         chosen = random.SystemRandom().randrange(1 << 31) if seed is None else seed
-        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out,
-                           echo=lambda line: click.echo(line))
+        token = None if is_loopback_address(host) else new_token()
+        app = ReplayServer(recordings, faults, speed=speed, seed=chosen, expect_out=expect_out, echo=output.line,
+                           token=token)
     except (FaultError, SourceError) as exc:
         click.echo(f"streamfold serve: {exc}", err=True)
         sys.exit(EXIT_USAGE)
 
     def said(line: str) -> None:
-        click.echo(line)
+        output.line(line)
         if line.startswith("http"):  # after the URL: what is served, one line each
             shown = ", ".join(spec for spec in fault_specs) or "none"
-            click.echo(f"seed {chosen}, speed {speed}, faults: {shown}")
+            output.line(f"seed {chosen}, speed {speed}, faults: {shown}")
             for index, recording in enumerate(recordings):
-                click.echo(f"  [{index}] {recording.name}: {recording.dialect} {recording.transport}, "
-                           f"{len(recording.frames)} frames{', with arrival times' if recording.reads else ''}"
-                           f"{f', recorded at {recording.path}' if recording.path else ''}")
-        sys.stdout.flush()
+                output.line(f"  [{index}] {shorten(recording.name)}: {recording.dialect} {recording.transport}, "
+                            f"{len(recording.frames)} frames{', with arrival times' if recording.reads else ''}"
+                            f"{f', recorded at {shorten(recording.path)}' if recording.path else ''}")
 
+    if token is not None:
+        errors.line(f"streamfold serve: listening on {host}, off loopback: a request must carry this run's access "
+                    "token (the /t/TOKEN prefix of the URL printed, the header X-Streamfold-Token, or "
+                    "Authorization: Bearer TOKEN) or it gets 401. The token keeps out whoever does not have it; the "
+                    "connection is plain HTTP, so the token and the captures served can be read on the network.")
     try:
         run(app, host=host, port=port, echo=said)
     except OSError as exc:
         click.echo(f"streamfold serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    finally:
+        output.close()
+        errors.close()

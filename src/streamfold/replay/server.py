@@ -16,7 +16,7 @@ def serve(app: ReplayServer, *, host: str, port: int, echo: Callable[[str], None
     """Serve until Ctrl+C; the URL it listens on is the first line `echo` gets."""
     sock = bind(host, port)
     app.host, app.port = host, sock.getsockname()[1]
-    echo(url_of(sock, host))
+    echo(url_of(sock, host, app.token))
     try:
         pass_through_server(app).run(sockets=[sock])
     finally:
@@ -28,4 +28,5 @@ def start_in_thread(app: ReplayServer, *, host: str = "127.0.0.1", port: int = 0
     """Start the replay server on host:port in a background thread and wait until it accepts requests."""
     sock = bind(host, port)
     app.host, app.port = host, sock.getsockname()[1]
-    return run_in_thread(pass_through_server(app), sock, url_of(sock, host), name="streamfold-serve", timeout=timeout)
+    return run_in_thread(pass_through_server(app), sock, url_of(sock, host, app.token), name="streamfold-serve",
+                         timeout=timeout)

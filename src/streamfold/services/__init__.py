@@ -11,9 +11,18 @@ core never imports it.
 
 from __future__ import annotations
 
-from .inputs import FORMATS, Capture, InputError, Note, read_capture, transport_notes
+from .inputs import (
+           FORMATS,
+           MAX_INFLATED,
+           Capture,
+           InflatedTooLargeError,
+           InputError,
+           Note,
+           read_capture,
+           transport_notes,
+)
 from .load import Loaded, Progress, annotate, load
 from .timing import DEFAULT_STALL, Timing, analyse
 
-__all__ = ["DEFAULT_STALL", "FORMATS", "Capture", "InputError", "Loaded", "Note", "Progress", "Timing", "analyse",
-           "annotate", "load", "read_capture", "transport_notes"]
+__all__ = ["DEFAULT_STALL", "FORMATS", "MAX_INFLATED", "Capture", "InflatedTooLargeError", "InputError", "Loaded",
+           "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture", "transport_notes"]

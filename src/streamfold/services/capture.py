@@ -4,6 +4,7 @@ them, or an `InputError` saying why they cannot be used."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ..findings import Code, Diagnostic, Severity
@@ -27,10 +28,13 @@ class Note:
     code: Code
     message: str
     severity: Severity = Severity.INFO
+    #: The byte of the stream body it is about, when it is about one (where a too large body was cut).
+    offset: int | None = None
 
     def diagnostic(self) -> Diagnostic:
-        """The note as a finding that points at no frame."""
-        return Diagnostic.note(self.code, self.message, self.severity)
+        """The note as a finding that points at no frame (at a byte of the body, when it has an offset)."""
+        found = Diagnostic.note(self.code, self.message, self.severity)
+        return found if self.offset is None else dataclasses.replace(found, offset=self.offset)
 
 
 @dataclass(frozen=True, slots=True)

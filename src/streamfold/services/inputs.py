@@ -28,26 +28,25 @@ import zlib
 from ..findings import Severity
 from ..framing import sniff
 from ._encodings import decode_wide_text
+from ._inflate import MAX_INFLATED, InflatedTooLargeError, Inflater
 from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
 from ._sdk_repr import from_sdk_repr
 from ._websocket import message_reads
 from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
-__all__ = ["FORMATS", "Capture", "InputError", "Note", "read_capture", "transport_notes"]
+__all__ = ["FORMATS", "MAX_INFLATED", "Capture", "InflatedTooLargeError", "InputError", "Note", "read_capture",
+           "transport_notes"]
 
 FORMATS = ("auto", "raw", "har", "curl-verbose", "curl-trace", "log", "chunked")
 
-#: A gzip body is inflated to at most this many bytes by default (a zip bomb would eat the machine).
-MAX_INFLATED = 1024 * 1024 * 1024
-
-
 def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None = None,
-                 max_inflated: int | None = None) -> Capture:
+                 max_inflated: int | None = None, refuse_larger: bool = False) -> Capture:
     """Turn the bytes a person has into a `Capture`. Raises `InputError` when they cannot be used.
 
-    A gzip body is inflated to at most `max_inflated` bytes (`MAX_INFLATED` by
-    default); past that, the rest is dropped and a note says where.
+    A gzip body is inflated to at most `max_inflated` bytes (`MAX_INFLATED`, 256 MiB, by
+    default); past that, the rest is dropped and an `inflated-too-large` finding says where,
+    or with `refuse_larger` (a server's request limit) `InflatedTooLargeError` is raised.
     """
     if max_inflated is not None and max_inflated < 1:
         raise ValueError(f"max_inflated must be positive, got {max_inflated!r}")
@@ -75,7 +74,8 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
     if decoded is not None:
         capture = dataclasses.replace(capture, notes=(decoded[1], *capture.notes))
     return _unwrap_body(capture, force_chunked=kind == "chunked",
-                        max_inflated=MAX_INFLATED if max_inflated is None else max_inflated)
+                        max_inflated=MAX_INFLATED if max_inflated is None else max_inflated,
+                        refuse_larger=refuse_larger)
 
 
 # -- body encodings --------------------------------------------------------------------
@@ -86,15 +86,22 @@ _DOTS_BEFORE_FIELD = re.compile(rb"(?<!\.)\.+(?=data:|event:|id:|retry:|: |\Z)")
 _CHUNK_SIZE_LINE = re.compile(rb"([0-9a-fA-F]{1,8})(;[^\r\n]*)?\r\n")  # used with match(): anchored
 
 
-def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int) -> Capture:
+def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int, refuse_larger: bool) -> Capture:
     body, notes = capture.body, list(capture.notes)
     if body[:2] == b"\x1f\x8b":
+        inflater = Inflater("gzip", max_inflated)
         try:
-            body, note = _gunzip(body, max_inflated)
-            notes.append(note)
+            inflater.feed(body)
         except zlib.error as exc:
             notes.append(Note("gzip-body", f"the body starts like gzip but does not decompress ({exc}); kept as is",
                               Severity.WARNING))
+        else:
+            if inflater.over and refuse_larger:
+                raise inflater.refusal()
+            body = inflater.body()
+            notes.append(inflater.note())
+            if inflater.over:
+                notes.append(inflater.limit_note())
     reads = capture.reads
     if force_chunked or (_CHUNK_SIZE_LINE.match(body) and _looks_chunked(body)):
         unwrapped, complete, framing = _dechunk(body)
@@ -122,21 +129,6 @@ def _unwrap_body(capture: Capture, *, force_chunked: bool, max_inflated: int) ->
     # An inflated or unwrapped body is no longer pieces of the file: where they came from is dropped.
     segments = capture.segments if body is capture.body else ()
     return dataclasses.replace(capture, body=body, reads=reads, notes=tuple(notes), segments=segments)
-
-
-def _gunzip(compressed: bytes, max_inflated: int) -> tuple[bytes, Note]:
-    """The inflated body (at most `max_inflated` bytes) and the note that says what was done."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    body = inflater.decompress(compressed, max_inflated)
-    # At the limit with input left (or output still held back): one more byte says whether there is more.
-    if len(body) == max_inflated and not inflater.eof and inflater.decompress(inflater.unconsumed_tail, 1):
-        read = len(compressed) - len(inflater.unconsumed_tail)
-        return body, Note("gzip-body", f"the body was gzip-compressed and inflates to more than {max_inflated:,} "
-                                       f"bytes, the most this reads: only those were kept, inflated from its first "
-                                       f"{read:,} of {len(compressed):,} compressed bytes; the rest was dropped",
-                          Severity.WARNING)
-    return body, Note("gzip-body", "the body was gzip-compressed and was decompressed"
-                      + ("" if inflater.eof else " (it was cut off: only the part that arrived)"), Severity.WARNING)
 
 
 def _looks_chunked(body: bytes) -> bool:

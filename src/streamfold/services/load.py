@@ -54,16 +54,18 @@ class Loaded:
 
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
          transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
-         max_inflated: int | None = None,
+         max_inflated: int | None = None, refuse_larger: bool = False,
          rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
-    `max_inflated`: the most bytes a gzip body is inflated to (see `read_capture`); `rows`: called
-    with the rows of the frames as they fold, to show them as they come (see `rows.fold_rows`).
+    `max_inflated`, `refuse_larger`: the most bytes a gzip body is inflated to, and whether a larger
+    one is refused instead of cut (see `read_capture`); `rows`: called with the rows of the frames as
+    they fold, to show them as they come (see `rows.fold_rows`).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
     started = time.perf_counter()
-    capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated)
+    capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated,
+                           refuse_larger=refuse_larger)
     return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress, rows=rows,
                         input_size=len(data), started=started)
 

@@ -75,7 +75,8 @@ def to_har(exchange: StoredExchange) -> bytes:
         "timings": {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0,
                     "wait": round(head * 1000, 3), "receive": round(max(0.0, end - head) * 1000, 3)},
         "comment": f"streamfold capture #{exchange.id}" + (f", {exchange.outcome}" if exchange.outcome else
-                                                           ", in flight"),
+                                                           ", in flight") + "".join(
+            f"; {note.message}" for note in decoded.notes if note.code == "inflated-too-large"),
         "_reads": [[offset, at] for offset, at in decoded.reads or ()],
     }
     if exchange.error:

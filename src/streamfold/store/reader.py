@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..services.capture import Capture
-from .schema import SQLITE_MAGIC, StoreError, connect
-from .summary import stored_capture
+from .schema import SQLITE_MAGIC, UNREADABLE, StoreError, connect, sqlite_message
+from .summary import MAX_INFLATED, stored_capture
 
 __all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges", "parse_ref",
            "read_stored"]
@@ -62,8 +62,8 @@ def _reading(path: str) -> Iterator[sqlite3.Connection]:
     connection = connect(path, create=False)
     try:
         yield connection
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"the capture store {path!r} cannot be read: {exc}") from None
+    except UNREADABLE as exc:
+        raise StoreError(f"the capture store {path!r} cannot be read: {sqlite_message(exc)}") from None
     finally:
         connection.close()
 
@@ -95,10 +95,13 @@ class StoredExchange:
     def body(self) -> bytes:
         return b"".join(self.chunks)
 
-    def capture(self) -> Capture:
+    def capture(self, max_inflated: int = MAX_INFLATED) -> Capture:
+        """The exchange as the `Capture` every front folds (a compressed body inflated to at most
+        `max_inflated` bytes)."""
         return stored_capture(self.id, self.chunks, self.reads, status=self.status,
                               response_headers=self.response_headers, request_headers=self.request_headers,
-                              url=self.url, method=self.method, outcome=self.outcome, error=self.error)
+                              url=self.url, method=self.method, outcome=self.outcome, error=self.error,
+                              max_inflated=max_inflated)
 
 
 _COLUMNS = ("id, started_at, method, url, request_headers, request_body, redacted, status, response_headers, "
@@ -151,9 +154,9 @@ def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
     return tuple(reads), tuple(chunks)
 
 
-def read_stored(path: str, exchange_id: int | None = None) -> Capture:
+def read_stored(path: str, exchange_id: int | None = None, *, max_inflated: int = MAX_INFLATED) -> Capture:
     """The stored exchange as the `Capture` every front folds."""
-    return get_exchange(path, exchange_id).capture()
+    return get_exchange(path, exchange_id).capture(max_inflated)
 
 
 def _which(db: sqlite3.Connection) -> str:

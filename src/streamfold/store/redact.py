@@ -5,9 +5,11 @@ list). Request and response bodies are left as they are."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
+from urllib.parse import unquote_plus
 
-__all__ = ["REDACTED", "is_secret_name", "redact_headers", "redact_url"]
+__all__ = ["REDACTED", "is_secret_name", "is_secret_parameter", "redact_headers", "redact_url"]
 
 REDACTED = "REDACTED"
 
@@ -21,9 +23,10 @@ SECRET_HEADERS = frozenset({
 SECRET_PARAMETERS = frozenset({
     "key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "signature", "code", "password",
     "x-amz-signature", "x-amz-credential", "x-amz-security-token", "client_secret", "refresh_token", "id_token",
+    "jwt", "bearer",
 })
 #: Names like these carry a credential wherever they appear: `x-foo-token`, `my_secret`, `x-acme-api-key`.
-_SECRET_PART = re.compile(r"token|secret|passw|api[-_]?key|(^|[-_])key$|auth|credential|session|signature",
+_SECRET_PART = re.compile(r"token|secret|passw|api[-_]?key|(^|[-_])key$|auth|credential|session|signature|jwt|bearer",
                           re.IGNORECASE)
 #: Names the pattern above matches that carry no credential.
 _NOT_SECRET = frozenset({"idempotency-key", "x-idempotency-key", "max_tokens", "max-tokens", "tokens",
@@ -57,20 +60,40 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str],
 
 def redact_url(url: str) -> str:
     """`url` with the values of credential query parameters and a password in it replaced; the rest kept
-    byte for byte (nothing re-encoded)."""
+    byte for byte (nothing re-encoded). Parameters are split at `&` and at `;` (which some servers take
+    as a separator too), in the query and in a fragment that holds parameters (OAuth's
+    `#access_token=`); a name counts as the server decodes it (`is_secret_parameter`)."""
     url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://[^/@?#:]*):[^/@?#]*@", rf"\1:{REDACTED}@", url)
-    base, mark, rest = url.partition("?")
-    if not mark:
-        return url
-    query, hash_mark, fragment = rest.partition("#")
-    parts = []
-    for part in query.split("&"):
-        name, equals, _value = part.partition("=")
-        parts.append(f"{name}={REDACTED}" if equals and is_secret_name(_unquote(name), query=True) else part)
-    return f"{base}?{'&'.join(parts)}{hash_mark}{fragment}"
+    before, hash_mark, fragment = url.partition("#")
+    base, mark, query = before.partition("?")
+    return f"{base}{mark}{_redact_parameters(query)}{hash_mark}{_redact_parameters(fragment)}"
 
 
-def _unquote(name: str) -> str:
-    from urllib.parse import unquote_plus
+def is_secret_parameter(name: str) -> bool:
+    """Whether a URL query parameter named `name` (as written in the URL) carries a credential. The name
+    is read as servers read it: percent-decoded (`+` a space), NULs, other control characters and
+    blanks dropped, compatibility forms folded (NFKC), case ignored; and a `[...]` suffix (`key[]`,
+    PHP's and Rails' arrays and hashes) names the parameter before it as well as what it holds
+    (`auth[token]`)."""
+    decoded = unicodedata.normalize("NFKC", unquote_plus(name, errors="replace"))
+    cleaned = _IGNORED_IN_NAMES.sub("", decoded)
+    base, bracket, rest = cleaned.partition("[")
+    names = [base, *(_BRACKETED.findall(bracket + rest) if bracket else ())]
+    return any(part and is_secret_name(part, query=True) for part in names)
 
-    return unquote_plus(name)
+
+#: Dropped from a parameter's name before it is matched: what servers strip or stop at.
+_IGNORED_IN_NAMES = re.compile(r"[\x00-\x20\x7f-\x9f\s]+")
+_BRACKETED = re.compile(r"\[([^\[\]]*)\]")
+_PARAMETER_SEPARATOR = re.compile(r"([&;])")
+
+
+def _redact_parameters(text: str) -> str:
+    if "=" not in text:
+        return text
+    parts = _PARAMETER_SEPARATOR.split(text)  # the separators kept, at the odd places
+    for position in range(0, len(parts), 2):
+        name, equals, _value = parts[position].partition("=")
+        if equals and is_secret_parameter(name):
+            parts[position] = f"{name}={REDACTED}"
+    return "".join(parts)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..services.capture import InputError
 
-__all__ = ["SCHEMA_VERSION", "StoreError", "connect"]
+__all__ = ["SCHEMA_VERSION", "StoreError", "connect", "sqlite_message"]
 
 #: `PRAGMA user_version` of the files this code writes. Bump it with a step in `_MIGRATIONS`.
 SCHEMA_VERSION = 1
@@ -69,6 +69,22 @@ class StoreError(InputError):
     """The capture store cannot be used (not a store, a newer schema, an unknown id); the message says why."""
 
 
+#: What reading a damaged file raises. SQLite's message may quote the damaged bytes (a schema entry's
+#: name, its SQL) and the sqlite3 module decodes it as UTF-8 without a fallback: a byte that is not
+#: UTF-8 there turns the DatabaseError into a UnicodeDecodeError.
+UNREADABLE = (sqlite3.DatabaseError, UnicodeDecodeError)
+
+
+def sqlite_message(exc: sqlite3.DatabaseError | UnicodeDecodeError) -> str:
+    """SQLite's message for `exc`, on one line, the damaged bytes of an undecodable one shown as U+FFFD."""
+    if isinstance(exc, UnicodeDecodeError):
+        text = bytes(exc.object).decode("utf-8", "replace")
+    else:
+        text = str(exc)
+    # Python 3.10's sqlite3 drops a message it cannot decode and raises a DatabaseError without one.
+    return " ".join(text.split())[:300] or "the file is damaged (SQLite's reason was not readable text)"
+
+
 def connect(path: str, *, create: bool) -> sqlite3.Connection:
     """A connection to the store at `path`, at `SCHEMA_VERSION`. `create`: make the file (0600) when it
     is missing and bring an older one up to date; otherwise a missing file is a `StoreError`.
@@ -92,8 +108,8 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
                 raise
             if create:
                 _restrict(path)
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path!r} is not a capture store streamfold can read: {exc}") from None
+    except UNREADABLE as exc:
+        raise StoreError(f"{path!r} is not a capture store streamfold can read: {sqlite_message(exc)}") from None
     except OSError as exc:
         raise StoreError(f"cannot open the capture store {path!r}: {exc.strerror or exc}") from None
     return connection

@@ -9,11 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..findings import Severity
+from ..services._inflate import ENCODINGS, MAX_INFLATED, Inflater
 from ..services.capture import Capture, Note
 from ..services.load import fold_capture
-
-#: A compressed body is inflated to at most this many bytes (a zip bomb would eat the machine).
-MAX_INFLATED = 1024 * 1024 * 1024
 
 __all__ = ["MAX_INFLATED", "OUTCOMES", "Summary", "stored_capture", "summarize"]
 
@@ -39,58 +37,50 @@ class Summary:
 def stored_capture(exchange_id: int, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], *,
                    status: int | None, response_headers: Sequence[tuple[str, str]],
                    request_headers: Sequence[tuple[str, str]], url: str, method: str, outcome: str | None,
-                   error: str | None) -> Capture:
+                   error: str | None, max_inflated: int = MAX_INFLATED) -> Capture:
     """The `Capture` every front folds: arrival times in seconds from the request's start (0.0). A body
-    sent gzip- or deflate-compressed is inflated read by read, so each read's offset is exact."""
+    sent gzip- or deflate-compressed is inflated read by read, so each read's offset is exact, to at
+    most `max_inflated` bytes (an `inflated-too-large` finding says where it was cut)."""
     encoding = next((value.strip().lower() for name, value in reversed(response_headers)
                      if name.lower() == "content-encoding"), "identity")
-    body, reads, decoded = _decode(chunks, reads, encoding)
+    body, reads, decoded = _decode(chunks, reads, encoding, max_inflated)
     ended = {None: "it is still in flight (not ended yet)", "complete": None,
              "client-cut": "the client closed the connection before the reply ended",
              "upstream-cut": "the upstream closed the connection before the reply ended",
              "failed": f"the exchange failed: {error or 'no reason recorded'}"}.get(outcome, f"it ended {outcome!r}")
     notes = [Note("input-store", f"stored capture {exchange_id}: {method} {url}, {len(reads)} read(s) with their "
                                  "arrival times")]
-    if decoded is not None:
-        notes.append(decoded)
+    notes.extend(decoded)
     if ended is not None:
         notes.append(Note("store-unfinished", f"stored capture {exchange_id}: {ended}", Severity.WARNING))
     return Capture(body, "store", tuple(reads) or None, status, tuple(response_headers), tuple(request_headers),
                    url, tuple(notes), 0.0 if reads else None)
 
 
-def _decode(chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
-            encoding: str) -> tuple[bytes, Sequence[tuple[int, float]], Note | None]:
-    body = b"".join(chunks)
+def _decode(chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], encoding: str,
+            max_inflated: int) -> tuple[bytes, Sequence[tuple[int, float]], list[Note]]:
     if encoding in ("identity", "", "none"):
-        return body, reads, None
-    if encoding not in ("gzip", "x-gzip", "deflate"):
-        return body, reads, Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r}, which "
-                                              "streamfold cannot decode: it is folded as received", Severity.WARNING)
-    first = body[:2]
-    wbits = 16 + zlib.MAX_WBITS if encoding != "deflate" else (
-        zlib.MAX_WBITS if len(first) == 2 and (first[0] * 256 + first[1]) % 31 == 0 else -zlib.MAX_WBITS)
-    inflater = zlib.decompressobj(wbits)
-    out: list[bytes] = []
-    size = 0
+        return b"".join(chunks), reads, []
+    if encoding not in ENCODINGS:
+        return b"".join(chunks), reads, [Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r}, "
+                                                           "which streamfold cannot decode: it is folded as received",
+                                              Severity.WARNING)]
+    inflater = Inflater(encoding, max_inflated, b"".join(chunks[:2])[:2])
     offsets: list[tuple[int, float]] = []
     try:
         for chunk, (_, seconds) in zip(chunks, reads, strict=True):
-            offsets.append((size, seconds))
-            part = inflater.decompress(chunk, MAX_INFLATED - size)
-            out.append(part)
-            size += len(part)
-            if inflater.unconsumed_tail:
-                return b"".join(out), offsets, Note(
-                    "gzip-body", f"the body was sent {encoding}-compressed and inflates to more than "
-                                 f"{MAX_INFLATED:,} bytes, the most this reads: the rest was dropped", Severity.WARNING)
+            if inflater.over:
+                break  # the reads past the limit are dropped with their bytes
+            offsets.append((inflater.size, seconds))
+            inflater.feed(chunk)
     except zlib.error as exc:
-        return body, reads, Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r} but does not "
-                                              f"decompress ({exc}): it is folded as received", Severity.WARNING)
-    return b"".join(out), offsets, Note(
-        "gzip-body", f"the body was sent {encoding}-compressed ({len(body):,} bytes) and was decompressed read by "
-                     f"read ({size:,} bytes)" + ("" if inflater.eof else "; it was cut off before its end"),
-        Severity.WARNING)
+        return b"".join(chunks), reads, [Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r} "
+                                                           f"but does not decompress ({exc}): it is folded as "
+                                                           "received", Severity.WARNING)]
+    notes = [inflater.note(what="the body, read by read,")]
+    if inflater.over:
+        notes.append(inflater.limit_note())
+    return inflater.body(), offsets, notes
 
 
 def summarize(capture: Capture) -> Summary:

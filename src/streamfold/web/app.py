@@ -12,13 +12,9 @@ runs the core on what the page posts.
     GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
     POST /api/diff        body: left bytes then right bytes; query: left_size (bytes), dialect, transport -> see diff.py
 
-Everything stays on this machine. The page is meant for the person at this
-machine's browser only, so every request must be addressed to a loopback
-name (a web page elsewhere that points a DNS name at 127.0.0.1 gets 403:
-DNS rebinding), requests from other origins are refused, and every response
-carries a Content-Security-Policy that allows no other origin and no inline
-script, so even a stream that smuggled markup into the page could not run
-or load anything.
+Everything stays on this machine. Who may ask (a loopback name on this port, or
+off loopback the run's access token) and the security headers of every answer
+are `access.py`'s.
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -40,36 +35,20 @@ from .. import __version__
 from ..dialects import DIALECTS
 from ..framing.sniff import TRANSPORTS
 from ..services import InputError
+from .access import CONTENT_SECURITY_POLICY, LOOPBACK_HOSTS, LocalOnly, is_loopback_host
 from .diff import diff_captures
-from .fold_view import build_fold_view, encode
-from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
+from .fold_view import build_fold_view, encode, read_posted
+from .limits import DEFAULT_MAX_FOLDS, FoldSlots, TooLargeError, drain, format_size, read_body
 from .limits import error as _error
 from .ranges import FoldStore, fold_stream, frames_range
 from .stored import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, CaptureTooLargeError, StoreSource, parse_id
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_FOLDS", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app",
-           "format_size"]
+           "format_size", "is_loopback_host"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 
 DEFAULT_MAX_SIZE = 64 * 1024 * 1024
-
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-
-SECURITY_HEADERS = [
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"cross-origin-resource-policy", b"same-origin"),
-    # Captures can hold private prompts: keep responses out of every cache.
-    (b"cache-control", b"no-store"),
-]
-
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -81,13 +60,14 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                max_size: int = DEFAULT_MAX_SIZE, max_folds: int = DEFAULT_MAX_FOLDS,
                db_path: str | os.PathLike[str] | None = None, open_stored: int | Literal["latest"] | None = None,
-               ) -> ASGIApp:
+               token: str | None = None) -> ASGIApp:
     """The ASGI app. `capture_path`: a file the page opens on load; `max_size`: the largest
     request body accepted, in bytes (a diff's two captures count together; a gzip body
     counts inflated), and the largest stored capture folded; `max_folds`: how many folds or
     diffs run at once (more get 503). `db_path`: a capture store the page lists (it need not
     exist yet: a recorder may create it); `open_stored`: the stored capture the page opens on
-    load (an id, or the latest)."""
+    load (an id, or the latest). `token`: the run's access token, which every request must carry
+    when the server is bound off loopback (`access.LocalOnly`); None on loopback."""
     if max_size < 1:
         raise ValueError(f"max_size must be positive, got {max_size!r}")
     if open_stored is not None and db_path is None:
@@ -133,7 +113,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             try:
                 view = await run_in_threadpool(work, body, options)
             except InputError as exc:
-                return _error(400, str(exc))
+                return _error(413 if isinstance(exc, TooLargeError) else 400, str(exc))
             return Response(await run_in_threadpool(encode, view), media_type="application/json")
         finally:
             slots.give_back()
@@ -159,9 +139,22 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             slots.give_back()
             return prepared
         options, body = prepared
+        # Read before the answer starts: a capture over the limit once inflated gets 413, as one over it as
+        # sent does; an unusable one is said in the answer's last line, as whatever the fold finds.
+        try:
+            capture = await run_in_threadpool(read_posted, body, entry=options["entry"], max_size=max_size)
+        except TooLargeError as exc:
+            slots.give_back()
+            return _error(413, str(exc))
+        except InputError:
+            capture = None
+        except BaseException:
+            slots.give_back()
+            raise
         return fold_stream(lambda progress: build_fold_view(
             body, dialect=options["dialect"], transport=options["transport"], entry=options["entry"],
-            max_inflated=max_size, frames="range", progress=progress, keep=kept.keep), slots.give_back)
+            max_inflated=max_size, frames="range", progress=progress, keep=kept.keep, capture=capture),
+            slots.give_back)
 
     async def frames_endpoint(request: Request) -> Response:
         return await frames_range(request, kept)
@@ -235,78 +228,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         Route("/api/captures/{capture_id}/body", stored_body),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ])
-    return LocalOnly(app)
-
-
-class LocalOnly:
-    """ASGI middleware: refuse what is not addressed to this machine by a loopback name
-    or comes from another origin, and put the security headers on every response."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
-        server = scope.get("server")
-        refusal = _refusal(headers, server[1] if server else None)
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*_without_security(message.get("headers", [])), *SECURITY_HEADERS]
-            await send(message)
-
-        if refusal is not None:
-            await _error(403, refusal)(scope, receive, send_with_headers)
-            return
-        await self.app(scope, receive, send_with_headers)
-
-
-def _refusal(headers: dict[str, str], port: int | None) -> str | None:
-    """Why a request is refused, or None. `port`: the one this server listens on (None: any).
-
-    The Host must name this server (a loopback name and its own port: DNS
-    rebinding points a foreign name, or another local server's page, here);
-    an Origin, when sent, must be this server too, so a page served by
-    another program on this machine (http://localhost:3000) cannot post here.
-    """
-    host = headers.get("host", "")
-    if not is_loopback_host(host, port):
-        return (f"this page only answers requests addressed to localhost, 127.0.0.1 or [::1]"
-                f"{'' if port is None else f' on port {port}'}; the Host header was {host!r}")
-    origin = headers.get("origin")
-    if origin is not None:
-        parts = urlsplit(origin)
-        if parts.scheme != "http" or not is_loopback_host(parts.netloc, port) or origin.rstrip("/") != (
-                f"{parts.scheme}://{parts.netloc}"):
-            return f"requests from other origins are refused (Origin {origin!r})"
-    return None
-
-
-def is_loopback_host(host: str, port: int | None = None) -> bool:
-    """localhost, 127.0.0.1 or [::1], with or without a port; with `port`, the port must be it
-    (no port in `host` means 80, HTTP's own)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name, _, rest = host.partition("]")
-        name += "]"
-        given = rest.removeprefix(":")
-        if rest and not rest.startswith(":"):
-            return False
-    else:
-        name, _, given = host.partition(":")
-    if given and not (given.isascii() and given.isdigit() and len(given) <= 5):
-        return False
-    if port is not None and (int(given) if given else 80) != port:
-        return False
-    return name in LOOPBACK_HOSTS
-
-
-def _without_security(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    ours = {name for name, _ in SECURITY_HEADERS}
-    return [(name, value) for name, value in headers if name.lower() not in ours]
+    return LocalOnly(app, token)
 
 
 def _fold_options(request: Request) -> dict[str, str | None] | Response:

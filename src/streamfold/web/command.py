@@ -23,7 +23,11 @@ EXIT_USAGE = 2
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. The page answers only requests addressed to a loopback name.")
+              help="Address to listen on. On loopback (the default) the page answers only requests addressed to a "
+                   "loopback name. Off loopback (0.0.0.0, a LAN address) every request must carry this run's access "
+                   "token: the URL printed ends in ?token=..., which the page keeps in a cookie (scripts: "
+                   "Authorization: Bearer TOKEN); plain HTTP, so the token and the captures cross the network "
+                   "unencrypted.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
 @click.option("--max-size", default="64MiB", show_default=True,
               help="Largest capture accepted per request (bytes, or with KiB, MiB, GiB); a gzip body counts inflated.")
@@ -41,7 +45,8 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     Paste a capture, drop a file, or give FILE to open it at once. FILE may be a stored
     capture (PATH.sqlite#ID, or PATH.sqlite for the latest): the page then lists that store
     too, as --db does. Everything runs on this machine through the same core as the other
-    commands; nothing is sent anywhere else.
+    commands; nothing is sent anywhere else. Bound off loopback (--host 0.0.0.0), every
+    request must carry the per-run access token the printed URL ends in (?token=...).
 
     \b
     Examples:
@@ -51,6 +56,7 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
       streamfold web --port 8765
     """
     # Imported here: the other commands need neither starlette nor uvicorn.
+    from .._serving import LineOutput, is_loopback_address, log_through, new_token
     from .app import create_app
     from .server import Timeouts, parse_size, serve
 
@@ -59,14 +65,26 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-size") from None
     capture, db, open_stored = _store_and_file(ctx, capture, db)
+    errors = LineOutput(sys.stderr)  # uvicorn's warnings (a bad request each) never wait on an unread stderr
+    log_through(errors)
+    token = None if is_loopback_address(host) else new_token()
+    if token is not None:
+        errors.line(f"streamfold web: listening on {host}, off loopback: every request must carry this run's access "
+                    "token (the URL printed ends in ?token=...; the page keeps it in a cookie of its port; scripts "
+                    "send Authorization: Bearer TOKEN), or it gets 401. The token keeps out whoever does not have "
+                    "it; it encrypts nothing: this is plain HTTP, so the token, the captures and everything the page "
+                    "shows can be read on the network. Prefer the loopback default and an SSH tunnel "
+                    "(ssh -L PORT:127.0.0.1:PORT host).")
     try:
         app = create_app(capture_path=capture, max_size=limit, max_folds=max_folds, db_path=db,
-                         open_stored=open_stored)
+                         open_stored=open_stored, token=token)
         serve(app, host=host, port=port, open_browser=open_browser, echo=click.echo,
-              timeouts=Timeouts(header_timeout, body_timeout))
+              timeouts=Timeouts(header_timeout, body_timeout), token=token)
     except OSError as exc:
         click.echo(f"streamfold: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    finally:
+        errors.close()
 
 
 def _store_and_file(ctx: click.Context, capture: str | None,

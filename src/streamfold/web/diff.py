@@ -35,9 +35,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..result import Result
-from ..services import load
 from ..services.diff import Summary, compare, frame_opcodes, response_summary
+from ..services.load import fold_capture
 from ..services.rows import frame_rows
+from .fold_view import read_posted
 
 __all__ = ["MAX_FRAMES_PER_HUNK", "MAX_HUNKS", "diff_captures"]
 
@@ -57,7 +58,7 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None, transport: str | None = None,
                   max_inflated: int | None = None) -> dict[str, Any]:
     """Raises `InputError` when a side cannot be used (say, a HAR without a streamed entry).
-    `max_inflated`: as for `services.load`, per side."""
+    `max_inflated`: the page's request limit, per side (as `fold_view.read_posted` holds it)."""
     sides: list[Summary | Result] = []
     shown: list[dict[str, Any]] = []
     for data in (left, right):
@@ -67,7 +68,8 @@ def diff_captures(left: bytes, right: bytes, *, dialect: str | None = None, tran
             shown.append({"result": response.result.to_dict(), "size": len(data), "input_size": len(data),
                           "source": "response", "response": True})
             continue
-        side = load(data, dialect=dialect, transport=transport, max_inflated=max_inflated)
+        side = fold_capture(read_posted(data, max_size=max_inflated), dialect=dialect, transport=transport,
+                            input_size=len(data))
         sides.append(side.result)
         shown.append({"result": side.result.to_dict(), "size": len(side.capture.body), "input_size": side.input_size,
                       "source": side.capture.source, "response": False})

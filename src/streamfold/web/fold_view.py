@@ -46,15 +46,17 @@ import msgspec
 
 from ..decoding import PayloadKind, decode_frame, is_prefixed
 from ..result import Result
-from ..services import Loaded, load
+from ..services import InflatedTooLargeError, Loaded, read_capture
 from ..services.inputs import Capture
+from ..services.load import fold_capture
 from ..services.lost import lost_text
 from ..services.rows import frame_rows
 from ..services.timing import DEFAULT_STALL
 from .file_view import SpanMap, file_part, har_part
+from .limits import TooLargeError, inflated_too_large
 
 __all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "loaded_view", "provenance_runs",
-           "text_fields", "utf16_position"]
+           "read_posted", "text_fields", "utf16_position"]
 
 #: A frame's kind in "frame_kinds": one letter each.
 KIND_LETTERS = {"json": "j", "comment": "c", "done": "d", "empty": "e", "glued": "g", "invalid": "i"}
@@ -66,19 +68,35 @@ _json_encode = msgspec.json.Encoder().encode
 def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str | None = None,
                     entry: str | None = None, max_inflated: int | None = None, frames: str = "all",
                     progress: Callable[[int, int], None] | None = None,
-                    keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None) -> dict[str, Any]:
+                    keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None,
+                    capture: Capture | None = None) -> dict[str, Any]:
     """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
     like the CLI reads it (`entry`: a HAR's entry, as `--entry` picks it); the page shows the
     stream body it holds, and a log's or curl output's own lines (`file_view`). Raises
-    `InputError` when it cannot be used. `max_inflated`, `progress`: as for `services.load`.
+    `InputError` when it cannot be used. `max_inflated`: the page's request limit, which a gzip
+    body must not inflate past (`TooLargeError` otherwise: see `read_posted`); `capture`: `data`
+    already read so (`read_posted`). `progress`: as for `services.load`.
     `frames`: "all" (rows in the view) or "range" (the frame index instead; `keep(result, body)`
     stores the fold (and its arrival times) for the range requests and returns its id, "fold_id" in the view).
     """
-    loaded = load(data, dialect=dialect, transport=transport, entry=entry, max_inflated=max_inflated,
-                  progress=progress)
+    started = time.perf_counter()
+    if capture is None:
+        capture = read_posted(data, entry=entry, max_size=max_inflated)
+    loaded = fold_capture(capture, dialect=dialect, transport=transport, progress=progress, input_size=len(data),
+                          started=started)
     return loaded_view(loaded, data, frames=frames, keep=keep)
+
+
+def read_posted(data: bytes, *, entry: str | None = None, max_size: int | None = None) -> Capture:
+    """What the page posted, read as the CLI reads it; a gzip body (sent as it is, or a HAR's) that
+    inflates past `max_size` raises `TooLargeError`: the limit holds on the inflated size, as it
+    does for a body sent with `Content-Encoding: gzip` (`limits.read_body`)."""
+    try:
+        return read_capture(data, entry=entry, max_inflated=max_size, refuse_larger=max_size is not None)
+    except InflatedTooLargeError as exc:
+        raise TooLargeError(inflated_too_large(exc.limit)) from None
 
 
 def loaded_view(loaded: Loaded, data: bytes | None, *, frames: str = "all",

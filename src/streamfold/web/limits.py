@@ -10,13 +10,17 @@ over `--max-size`, 415 for a compression it cannot read, 503 (with
 from __future__ import annotations
 
 import json
-import math
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "error", "format_size", "read_body"]
+from .._sizes import format_size
+from ..services import InputError
+from ..services._inflate import Inflater
+
+__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "TooLargeError", "error", "format_size", "inflated_too_large",
+           "read_body"]
 
 #: Captures folded at once by default (each in a thread; more wait their turn in the page).
 DEFAULT_MAX_FOLDS = 4
@@ -57,8 +61,8 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
     """The request body, inflated if it came with `Content-Encoding: gzip`, or the refusal.
 
     `max_size` holds for the bytes sent and for the inflated bytes: they are
-    inflated as they arrive, at most one byte past the limit, so a small
-    gzip body that would inflate to gigabytes costs no more than the limit.
+    inflated as they arrive, never past the limit (`services._inflate`), so a
+    small gzip body that would inflate to gigabytes costs no more than the limit.
     A gzip body that is cut off or broken is passed on as it was sent: the
     input readers inflate what they can of it and say so in a note.
 
@@ -73,8 +77,8 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
         await drain(request)
         return error(415, f"this server reads a capture sent as it is or gzip-compressed, not with Content-Encoding "
                           f"{encoding!r}")
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding in ("gzip", "x-gzip") else None
-    body, inflated = bytearray(), bytearray()
+    inflater = Inflater("gzip", max_size) if encoding in ("gzip", "x-gzip") else None
+    body = bytearray()
     received, too_large, inflates_too_large = 0, size is not None and size > max_size, False
     try:
         async for chunk in request.stream():
@@ -84,28 +88,24 @@ async def read_body(request: Request, max_size: int) -> bytes | Response:
             too_large = too_large or received > max_size
             if too_large or inflates_too_large:
                 body.clear()
-                inflated.clear()
+                inflater = None
                 continue
             body += chunk
             if inflater is not None:
                 try:
-                    # No more than one byte past the limit: enough to know it is over.
-                    inflated += inflater.decompress(chunk, max_size - len(inflated) + 1)
+                    inflater.feed(chunk)  # never inflated past the limit: it says when more would come
                 except zlib.error:
                     inflater = None  # broken: passed on as sent (see above)
                     continue
-                inflates_too_large = len(inflated) > max_size
+                inflates_too_large = inflater.over
     except ClientDisconnect:
         return error(400, "the client went away before its request's body arrived")
     if too_large:
         return too_large_response(max(received, size or 0), max_size)
     if inflates_too_large:
-        return error(413, f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; "
-                          f"this server accepts at most {format_size(max_size)} per request, once inflated. Start it "
-                          f"with a larger limit, for example: streamfold web --max-size "
-                          f"{format_size(_suggested_limit(max_size, max_size), compact=True)}")
-    if inflater is not None and inflater.eof and not inflater.unused_data:
-        return bytes(inflated)
+        return error(413, inflated_too_large(max_size))
+    if inflater is not None and inflater.ended and not inflater.after_end:
+        return inflater.body()
     return bytes(body)
 
 
@@ -121,6 +121,19 @@ async def drain(request: Request) -> None:
         return
 
 
+class TooLargeError(InputError):
+    """A capture over the page's `--max-size` as sent, once inflated, or as stored: answered 413 with
+    its message, a sentence the page shows."""
+
+
+def inflated_too_large(max_size: int) -> str:
+    """Why a capture that inflates past `max_size` is refused, whichever way its gzip came (the request's
+    Content-Encoding, or gzip bytes the input readers inflate: a raw body, a HAR's)."""
+    return (f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; this server "
+            f"accepts at most {format_size(max_size)} per request, once inflated. Start it with a larger limit, for "
+            f"example: streamfold web --max-size {format_size(_suggested_limit(max_size, max_size), compact=True)}")
+
+
 def too_large_response(size: int, max_size: int) -> Response:
     return error(413, f"The capture is {format_size(size)}; this server accepts at most {format_size(max_size)} "
                       f"per request. Start it with a larger limit, for example: "
@@ -132,17 +145,6 @@ def _suggested_limit(size: int, max_size: int) -> int:
     while suggestion < max(size + 1, 2 * max_size):
         suggestion *= 2
     return suggestion
-
-
-def format_size(size: int, *, compact: bool = False) -> str:
-    """1536 -> '1.5 KiB' ('2KiB' with compact: rounded up, no space, as `--max-size` takes it)."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB")
-    value, unit = float(size), 0
-    while value >= 1024 and unit < len(units) - 1:
-        value, unit = value / 1024, unit + 1
-    if compact:
-        return f"{math.ceil(value)}{units[unit]}"
-    return f"{value:.0f} {units[unit]}" if value == int(value) else f"{value:.1f} {units[unit]}"
 
 
 def error(status: int, message: str) -> Response:

@@ -28,7 +28,7 @@ from ..result import Result
 from ..services import InputError
 from .file_view import SpanMap
 from .fold_view import encode, frame_views
-from .limits import error
+from .limits import TooLargeError, error
 
 __all__ = ["MAX_RANGE", "FoldStore", "fold_stream", "frames_range"]
 
@@ -81,7 +81,7 @@ def fold_stream(work: Callable[[Callable[[int, int], None]], dict[str, Any]],
         try:
             put(b'{"view":' + encode(work(progress)) + b"}\n")
         except InputError as exc:
-            put(encode({"error": str(exc), "status": 400}) + b"\n")
+            put(encode({"error": str(exc), "status": 413 if isinstance(exc, TooLargeError) else 400}) + b"\n")
         except Exception as exc:
             put(encode({"error": f"streamfold failed on this capture: {type(exc).__name__}: {exc}",
                         "status": 500}) + b"\n")

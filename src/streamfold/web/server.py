@@ -7,8 +7,6 @@ one") gives a URL that can be printed and opened at once.
 
 from __future__ import annotations
 
-import ipaddress
-import re
 import socket
 import threading
 import time
@@ -20,44 +18,22 @@ from typing import Any
 import uvicorn
 
 from .._serving import RunningServer, bind, run_in_thread
+from .._sizes import parse_size
 from .protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE, deadline_protocol
 
 __all__ = ["RunningServer", "Timeouts", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """'64MiB', '64M', '1.5GiB', '65536' -> bytes (K, M, G, T are powers of 1024)."""
-    match = _SIZE.match(text)
-    if match is None:
-        raise ValueError(f"not a size: {text!r} (try 64MiB, 512KiB or a number of bytes)")
-    number, unit = float(match.group(1)), match.group(2).lower()
-    size = int(number * 1024 ** " kmgt".index(unit or " "))
-    if size < 1:
-        raise ValueError(f"the size must be at least one byte, got {text!r}")
-    return size
-
-
-def url_for(sock: socket.socket, host: str) -> str:
-    """The address a browser on this machine should open (a loopback name, as the app requires)."""
+def url_for(sock: socket.socket, host: str, token: str | None = None) -> str:
+    """The address a browser should open: a loopback name on loopback, as the app requires there; off
+    loopback the address bound (127.0.0.1 for every interface, which this machine's browser reaches) with
+    the run's access token, which the page trades for a cookie."""
     port = sock.getsockname()[1]
     name = host.strip("[]")
-    if is_loopback_address(name):
-        shown = f"[{name}]" if ":" in name else name
+    if name in ("0.0.0.0", "::", ""):
+        shown = "127.0.0.1" if name != "::" else "[::1]"
     else:
-        # Bound to every interface (or another address): the app still answers only loopback names.
-        shown = "127.0.0.1"
-    return f"http://{shown}:{port}/"
-
-
-def is_loopback_address(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        shown = f"[{name}]" if ":" in name else name
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token is not None else "")
 
 
 @dataclass(frozen=True)
@@ -72,22 +48,21 @@ class Timeouts:
 def _config(app: Any, timeouts: Timeouts) -> uvicorn.Config:
     # No proxy headers: nothing sits in front of this server, and X-Forwarded-* must not
     # change what the app believes about a request. The h11 protocol with read deadlines
-    # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400).
-    return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False,
+    # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400). uvicorn's logging is
+    # left as the program set it (`streamfold web` sends it through `_serving.log_through`).
+    return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, log_config=None,
                           server_header=False, lifespan="off", ws="none",
                           http=deadline_protocol(timeouts.header, timeouts.body),
                           timeout_keep_alive=timeouts.keep_alive)
 
 
 def serve(app: Any, *, host: str = "127.0.0.1", port: int = 0, open_browser: bool = False,
-          echo: Callable[[str], None] = print, timeouts: Timeouts = Timeouts()) -> None:
-    """Serve until Ctrl+C, printing the URL first (and opening it with `open_browser`)."""
+          echo: Callable[[str], None] = print, timeouts: Timeouts = Timeouts(), token: str | None = None) -> None:
+    """Serve until Ctrl+C, printing the URL first (and opening it with `open_browser`). `token`: the
+    app's access token (off loopback), put in the URL printed."""
     sock = bind(host, port)
-    url = url_for(sock, host)
+    url = url_for(sock, host, token)
     echo(f"streamfold web: {url}  (Ctrl+C to stop)")
-    if not is_loopback_address(host.strip("[]")):
-        echo(f"streamfold web: listening on {host}, but the page only answers requests addressed to "
-             f"localhost, 127.0.0.1 or [::1]")
     server = uvicorn.Server(_config(app, timeouts))
     if open_browser:
         def open_when_started() -> None:

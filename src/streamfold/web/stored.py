@@ -32,7 +32,7 @@ from ..services.load import fold_capture
 from ..store import StoredExchange, StoreError, get_exchange, list_exchanges
 from .file_view import SpanMap
 from .fold_view import encode, loaded_view
-from .limits import format_size
+from .limits import TooLargeError, format_size
 
 __all__ = ["DEFAULT_LIST_LIMIT", "MAX_LIST_LIMIT", "CaptureTooLargeError", "StoreSource", "parse_id"]
 
@@ -44,8 +44,8 @@ MAX_LIST_LIMIT = 2000
 _MAX_ID = 2**63 - 1
 
 
-class CaptureTooLargeError(StoreError):
-    """The stored capture is over the page's `--max-size`."""
+class CaptureTooLargeError(StoreError, TooLargeError):
+    """The stored capture is over the page's `--max-size` (as stored, or once inflated)."""
 
 
 def parse_id(text: str) -> int | None:
@@ -97,7 +97,13 @@ class StoreSource:
 
     def _read(self, capture_id: int, max_size: int) -> tuple[StoredExchange, Capture]:
         exchange = get_exchange(self.path, capture_id)
-        capture = exchange.capture()
+        capture = exchange.capture(max_size)  # a compressed body is inflated no further than the limit
+        if any(note.code == "inflated-too-large" for note in capture.notes):
+            raise CaptureTooLargeError(
+                f"capture #{capture_id} was sent compressed and inflates to more than {format_size(max_size)}; this "
+                f"page takes at most {format_size(max_size)} per capture, once inflated. Start it with a larger "
+                f"limit, for example: streamfold web --db {shlex.quote(self.path)} --max-size "
+                f"{format_size(_larger(max_size), compact=True)}")
         if len(capture.body) > max_size:
             size = len(capture.body)
             raise CaptureTooLargeError(
