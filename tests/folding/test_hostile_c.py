@@ -296,3 +296,20 @@ def test_anthropic_a_start_whose_id_the_merger_refuses_is_kept_as_sent() -> None
     assert result.native["content"] == [{"type": "tool_use", "id": 42, "name": "f", "input": 3},
                                         {"type": "tool_use", "id": "t", "name": "f", "input": 4}]
     _roundtrip(result)
+
+
+def test_gemini_interactions_call_ids_follow_their_calls_when_steps_arrive_out_of_order() -> None:
+    # The tool calls are ordered by step index; the ids the export pairs with them were in arrival order.
+    def event(name: str, body: str) -> str:
+        return f'event: {name}\ndata: {{"event_type":"{name}",{body}}}\n\n'
+
+    data = (event("interaction.created", '"interaction":{"id":"v1_x","status":"in_progress","model":"m"}')
+            + event("step.start", '"index":3,"step":{"type":"function_call","id":"call_b","name":"b","arguments":{}}')
+            + event("step.start", '"index":1,"step":{"type":"function_call","id":"call_a","name":"a","arguments":{}}')
+            + event("step.stop", '"index":3') + event("step.stop", '"index":1')
+            + event("interaction.completed", '"interaction":{"id":"v1_x","status":"requires_action","model":"m"}')
+            ).encode()
+    result = tr_fold(data)
+    assert result.dialect == "gemini-interactions"
+    assert [call.name for call in result.choices[0].tool_calls] == ["a", "b"]
+    assert [(step["name"], step["id"]) for step in result.export()["steps"]] == [("a", "call_a"), ("b", "call_b")]

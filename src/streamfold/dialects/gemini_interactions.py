@@ -248,7 +248,7 @@ class GeminiInteractions(Dialect):
         """The interaction's own fields (model, status, ...), the call ids and the thought signatures."""
         out: dict[str, Any] = dict(self._interaction)
         if self._call_ids:
-            out["call_ids"] = [self._call_ids.get(key) for key in self._tool_keys]
+            out["call_ids"] = [self._call_ids.get(key) for key in sorted(self._tool_keys)]  # as tool_calls are
         if self._signatures:
             out["signatures"] = list(self._signatures)
         return out or None
