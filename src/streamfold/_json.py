@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate, chain
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "loads",
-           "loads_noting", "loads_utf8", "nesting_error", "too_deep_bytes", "without_lone_surrogates"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "is_blank",
+           "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "too_deep_bytes",
+           "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
@@ -65,25 +66,37 @@ def documents(text: str, *, data_prefix: bool = False) -> tuple[list[tuple[Any, 
     """The JSON documents back to back in `text`, each as (value, start, stop), and whether they
     are all of it: False when the rest from some point is not a document (or nests too deep).
     With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data)."""
-    found: list[tuple[Any, int, int]] = []
+    found = list(iter_documents(text, data_prefix=data_prefix))
+    return found, is_blank(text, found[-1][2] if found else 0)
+
+
+def iter_documents(text: str, *, data_prefix: bool = False) -> Iterator[tuple[Any, int, int]]:
+    """The documents `documents` lists, one at a time (a caller that only compares them need not
+    hold a value per document); they are all of `text` when `is_blank(text, stop of the last one)`.
+    Each document is looked at once, so the cost is linear in the text however many it holds."""
     pos, end = 0, len(text)
     while True:
         while pos < end and text[pos] in " \t\r\n":
             pos += 1
         if pos >= end:
-            return found, True
+            return
         if data_prefix and text.startswith("data:", pos):
             pos += 6 if text.startswith(" ", pos + 5) else 5
         try:
             value, stop = LENIENT_DECODER.raw_decode(text, pos)
         except (ValueError, RecursionError):
-            return found, False
+            return
         if nesting_error(text, pos, stop) is not None:
-            return found, False
-        if "\\u" in text:
+            return
+        if text.find("\\u", pos, stop) >= 0:  # this document's escapes only: the text may hold thousands
             value = without_lone_surrogates(value)[0]
-        found.append((value, pos, stop))
+        yield value, pos, stop
         pos = stop
+
+
+def is_blank(text: str, start: int) -> bool:
+    """Only JSON whitespace from `start` on."""
+    return not text[start:].strip(" \t\r\n")
 
 
 try:
