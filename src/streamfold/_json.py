@@ -29,9 +29,9 @@ from itertools import accumulate, chain
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "is_blank",
-           "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "too_deep_bytes",
-           "without_lone_surrogates"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "dumps_strict",
+           "is_blank", "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "raw_decode",
+           "replacements", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
@@ -83,15 +83,26 @@ def iter_documents(text: str, *, data_prefix: bool = False) -> Iterator[tuple[An
         if data_prefix and text.startswith("data:", pos):
             pos += 6 if text.startswith(" ", pos + 5) else 5
         try:
-            value, stop = LENIENT_DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError):
+            value, stop = raw_decode(text, pos)
+        except ValueError:
             return
-        if nesting_error(text, pos, stop) is not None:
-            return
-        if text.find("\\u", pos, stop) >= 0:  # this document's escapes only: the text may hold thousands
-            value = without_lone_surrogates(value)[0]
         yield value, pos, stop
         pos = stop
+
+
+def raw_decode(text: str, pos: int) -> tuple[Any, int]:
+    """The document that starts at `pos` in `text` (more may follow it), and where it stops: decoded
+    as `loads` decodes (NaN null, lone surrogates U+FFFD); ValueError when none is there or it nests
+    deeper than `MAX_DEPTH`."""
+    try:
+        value, stop = LENIENT_DECODER.raw_decode(text, pos)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text, pos) from None
+    if (position := nesting_error(text, pos, stop)) is not None:
+        raise json.JSONDecodeError(TOO_DEEP, text, position)
+    if text.find("\\u", pos, stop) >= 0:  # this document's escapes only: the text may hold thousands
+        value = without_lone_surrogates(value)[0]
+    return value, stop
 
 
 def is_blank(text: str, start: int) -> bool:
@@ -145,6 +156,26 @@ def loads_noting(text: str) -> tuple[Any, tuple[str, ...], int]:
     if len(text) >= COMPLETE_SHALLOW and (position := nesting_error(text)) is not None:
         raise json.JSONDecodeError(TOO_DEEP, text, position)
     return value, replaced, surrogates
+
+
+def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
+    """What the decoding replaced, in words."""
+    said = []
+    if numbers:
+        shown = ", ".join(dict.fromkeys(numbers))
+        said.append(f"{len(numbers)} number(s) strict JSON does not have ({shown}) became null")
+    if surrogates:
+        said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
+    return "; ".join(said)
+
+
+def dumps_strict(value: Any, *, ensure_ascii: bool = False, indent: int | None = None,
+                 separators: tuple[str, str] | None = None, default: Callable[[Any], Any] | None = None) -> str:
+    """JSON text as the fronts write it (the CLI, the page, the servers, the store): strict JSON, UTF-8
+    kept. NaN and Infinity (which only Python's parser reads) raise ValueError instead of being
+    written: no Result holds them (`loads`), so one here is a bug to fix where it came in."""
+    return json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False, indent=indent, separators=separators,
+                      default=default)
 
 
 def _lenient(text: str) -> tuple[Any, tuple[str, ...], int]:

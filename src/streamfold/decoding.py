@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ._json import documents, loads_noting, loads_utf8
+from ._json import documents, loads_noting, loads_utf8, replacements
 from .framing import Frame
 
 __all__ = ["Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame", "decode_text",
@@ -114,17 +114,6 @@ def decode_text(data: str) -> tuple[PayloadKind, Any]:
     if replaced or surrogates:
         return _JSON, Payload(_JSON, value, replacements(replaced, surrogates))
     return _JSON, value
-
-
-def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
-    """What the decoding replaced, in words."""
-    said = []
-    if numbers:
-        shown = ", ".join(dict.fromkeys(numbers))
-        said.append(f"{len(numbers)} number(s) strict JSON does not have ({shown}) became null")
-    if surrogates:
-        said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
-    return "; ".join(said)
 
 
 #: A payload kept as UTF-8 bytes (in a run) to its JSON value; raises ValueError for anything
