@@ -9,12 +9,13 @@ over `--max-size`, 415 for a compression it cannot read, 503 (with
 
 from __future__ import annotations
 
-import json
 import math
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
+
+from .._json import dumps_strict
 
 __all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "error", "format_size", "read_body"]
 
@@ -146,5 +147,5 @@ def format_size(size: int, *, compact: bool = False) -> str:
 
 
 def error(status: int, message: str) -> Response:
-    return Response(json.dumps({"error": message}, ensure_ascii=False), status_code=status,
+    return Response(dumps_strict({"error": message}), status_code=status,
                     media_type="application/json")
