@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from itertools import accumulate, chain
+from itertools import accumulate, chain, tee
 from operator import sub
 from typing import Any
 
@@ -259,6 +259,8 @@ def nesting_error(text: str, start: int = 0, end: int | None = None) -> int | No
 # For `_deeper_than_max`: every byte but brackets and quotes, and each bracket's step in depth.
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
+# `_outside_strings` splits this much at a time: a split of the whole cost 40 bytes a string.
+_WINDOW = 64 * 1024
 _STEP = [0] * 256
 for _bracket, _step in ((b"[", 1), (b"{", 1), (b"]", -1), (b"}", -1)):
     _STEP[_bracket[0]] = _step
@@ -278,11 +280,25 @@ def _utf8_deeper_than_max(data: bytes) -> bool:
     """`_deeper_than_max` of the UTF-8 bytes of a text (brackets, quotes and backslashes are the same bytes)."""
     if b"\\" in data:
         data = _ESCAPE.sub(b"", data)
-    parts = data.translate(None, _NOT_STRUCTURE).split(b'"')
-    # Even parts lie outside strings; after a quote that no quote closes, the rest is outside too.
-    brackets = b"".join(parts[::2] if len(parts) % 2 else [*parts[::2], parts[-1]])
-    sums = list(accumulate(map(_STEP.__getitem__, brackets)))
-    return max(map(sub, sums, accumulate(chain((0,), sums), min)), default=0) > MAX_DEPTH
+    brackets = _outside_strings(data.translate(None, _NOT_STRUCTURE))
+    # The running sums are read twice, in step (tee keeps only the one between): a list of them
+    # was an int object per bracket, 36 bytes for each byte of a deeply nested document.
+    sums, lagging = tee(accumulate(map(_STEP.__getitem__, brackets)))
+    return max(map(sub, sums, accumulate(chain((0,), lagging), min)), default=0) > MAX_DEPTH
+
+
+def _outside_strings(structure: bytes) -> bytes:
+    """The brackets of `structure` (brackets and quotes only) outside strings: what lies between a
+    pair of quotes goes; after a quote that no quote closes, the rest is outside too."""
+    kept: list[bytes] = []
+    inside = False
+    for start in range(0, len(structure), _WINDOW):
+        parts = structure[start : start + _WINDOW].split(b'"')
+        kept.append(b"".join(parts[1::2] if inside else parts[::2]))
+        inside ^= len(parts) % 2 == 0  # an odd number of quotes in the window
+    if inside:
+        kept.append(structure[structure.rfind(b'"') + 1 :])
+    return b"".join(kept)
 
 
 def too_deep_bytes(data: bytes) -> bool:
