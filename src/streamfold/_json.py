@@ -29,7 +29,7 @@ from itertools import accumulate, chain, tee
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "dumps_strict",
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "dumps_strict",
            "is_blank", "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "raw_decode",
            "replacements", "too_deep_bytes", "without_lone_surrogates"]
 
@@ -62,17 +62,11 @@ def _finite(literal: str) -> float | None:
 LENIENT_DECODER = json.JSONDecoder(parse_constant=_null, parse_float=_finite)
 
 
-def documents(text: str, *, data_prefix: bool = False) -> tuple[list[tuple[Any, int, int]], bool]:
-    """The JSON documents back to back in `text`, each as (value, start, stop), and whether they
-    are all of it: False when the rest from some point is not a document (or nests too deep).
-    With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data)."""
-    found = list(iter_documents(text, data_prefix=data_prefix))
-    return found, is_blank(text, found[-1][2] if found else 0)
-
-
 def iter_documents(text: str, *, data_prefix: bool = False) -> Iterator[tuple[Any, int, int]]:
-    """The documents `documents` lists, one at a time (a caller that only compares them need not
-    hold a value per document); they are all of `text` when `is_blank(text, stop of the last one)`.
+    """The JSON documents back to back in `text`, each as (value, start, stop), one at a time (a caller
+    that only compares them need not hold a value per document); they stop where the rest is not a
+    document (or nests too deep), and are all of `text` when `is_blank(text, stop of the last one)`.
+    With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data).
     Each document is looked at once, so the cost is linear in the text however many it holds."""
     pos, end = 0, len(text)
     while True:

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ._json import documents, loads_noting, loads_utf8, replacements
+from ._json import is_blank, iter_documents, loads_noting, loads_utf8, replacements
 from .framing import Frame
 
 __all__ = ["Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame", "decode_text",
@@ -143,5 +143,9 @@ def split_glued(data: str) -> list[tuple[Any, int]] | None:
     Covers a lost blank line (two `data:` lines joined by "\\n"), documents
     back to back on one line, and a `data:` prefix left inside the data.
     """
-    found, whole = documents(data, data_prefix=True)
-    return [(value, start) for value, start, _ in found] if whole and len(found) >= 2 else None
+    found: list[tuple[Any, int]] = []
+    end = 0
+    for value, start, stop in iter_documents(data, data_prefix=True):
+        found.append((value, start))
+        end = stop
+    return found if len(found) >= 2 and is_blank(data, end) else None

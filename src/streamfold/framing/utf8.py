@@ -6,7 +6,7 @@ a multi-byte UTF-8 sequence, and hand complete units (a line, an element) to
 time it gets here, and the text does not depend on how bytes arrived.
 Invalid bytes become U+FFFD (WHATWG: "decode" with replacement) and each
 maximal invalid run is reported with its stream offset, up to
-`MAX_LISTED_RUNS` per unit: past that, one more issue counts the rest, so a
+`MAX_LISTED_ISSUES` per unit: past that, one more issue counts the rest, so a
 unit of alternating bad and good bytes costs time and memory in proportion to
 its size, not an issue object per byte.
 """
@@ -16,12 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .frame import FrameIssue
+from .frame import MAX_LISTED_ISSUES, FrameIssue
 
-__all__ = ["MAX_LISTED_RUNS", "decode"]
-
-#: Invalid runs of one unit (a line, an element) reported one by one; the rest are counted in one issue.
-MAX_LISTED_RUNS = 100
+__all__ = ["decode"]
 
 
 def decode(raw: bytes, offset: int, line: int) -> tuple[str, tuple[FrameIssue, ...]]:
@@ -46,7 +43,7 @@ def decode(raw: bytes, offset: int, line: int) -> tuple[str, tuple[FrameIssue, .
         byte_pos += len(escaped[char_pos : run.start()].encode("utf-8"))
         run_bytes = run.group().encode("utf-8", "surrogateescape")
         at = offset + byte_pos
-        if len(issues) == MAX_LISTED_RUNS:
+        if len(issues) == MAX_LISTED_ISSUES:
             issues.append(_rest(run, runs, at, line + lines.before(byte_pos), text))
             break
         issues.append(FrameIssue(
@@ -58,7 +55,7 @@ def decode(raw: bytes, offset: int, line: int) -> tuple[str, tuple[FrameIssue, .
 
 
 def _rest(first: re.Match[str], runs: Iterator[re.Match[str]], at: int, line: int, text: str) -> FrameIssue:
-    """The one issue for the invalid runs of a unit past `MAX_LISTED_RUNS`, from `first` on."""
+    """The one issue for the invalid runs of a unit past `MAX_LISTED_ISSUES`, from `first` on."""
     more, bad_bytes = 1, first.end() - first.start()
     for run in runs:
         more += 1
@@ -66,7 +63,7 @@ def _rest(first: re.Match[str], runs: Iterator[re.Match[str]], at: int, line: in
     return FrameIssue(
         "invalid-utf8", at, line,
         f"{more} more runs of invalid UTF-8 ({bad_bytes} bytes) from offset {at} to the end of this unit were "
-        f"replaced with U+FFFD; past the first {MAX_LISTED_RUNS} runs of a line or element they are counted, "
+        f"replaced with U+FFFD; past the first {MAX_LISTED_ISSUES} runs of a line or element they are counted, "
         "not listed one by one", text)
 
 
