@@ -1,7 +1,7 @@
 """Issue 20, part 3, group B (text, JSON and framing core): each repro once raised, put text that is
 not Unicode or JSON that is not strict into a result, went quadratic, depended on the chunking or cost
 tens of times its size. Each is now a finding at its place, and the rest still folds. (Cost and memory
-are measured in benchmarks/hostile/text_json_framing.py, not here.)"""
+are measured in benchmarks/hostile/hostile_b.py, not here.)"""
 
 from __future__ import annotations
 
@@ -229,6 +229,15 @@ def test_a_frame_of_many_glued_documents_folds_each_and_lists_where_the_first_st
     assert result.choices[0].content == "a" * 5_000
     [glued] = [d for d in result.diagnostics if d.code == "glued-frames"]
     assert "holds 5000 JSON documents" in glued.message and glued.message.count(",") < 40 and "…" in glued.message
+    assert glued.details["count"] == 5_000 and glued.details["documents"] == [json.loads(chunk)] * 100
+
+
+def test_a_glued_frame_decodes_as_the_documents_it_holds() -> None:
+    payload = streamfold.decoding.decode_data('{"a": 1}\n{"b": [2]} data: {"c": "\\ud800"}')
+    assert payload.kind is streamfold.decoding.PayloadKind.GLUED and len(payload.value) == 3
+    expected = [({"a": 1}, 0), ({"b": [2]}, 9), ({"c": "\ufffd"}, 26)]
+    assert list(payload.value) == expected and payload.value == expected and payload.value[-1] == expected[-1]
+    assert payload.value[1:] == tuple(expected[1:])
 
 
 # -- 5. the result does not depend on how the bytes arrived (CR, Ollama) ------------------------------

@@ -92,6 +92,7 @@ _NUMBER = re.compile(rb'(":\s*)(\d+(?:\.\d+)?)(?=[,}\]])')
 def _hostile_versions(data: bytes) -> Iterator[tuple[str, bytes]]:
     yield "surrogate-escape", _STRING_START.sub(rb"\1\\ud800", data)
     yield "surrogate-bytes", _STRING_START.sub(lambda found: found.group(1) + b"\xed\xa0\x80", data)
+    yield "python-repr", data.replace(b"='", b"='\\ud800")  # a Python escape in an SDK object's repr
     yield "websocket-data", data.replace(b'"data":"', b'"data":"\\ud800').replace(b'"data": "', b'"data": "\\ud800')
     for name, number in (("nan", b"NaN"), ("1e999", b"1e999"), ("10**400", str(10**400).encode())):
         yield name, _NUMBER.sub(lambda found, number=number: found.group(1) + number, data)  # type: ignore[misc]

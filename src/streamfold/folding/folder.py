@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Any, ClassVar
 
 from .._codes import CODES
@@ -55,7 +56,9 @@ _FRAMERS: dict[str, type[Framer]] = {
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
-# Where a glued frame's documents start, listed in its finding (a frame can hold a million).
+# A glued frame's documents in its finding's details, and where they start in its message (a frame
+# can hold a million; each is folded, and `count` counts them all).
+_DOCUMENTS_LISTED = 100
 _STARTS_LISTED = 20
 
 _JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
@@ -390,8 +393,9 @@ class Folder(RunFolding):
         assert data is not None
         kind, report = payload.kind, self._report
         if kind is PayloadKind.GLUED:
-            documents = payload.value
-            starts = ", ".join(str(start) for _, start in documents[:_STARTS_LISTED])
+            documents = payload.value  # decoded as read (`GluedDocuments`): one at a time
+            listed = list(islice(documents, _DOCUMENTS_LISTED))
+            starts = ", ".join(str(start) for _, start in listed[:_STARTS_LISTED])
             if len(documents) > _STARTS_LISTED:
                 starts += ", …"
             report.diagnostic(
@@ -399,7 +403,8 @@ class Folder(RunFolding):
                 f"frame {index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
                 "the blank line between frames was lost. Each was folded; a client that parses the frame as "
                 "one document fails here",
-                documents=[document for document, _ in documents])
+                documents=[document for document, _ in listed], count=len(documents))
+            del listed
             for document, _ in documents:
                 self._payload(_JSON, document, index)
         elif kind is PayloadKind.EMPTY:
