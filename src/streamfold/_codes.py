@@ -106,7 +106,8 @@ _ALL = (
     CodeInfo("websocket-binary", _D, _INFO, "WebSocket: a binary message (opcode 2); only text messages are folded"),
     CodeInfo("websocket-other-stream", _D, _INFO, "WebSocket: messages of a second `stream_id` lane (Responses "
              "WebSocket mode multiplexes responses); the fold follows the first lane, the others are listed"),
-    CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded"),
+    CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded "
+             "(`details`: the first 100 documents and the `count` of all)"),
     CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "
              "drop it; streamfold folds it)"),
     CodeInfo("unterminated-final-line", _D, _WARN, "SSE: the stream ended in the middle of a line; as the spec "

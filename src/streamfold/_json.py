@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from itertools import accumulate, chain
+from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, tee
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "documents", "loads",
-           "loads_noting", "loads_utf8", "nesting_error", "too_deep_bytes", "without_lone_surrogates"]
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "dumps_strict",
+           "is_blank", "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "raw_decode",
+           "replacements", "too_deep_bytes", "without_lone_surrogates"]
 
 #: The deepest nesting of arrays and objects a document may have (real payloads nest under 20).
 MAX_DEPTH = 256
@@ -61,29 +62,46 @@ def _finite(literal: str) -> float | None:
 LENIENT_DECODER = json.JSONDecoder(parse_constant=_null, parse_float=_finite)
 
 
-def documents(text: str, *, data_prefix: bool = False) -> tuple[list[tuple[Any, int, int]], bool]:
-    """The JSON documents back to back in `text`, each as (value, start, stop), and whether they
-    are all of it: False when the rest from some point is not a document (or nests too deep).
-    With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data)."""
-    found: list[tuple[Any, int, int]] = []
+def iter_documents(text: str, *, data_prefix: bool = False) -> Iterator[tuple[Any, int, int]]:
+    """The JSON documents back to back in `text`, each as (value, start, stop), one at a time (a caller
+    that only compares them need not hold a value per document); they stop where the rest is not a
+    document (or nests too deep), and are all of `text` when `is_blank(text, stop of the last one)`.
+    With `data_prefix`, a document may stand behind `data:` (an SSE line glued into another's data).
+    Each document is looked at once, so the cost is linear in the text however many it holds."""
     pos, end = 0, len(text)
     while True:
         while pos < end and text[pos] in " \t\r\n":
             pos += 1
         if pos >= end:
-            return found, True
+            return
         if data_prefix and text.startswith("data:", pos):
             pos += 6 if text.startswith(" ", pos + 5) else 5
         try:
-            value, stop = LENIENT_DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError):
-            return found, False
-        if nesting_error(text, pos, stop) is not None:
-            return found, False
-        if "\\u" in text:
-            value = without_lone_surrogates(value)[0]
-        found.append((value, pos, stop))
+            value, stop = raw_decode(text, pos)
+        except ValueError:
+            return
+        yield value, pos, stop
         pos = stop
+
+
+def raw_decode(text: str, pos: int) -> tuple[Any, int]:
+    """The document that starts at `pos` in `text` (more may follow it), and where it stops: decoded
+    as `loads` decodes (NaN null, lone surrogates U+FFFD); ValueError when none is there or it nests
+    deeper than `MAX_DEPTH`."""
+    try:
+        value, stop = LENIENT_DECODER.raw_decode(text, pos)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text, pos) from None
+    if (position := nesting_error(text, pos, stop)) is not None:
+        raise json.JSONDecodeError(TOO_DEEP, text, position)
+    if text.find("\\u", pos, stop) >= 0:  # this document's escapes only: the text may hold thousands
+        value = without_lone_surrogates(value)[0]
+    return value, stop
+
+
+def is_blank(text: str, start: int) -> bool:
+    """Only JSON whitespace from `start` on."""
+    return not text[start:].strip(" \t\r\n")
 
 
 try:
@@ -154,6 +172,26 @@ def _as_on_every_python(exc: json.JSONDecodeError) -> json.JSONDecodeError:
     if comma < 0 or text[comma] != ",":
         return exc
     return json.JSONDecodeError(message, text, comma)
+
+
+def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
+    """What the decoding replaced, in words."""
+    said = []
+    if numbers:
+        shown = ", ".join(dict.fromkeys(numbers))
+        said.append(f"{len(numbers)} number(s) strict JSON does not have ({shown}) became null")
+    if surrogates:
+        said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
+    return "; ".join(said)
+
+
+def dumps_strict(value: Any, *, ensure_ascii: bool = False, indent: int | None = None,
+                 separators: tuple[str, str] | None = None, default: Callable[[Any], Any] | None = None) -> str:
+    """JSON text as the fronts write it (the CLI, the page, the servers, the store): strict JSON, UTF-8
+    kept. NaN and Infinity (which only Python's parser reads) raise ValueError instead of being
+    written: no Result holds them (`loads`), so one here is a bug to fix where it came in."""
+    return json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False, indent=indent, separators=separators,
+                      default=default)
 
 
 def _lenient(text: str) -> tuple[Any, tuple[str, ...], int]:
@@ -237,6 +275,8 @@ def nesting_error(text: str, start: int = 0, end: int | None = None) -> int | No
 # For `_deeper_than_max`: every byte but brackets and quotes, and each bracket's step in depth.
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
+# `_outside_strings` splits this much at a time: a split of the whole cost 40 bytes a string.
+_WINDOW = 64 * 1024
 _STEP = [0] * 256
 for _bracket, _step in ((b"[", 1), (b"{", 1), (b"]", -1), (b"}", -1)):
     _STEP[_bracket[0]] = _step
@@ -256,11 +296,25 @@ def _utf8_deeper_than_max(data: bytes) -> bool:
     """`_deeper_than_max` of the UTF-8 bytes of a text (brackets, quotes and backslashes are the same bytes)."""
     if b"\\" in data:
         data = _ESCAPE.sub(b"", data)
-    parts = data.translate(None, _NOT_STRUCTURE).split(b'"')
-    # Even parts lie outside strings; after a quote that no quote closes, the rest is outside too.
-    brackets = b"".join(parts[::2] if len(parts) % 2 else [*parts[::2], parts[-1]])
-    sums = list(accumulate(map(_STEP.__getitem__, brackets)))
-    return max(map(sub, sums, accumulate(chain((0,), sums), min)), default=0) > MAX_DEPTH
+    brackets = _outside_strings(data.translate(None, _NOT_STRUCTURE))
+    # The running sums are read twice, in step (tee keeps only the one between): a list of them
+    # was an int object per bracket, 36 bytes for each byte of a deeply nested document.
+    sums, lagging = tee(accumulate(map(_STEP.__getitem__, brackets)))
+    return max(map(sub, sums, accumulate(chain((0,), lagging), min)), default=0) > MAX_DEPTH
+
+
+def _outside_strings(structure: bytes) -> bytes:
+    """The brackets of `structure` (brackets and quotes only) outside strings: what lies between a
+    pair of quotes goes; after a quote that no quote closes, the rest is outside too."""
+    kept: list[bytes] = []
+    inside = False
+    for start in range(0, len(structure), _WINDOW):
+        parts = structure[start : start + _WINDOW].split(b'"')
+        kept.append(b"".join(parts[1::2] if inside else parts[::2]))
+        inside ^= len(parts) % 2 == 0  # an odd number of quotes in the window
+    if inside:
+        kept.append(structure[structure.rfind(b'"') + 1 :])
+    return b"".join(kept)
 
 
 def too_deep_bytes(data: bytes) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._json import documents, loads
+from ._json import iter_documents, loads
 
 __all__ = ["ParsedArguments", "parse_arguments"]
 
@@ -54,34 +54,46 @@ def parse_arguments(joined: str, fragments: Fragments) -> ParsedArguments:
         return ParsedArguments(loads(joined))
     except ValueError as exc:
         failure = exc
-    documents = _documents(joined)
-    if documents is not None and len(documents) > 1:
-        texts = [joined[start:stop] for _, start, stop in documents]
-        if all(text == texts[0] for text in texts):
-            return ParsedArguments(documents[0][0], recovery="identical-copies", copies=len(documents))
+    scan = _Scan(joined)
+    if scan.count > 1 and scan.identical:
+        return ParsedArguments(scan.first, recovery="identical-copies", copies=scan.count)
     pieces = [piece for piece, _ in (fragments() if callable(fragments) else fragments) if piece.strip()]
     if len(pieces) > 1 and all(b.startswith(a) for a, b in itertools.pairwise(pieces)):
         try:
             return ParsedArguments(loads(pieces[-1]), recovery="cumulative", copies=len(pieces))
         except ValueError:
             pass
-    if documents:
-        if len(documents) > 1 and _extends(documents, joined):
-            return ParsedArguments(documents[-1][0], recovery="cumulative", copies=len(documents))
-        return ParsedArguments(documents[0][0], recovery="first-document", copies=len(documents))
+    if scan.count:
+        if scan.count > 1 and scan.extends:
+            return ParsedArguments(scan.last, recovery="cumulative", copies=scan.count)
+        return ParsedArguments(scan.first, recovery="first-document", copies=scan.count)
     if isinstance(failure, json.JSONDecodeError):
         return ParsedArguments(None, failure.msg, failure.pos)
     return ParsedArguments(None, str(failure), None)  # pragma: no cover - json raises JSONDecodeError
 
 
-def _documents(joined: str) -> list[tuple[Any, int, int]] | None:
-    """All documents back to back in `joined` as (value, start, stop), or None: trailing garbage
-    after at least one document still leaves them usable for (3)."""
-    found, whole = documents(joined)
-    return found if whole or found else None
+class _Scan:
+    """What the recovery asks of the documents back to back in the join (trailing garbage after
+    them is no matter), read in one pass that holds only the first and the last: a join of 100k
+    `{}` is not 100k values in memory at once."""
 
+    __slots__ = ("count", "extends", "first", "identical", "last")
 
-def _extends(documents: list[tuple[Any, int, int]], joined: str) -> bool:
-    """Each document's text extends the previous one's (a chain of snapshots)."""
-    texts = [joined[start:stop] for _, start, stop in documents]
-    return all(b.startswith(a[:-1]) for a, b in itertools.pairwise(texts))
+    def __init__(self, joined: str) -> None:
+        self.count = 0
+        self.first: Any = None
+        self.last: Any = None
+        #: Every document's text is the first one's (K copies of one document).
+        self.identical = True
+        #: Every document's text extends the previous one's (a chain of snapshots).
+        self.extends = True
+        first_text = previous = ""
+        for value, start, stop in iter_documents(joined):
+            text = joined[start:stop]
+            if self.count == 0:
+                self.first, first_text = value, text
+            else:
+                self.identical = self.identical and text == first_text
+                self.extends = self.extends and text.startswith(previous[:-1])
+            self.last, previous = value, text
+            self.count += 1

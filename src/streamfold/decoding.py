@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from itertools import islice
+from typing import Any, NamedTuple, overload
 
-from ._json import documents, loads_noting, loads_utf8
+from ._json import is_blank, iter_documents, loads_noting, loads_utf8, replacements
 from .framing import Frame
 
-__all__ = ["Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame", "decode_text",
-           "is_prefixed"]
+__all__ = ["GluedDocuments", "Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame",
+           "decode_text", "is_prefixed"]
 
 DONE_SENTINEL = "[DONE]"
 
@@ -44,7 +46,7 @@ class PayloadKind(str, enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Payload:
-    """What a frame carried. For GLUED, `value` is a tuple of (document, char offset)."""
+    """What a frame carried. For GLUED, `value` is a sequence of (document, char offset) (`GluedDocuments`)."""
 
     kind: PayloadKind
     value: Any = None
@@ -116,17 +118,6 @@ def decode_text(data: str) -> tuple[PayloadKind, Any]:
     return _JSON, value
 
 
-def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
-    """What the decoding replaced, in words."""
-    said = []
-    if numbers:
-        shown = ", ".join(dict.fromkeys(numbers))
-        said.append(f"{len(numbers)} number(s) strict JSON does not have ({shown}) became null")
-    if surrogates:
-        said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
-    return "; ".join(said)
-
-
 #: A payload kept as UTF-8 bytes (in a run) to its JSON value; raises ValueError for anything
 #: `decode_text` would not return as is (invalid UTF-8, NaN, [DONE], ...).
 decode_bytes = loads_utf8
@@ -140,7 +131,7 @@ def _not_one_document(data: str, exc: ValueError) -> Payload:
         return DONE
     documents = split_glued(data)
     if documents is not None:
-        return Payload(PayloadKind.GLUED, tuple(documents))
+        return Payload(PayloadKind.GLUED, documents)
     if isinstance(exc, json.JSONDecodeError):
         return Payload(PayloadKind.INVALID, None, exc.msg, exc.pos)
     return Payload(PayloadKind.INVALID, None, str(exc), None)
@@ -148,11 +139,53 @@ def _not_one_document(data: str, exc: ValueError) -> Payload:
 
 
 
-def split_glued(data: str) -> list[tuple[Any, int]] | None:
-    """Split `data` into 2+ JSON documents (optionally each behind `data:`), or None.
+def split_glued(data: str) -> GluedDocuments | None:
+    """`data` as 2+ JSON documents (optionally each behind `data:`), or None.
 
     Covers a lost blank line (two `data:` lines joined by "\\n"), documents
     back to back on one line, and a `data:` prefix left inside the data.
     """
-    found, whole = documents(data, data_prefix=True)
-    return [(value, start) for value, start, _ in found] if whole and len(found) >= 2 else None
+    count = end = 0
+    for _, _, stop in iter_documents(data, data_prefix=True):
+        count, end = count + 1, stop
+    return GluedDocuments(data, count) if count >= 2 and is_blank(data, end) else None
+
+
+class GluedDocuments(Sequence[tuple[Any, int]]):
+    """The documents of a glued frame, each as (document, char offset in the data), decoded from the
+    data each time they are read: a frame of a million documents is folded one document at a time,
+    not held as a million values (100x its size for small ones)."""
+
+    __slots__ = ("_count", "_data")
+
+    def __init__(self, data: str, count: int) -> None:
+        self._data = data
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return ((value, start) for value, start, _ in iter_documents(self._data, data_prefix=True))
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[tuple[Any, int], ...]: ...
+    def __getitem__(self, index: int | slice) -> tuple[Any, int] | tuple[tuple[Any, int], ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        position = index + self._count if index < 0 else index
+        if not 0 <= position < self._count:
+            raise IndexError(index)
+        return next(islice(self, position, None))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<GluedDocuments: {self._count} documents>"

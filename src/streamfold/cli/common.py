@@ -11,7 +11,6 @@ traceback).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from .._json import dumps_strict
 from ..dialects import DIALECTS
 from ..findings import Severity
 from ..framing.sniff import TRANSPORTS
@@ -166,7 +166,7 @@ def stored_ref(path: str) -> tuple[str, int | None] | None:
 
 
 def write_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(dumps_strict(value, indent=2) + "\n")
 
 
 def settings() -> Settings:

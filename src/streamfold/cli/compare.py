@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from .._json import dumps_strict
 from ..result import Result
 from ..services.check import check_reply
 from ..services.diff import Summary, diff_frames, diff_results, response_summary
@@ -149,7 +150,7 @@ def _more(shown: Console, count: int, limit: int | None, what: str) -> None:
 
 def _value(value: Any, whole: bool) -> str:
     """The value as JSON (`"a"`, `null`, `true`), cut at SHOWN_CHARS characters unless `whole`, saying so."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = dumps_strict(value, default=str)
     if whole or len(text) <= SHOWN_CHARS:
         return text
     return f"{text[:SHOWN_CHARS]}… ({len(text) - SHOWN_CHARS} more characters; --all shows them)"

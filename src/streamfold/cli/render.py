@@ -7,7 +7,6 @@ shown as typed.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 
@@ -17,6 +16,7 @@ from rich.padding import Padding
 from rich.rule import Rule
 from rich.text import Text
 
+from .._json import dumps_strict
 from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
 from ..services.lost import LostText
@@ -90,7 +90,9 @@ class _Header:
 
 def _shown(value: object) -> str:
     """A value from the stream as text: a server may send a number or a list where text belongs."""
-    return "" if value is None else value if isinstance(value, str) else json.dumps(value, default=str)
+    if value is None or isinstance(value, str):
+        return "" if value is None else value
+    return dumps_strict(value, ensure_ascii=True, default=str)
 
 
 def _header(result: Result) -> RenderableType:
@@ -126,7 +128,7 @@ class _Reply:
             assert waiting is not None
             said = f"{unit} {waiting.frame} lost: {waiting.reason}"
             if waiting.partial:
-                said += f"; partial text {json.dumps(waiting.partial, ensure_ascii=options.ascii_only)}"
+                said += f"; partial text {dumps_strict(waiting.partial, ensure_ascii=options.ascii_only)}"
             text.append(f"{opening}{said}{closing}", style="bold red")
             waiting = next(lost, None)
 
@@ -191,7 +193,7 @@ def _tool_call(call: ToolCall, full: bool = True) -> RenderableType:
     long = not full and len(call.arguments) > HEAD + TAIL  # then as sent: laying out a huge parsed value is slow
     if call.error is None:
         body: RenderableType = clip(call.arguments, full) if long else JSON(
-            json.dumps(call.parsed, ensure_ascii=False), indent=2, highlight=False)
+            dumps_strict(call.parsed), indent=2, highlight=False)
     else:
         body = Group(Text.assemble(("arguments do not parse: ", "bold red"), call.error),
                      clip(call.arguments, full, style="red"))

@@ -4,13 +4,13 @@ Each loads the capture through the services layer and hands the Result to
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
 from rich.text import Text
 
+from .._json import dumps_strict
 from ..findings import BINARY_TRANSPORTS
 from ..result import Result
 from ..services import DEFAULT_STALL
@@ -156,7 +156,7 @@ def _why_no_frames(result: Result) -> None:
 
 
 def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
-    sys.stdout.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    sys.stdout.write("".join(dumps_strict(row) + "\n" for row in rows))
     sys.stdout.flush()
 
 

@@ -14,7 +14,6 @@ Into a pipe (`| less`, `> file`), stdout is line-oriented text:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import IO
 
@@ -23,6 +22,7 @@ from rich.live import Live
 from rich.rule import Rule
 from rich.text import Text
 
+from .._json import dumps_strict
 from ..events import Event, Finding, TextDelta, ToolCallDone
 
 __all__ = ["MARKS", "REASONING", "LiveView", "PipeView", "Progress", "View"]
@@ -114,7 +114,7 @@ class PipeView(View):
                     continue
                 self._text(pieces, event.field, event.text)
             elif isinstance(event, ToolCallDone):
-                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
+                arguments = dumps_strict(event.arguments) if event.error is None else event.error
                 self._text(pieces, "tool", f"[tool call {event.tool_call} {event.name}: {arguments}]\n")
         if pieces:
             self._out.write("".join(pieces))
@@ -167,7 +167,7 @@ class LiveView(View):
             if isinstance(event, TextDelta):
                 (self._reasoning if event.field == "reasoning" else self._content).append(event.text)
             elif isinstance(event, ToolCallDone):
-                arguments = json.dumps(event.arguments, ensure_ascii=False) if event.error is None else event.error
+                arguments = dumps_strict(event.arguments) if event.error is None else event.error
                 self._tools.append(f"tool call {event.tool_call} {event.name}: {arguments}")
         self.tick(progress, now)
 

@@ -33,6 +33,7 @@ _FAST_SHAPES = fast_decoder(f"{__package__}.ollama_fast", "decode_ollama_line")
 
 __all__ = ["Ollama"]
 
+_ROLE_AND_CONTENT = frozenset({"role", "content"})
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
             "eval_duration")
 
@@ -93,7 +94,9 @@ class Ollama(Dialect):
             content = message.get("content")
             if content and type(content) is str:
                 self._content.add(content, frame)
-            if len(message) > 2 or not self._role_seen:
+            # Only a message of role and content has nothing more for `_message` (a two-key
+            # message may be content and thinking: the fast path keeps that thinking, so must this).
+            if len(message) > 2 or not self._role_seen or not _ROLE_AND_CONTENT.issuperset(message):
                 self._message(message, frame)
         else:
             response = line.get("response")

@@ -14,7 +14,7 @@ from ..decoding import Payload
 from ..dialects import Dialect, carried_error
 from ..findings import Report, Severity
 from ..framing import FrameIssue
-from ..framing._records import FrameStore, make_frame
+from ..framing._records import FrameStore
 
 __all__ = ["report_frame_issues", "report_lenient", "report_stream_end"]
 
@@ -54,15 +54,15 @@ def report_stream_end(report: Report, frames: FrameStore, transport: str | None,
     """What the end of the stream says: a last frame left open, data frames after the terminal
     frame (listed, not folded), no terminal frame at all."""
     if frames and not frames.terminated(-1):
-        last = make_frame(frames[-1])
+        last = len(frames) - 1  # (its index: no Frame made, which would split a block's million comments)
         if transport == "sse":
-            message = (f"the stream ended inside frame {last.index} (no blank line after it): a spec-exact "
+            message = (f"the stream ended inside frame {last} (no blank line after it): a spec-exact "
                        "SSE client (a browser's EventSource, many SDKs) drops it; streamfold folded it")
             severity = Severity.WARNING
         else:
-            message = f"the last frame ({last.index}) has no terminator: the capture may be cut"
+            message = f"the last frame ({last}) has no terminator: the capture may be cut"
             severity = Severity.INFO
-        report.diagnostic("unterminated-final-frame", last.index, message, severity=severity)
+        report.diagnostic("unterminated-final-frame", last, message, severity=severity)
     shown = dialect.reported
     if after_terminal:
         first = after_terminal[0]

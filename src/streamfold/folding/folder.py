@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Any, ClassVar
 
 from .._codes import CODES
@@ -37,7 +38,7 @@ from ..framing import (
     WebSocketParser,
     sniff,
 )
-from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields, make_frame
+from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
@@ -55,6 +56,10 @@ _FRAMERS: dict[str, type[Framer]] = {
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
+# A glued frame's documents in its finding's details, and where they start in its message (a frame
+# can hold a million; each is folded, and `count` counts them all).
+_DOCUMENTS_LISTED = 100
+_STARTS_LISTED = 20
 
 _JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
 
@@ -383,38 +388,43 @@ class Folder(RunFolding):
 
     def _not_one_document(self, record: FrameRecord, payload: Payload) -> None:
         """A frame whose data is not one JSON document: glued documents, empty, or invalid."""
-        frame = make_frame(record)
-        assert frame.data is not None
+        # Read from the record, not a Frame: making one would split a block's million comments.
+        index, data, _ = fold_fields(record)
+        assert data is not None
         kind, report = payload.kind, self._report
         if kind is PayloadKind.GLUED:
-            documents = payload.value
-            starts = ", ".join(str(start) for _, start in documents)
+            documents = payload.value  # decoded as read (`GluedDocuments`): one at a time
+            listed = list(islice(documents, _DOCUMENTS_LISTED))
+            starts = ", ".join(str(start) for _, start in listed[:_STARTS_LISTED])
+            if len(documents) > _STARTS_LISTED:
+                starts += ", …"
             report.diagnostic(
-                "glued-frames", frame.index,
-                f"frame {frame.index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
+                "glued-frames", index,
+                f"frame {index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
                 "the blank line between frames was lost. Each was folded; a client that parses the frame as "
                 "one document fails here",
-                documents=[document for document, _ in documents])
+                documents=[document for document, _ in listed], count=len(documents))
+            del listed
             for document, _ in documents:
-                self._payload(_JSON, document, frame.index)
+                self._payload(_JSON, document, index)
         elif kind is PayloadKind.EMPTY:
             report.diagnostic(
-                "empty-data", frame.index,
-                f"frame {frame.index} has an empty data field; skipped. Clients that JSON-parse every "
+                "empty-data", index,
+                f"frame {index} has an empty data field; skipped. Clients that JSON-parse every "
                 "data field fail here", once=True)
         else:
             hint = ""
-            if "data:" in frame.data:
+            if "data:" in data:
                 hint = " It contains `data:`: a frame was probably cut and the next one glued onto it."
-            elif not frame.terminated:
+            elif not self._frames.terminated(index):
                 hint = " The stream ended inside this frame."
             report.error(
-                "invalid-json", frame.index,
-                f"frame {frame.index} is not valid JSON: {payload.error}: character {payload.position} "
+                "invalid-json", index,
+                f"frame {index} is not valid JSON: {payload.error}: character {payload.position} "
                 f"of its data; it is kept aside and the rest of the stream folds.{hint}",
-                raw=frame.data)
+                raw=data)
             if self._folding_dialect() is None and self.phase is Phase.AFTER_TERMINAL:
-                self._after_terminal.append(frame.index)
+                self._after_terminal.append(index)
 
     def _stream_error(self, frame: int, message: str, raw: str | None, offset: int, line: int) -> None:
         """An error the transport carried (not a payload): the dialect ends its choices with it."""

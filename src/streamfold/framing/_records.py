@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from typing import Any, Final, Protocol, overload
 
+from ._block import comments_of
 from .frame import Frame, FrameIssue
 
 __all__ = ["DATA_SPACE", "DATA_TIGHT", "FrameRecord", "FrameRun", "FrameSequence", "FrameStore", "FrameView",
@@ -39,8 +40,9 @@ class DataLineRaw:
 DATA_SPACE = DataLineRaw(b"data: ")
 DATA_TIGHT = DataLineRaw(b"data:")
 
+#: Many comments are held as one string, joined by "\n" (see `_block.comments_of`).
 FrameRecord = tuple[int, int, int, str | None, str | None, str | None, int | None,
-                    tuple[str, ...], "bytes | DataLineRaw", bool, tuple[FrameIssue, ...],
+                    "tuple[str, ...] | str", "bytes | DataLineRaw", bool, tuple[FrameIssue, ...],
                     tuple[tuple[str, Any], ...]]
 _INDEX: Final = 0
 _OFFSET: Final = 1
@@ -53,7 +55,7 @@ _HEADERS: Final = 11
 
 
 def new_record(index: int, offset: int, line: int, event: str | None, data: str | None, id: str | None,
-               retry: int | None, comments: tuple[str, ...], raw: bytes | DataLineRaw, terminated: bool,
+               retry: int | None, comments: tuple[str, ...] | str, raw: bytes | DataLineRaw, terminated: bool,
                issues: tuple[FrameIssue, ...], headers: tuple[tuple[str, Any], ...]) -> FrameRecord:
     """A record, with the `Frame` fields in their order (framers off the hot path build them here)."""
     return (index, offset, line, event, data, id, retry, comments, raw, terminated, issues, headers)
@@ -226,8 +228,8 @@ def make_frame(record: FrameRecord) -> Frame:
     raw = record[_RAW]
     if isinstance(raw, DataLineRaw):
         raw = raw.prefix + (record[_DATA] or "").encode() + b"\n\n"
-    return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6], record[7],
-                 raw, record[9], record[10], record[11])
+    return Frame(record[0], record[1], record[2], record[3], record[4], record[5], record[6],
+                 comments_of(record[7]), raw, record[9], record[10], record[11])
 
 
 class FrameStore(Sequence[FrameRecord]):

@@ -14,12 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "Frame", "FrameIssue"]
+__all__ = ["DEFAULT_MAX_FRAME_SIZE", "MAX_LISTED_ISSUES", "Frame", "FrameIssue"]
 
 # A frame above this size is reported and dropped instead of buffered. It is
 # far above any real chunk (a base64 partial image from the Responses API is a
 # few MB) and keeps a hostile or broken capture from eating the machine.
 DEFAULT_MAX_FRAME_SIZE = 32 * 1024 * 1024
+
+# Issues of one code listed in a frame (and invalid UTF-8 runs in one of its lines); one more issue of
+# the code counts the rest. A block of a million bad lines is one frame, and an issue object per line
+# would cost 30-80x the bytes.
+MAX_LISTED_ISSUES = 100
 
 
 @dataclass(frozen=True, slots=True)

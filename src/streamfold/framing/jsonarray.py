@@ -26,7 +26,8 @@ __all__ = ["JSONArrayParser"]
 
 _BOM = b"\xef\xbb\xbf"
 _BETWEEN = re.compile(rb"[^ \t\r\n,]")
-_STRUCTURE = re.compile(rb'[{}\[\]"]')
+# A run of opening or of closing brackets is one step of the scanner (deep nesting is not a loop per byte).
+_STRUCTURE = re.compile(rb'[{\[]+|[}\]]+|"')
 _STRING_END = re.compile(rb'["\\]')
 # Junk between elements ends where a separator, bracket or line end begins.
 _JUNK_END = re.compile(rb"[,\[\]{\r\n]")
@@ -119,17 +120,18 @@ class JSONArrayParser(Framer):
                 if found is None:
                     pos = end
                     break
-                pos = found.end()
-                byte = buf[pos - 1]
+                start, pos = found.span()
+                byte = buf[start]
                 if byte == 0x22:
                     self._state = _STRING
                 elif byte in (0x7B, 0x5B):
-                    self._depth += 1
-                else:
-                    self._depth -= 1
-                    if self._depth == 0:
-                        pos = self._complete(pos, frames)
-                        end = len(buf)
+                    self._depth += pos - start
+                elif pos - start < self._depth:
+                    self._depth -= pos - start
+                else:  # the element closes inside this run
+                    pos = self._complete(start + self._depth, frames)
+                    self._depth = 0
+                    end = len(buf)
             elif state == _STRING:
                 found = _STRING_END.search(buf, pos)
                 if found is None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 
+from ._block import GROUP, CappedIssues, comments_for_record, join_tail
 from ._records import FrameRecord, FramerOutput, new_record
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
 from .framer import Framer
@@ -71,16 +72,20 @@ class SSEParser(Framer):
         self._skipping: tuple[bytes, int, int, int] | None = None
 
     def _reset_block(self) -> None:
+        # The block's lines, data lines, comments and issues: none kept as an object per line (`_block`).
         self._block_lines: list[bytes] = []
+        self._block_groups = 0
         self._block_size = 0
         self._block_offset = 0
         self._block_line = 0
         self._data: list[str] = []
+        self._data_groups = 0
         self._event: str | None = None
         self._id: str | None = None
         self._retry: int | None = None
         self._comments: list[str] = []
-        self._issues: list[FrameIssue] = []
+        self._comment_groups = 0
+        self._issues: CappedIssues | None = None
 
     # -- public API ---------------------------------------------------------
 
@@ -147,7 +152,8 @@ class SSEParser(Framer):
             return None  # "\r\n" would make it too large: that frame will not be this one
         return new_record(self._index, self._block_offset, self._block_line, self._event,
                           "\n".join(self._data) if self._data else None, self._id, self._retry,
-                          tuple(self._comments), b"".join(self._block_lines) + b"\r", True, tuple(self._issues), ())
+                          comments_for_record(self._comments, self._comment_groups),
+                          b"".join(self._block_lines) + b"\r", True, self._listed_issues(), ())
 
     def close_records(self) -> list[FramerOutput]:
         """End the stream: flush a final line and block that never got their terminators."""
@@ -247,6 +253,8 @@ class SSEParser(Framer):
                 self._block_offset = self._offset
                 self._block_line = self._line
             self._block_lines.append(line)
+            if len(self._block_lines) - self._block_groups > GROUP:
+                self._block_groups = join_tail(self._block_lines, self._block_groups, b"")
             self._block_size += length
             if self._block_size > self.max_frame_size:
                 self._start_skipping()
@@ -258,10 +266,14 @@ class SSEParser(Framer):
     def _interpret(self, content: bytes) -> None:
         text, issues = decode(content, self._offset, self._line)
         if issues:
+            if self._issues is None:
+                self._issues = CappedIssues()
             self._issues.extend(issues)
         if content[0] == _COLON:
             # "If the line starts with a U+003A COLON character: Ignore the line."
             self._comments.append(text[2:] if text[1:2] == " " else text[1:])
+            if len(self._comments) - self._comment_groups > GROUP:
+                self._comment_groups = join_tail(self._comments, self._comment_groups, "\n")
             return
         colon = text.find(":")
         if colon < 0:
@@ -272,6 +284,8 @@ class SSEParser(Framer):
             value = text[colon + 2 :] if text[colon + 1 : colon + 2] == " " else text[colon + 1 :]
         if name == "data":
             self._data.append(value)
+            if len(self._data) - self._data_groups > GROUP:
+                self._data_groups = join_tail(self._data, self._data_groups, "\n")
         elif name == "event":
             self._event = value
         elif name == "id":
@@ -299,7 +313,12 @@ class SSEParser(Framer):
             self._issue("unknown-field", _unknown_field_message(name), text)
 
     def _issue(self, code: str, message: str, text: str) -> None:
-        self._issues.append(FrameIssue(code, self._offset, self._line, message, text))
+        if self._issues is None:
+            self._issues = CappedIssues()
+        self._issues.add(FrameIssue(code, self._offset, self._line, message, text))
+
+    def _listed_issues(self) -> tuple[FrameIssue, ...]:
+        return () if self._issues is None else self._issues.listed()
 
     def _dispatch(self, *, terminated: bool) -> FrameRecord:
         frame = new_record(
@@ -310,10 +329,10 @@ class SSEParser(Framer):
             "\n".join(self._data) if self._data else None,
             self._id,
             self._retry,
-            tuple(self._comments),
+            comments_for_record(self._comments, self._comment_groups),
             b"".join(self._block_lines),
             terminated,
-            tuple(self._issues),
+            self._listed_issues(),
             (),
         )
         self._index += 1

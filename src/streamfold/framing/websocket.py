@@ -33,13 +33,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from typing import Any
 
+from .._json import loads, loads_noting, replacements
 from ._records import FrameRecord, FramerOutput, new_record
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
 from .ndjson import NDJSONParser
 
-__all__ = ["MESSAGE_KEYS", "WebSocketParser", "is_message", "message_line"]
+__all__ = ["MESSAGE_KEYS", "WebSocketParser", "finite_seconds", "is_message", "message_line"]
 
 #: The keys of a `_webSocketMessages` element; a line with others is not a message.
 MESSAGE_KEYS = frozenset({"type", "time", "opcode", "data"})
@@ -86,9 +88,16 @@ class WebSocketParser(NDJSONParser):
         if text is None:  # an oversized line: its issue says it all
             return line
         try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            value = None
+            # The core's decoding: a lone surrogate escape in `data` (no text a socket can carry) becomes
+            # U+FFFD and NaN null, as in any payload, so the frame's text is valid Unicode.
+            value, replaced, surrogates = loads_noting(text)
+        except ValueError:
+            value, replaced, surrogates = None, (), 0
+        if replaced or surrogates:
+            issues = (*issues, FrameIssue(
+                "non-strict-json", offset, number,
+                f"line {number} (a WebSocket message record) is JSON only to lenient decoders: "
+                f"{replacements(replaced, surrogates)}, so that the frame holds only strict JSON and valid text"))
         if not is_message(value):
             issue = FrameIssue("websocket-bad-message", offset, number,
                                f"line {number} is not a WebSocket message (an object with `type` send or receive "
@@ -97,8 +106,8 @@ class WebSocketParser(NDJSONParser):
                               (*issues, issue), ())
         direction, data, opcode, time = value["type"], value["data"], value.get("opcode", 1), value.get("time")
         headers: list[tuple[str, Any]] = [("direction", direction)]
-        if type(time) in (int, float):
-            headers.append(("time", time))
+        if (seconds := finite_seconds(time)) is not None:
+            headers.append(("time", seconds))
         headers.append(("opcode", opcode))
         if opcode == 2:
             return self._binary(line, data, headers)
@@ -133,14 +142,26 @@ class WebSocketParser(NDJSONParser):
                           None, (), raw, terminated, (*issues, issue), tuple(headers))
 
 
+def finite_seconds(value: Any) -> float | None:
+    """A message's `time` as epoch seconds, when it is a number a float holds (not NaN, not 10**400)."""
+    if type(value) is float:
+        return value if math.isfinite(value) else None
+    if type(value) is int:
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return None
+
+
 def _stream_id(data: str) -> str | None:
     """The `stream_id` of a Responses WebSocket event, when the message has one (read only when the
     text names it: most messages do not)."""
     if '"stream_id"' not in data:
         return None
     try:
-        value = json.loads(data)
-    except (ValueError, RecursionError):
+        value = loads(data)
+    except ValueError:
         return None
     lane = value.get("stream_id") if type(value) is dict else None
     return lane if type(lane) is str and lane else None

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from .._json import dumps_strict
 from .._serving import TOKEN_PATH, admit, is_loopback_host, shorten
 from .choose import CAPTURE_HEADER, choose
 from .faults import Fault, FaultError, refusal
@@ -183,7 +183,7 @@ class ReplayServer:
     def _write_expect(self, served: Served) -> None:
         assert self.expect_out is not None
         target = Path(self.expect_out.replace("{request}", str(served.request)))
-        target.write_text(json.dumps(served.result(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        target.write_text(dumps_strict(served.result(), indent=2) + "\n", encoding="utf-8")
 
     def _said(self, method: str, path: str, served: Served, outcome: str) -> None:
         if self.echo is not None:
@@ -228,7 +228,7 @@ class ReplayServer:
 
 
 async def _json(send: Send, status: int, value: Any, headers: Sequence[tuple[str, str]] = ()) -> None:
-    data = (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    data = (dumps_strict(value, indent=2) + "\n").encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
                             *((name.encode("latin-1"), value.encode("latin-1")) for name, value in headers)]})

@@ -11,12 +11,12 @@ can give its bytes the arrival times of the bytes they came from. Pure: no I/O.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._json import dumps_strict
 from ..decoding import PayloadKind, decode_data, decode_frame
 from ..dialects._replay import DROP, Rewrite
 from ..framing import Frame
@@ -82,7 +82,7 @@ def _eol(raw: bytes) -> bytes:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return dumps_strict(value, separators=(",", ":"))
 
 
 class _Editor:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._json import dumps_strict
 from ..framing import Frame
 from .edits import Unit, edit
 from .faults import Fault, FaultError, quirks_of
@@ -189,7 +189,7 @@ def plan_response(recording: Recording, faults: Sequence[Fault] = (), *, speed: 
         if value is None:
             raise FaultError(f"--fault {error.spec}: streamfold does not know the {recording.dialect} dialect's "
                              "HTTP error body")
-        data = json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
+        data = dumps_strict(value, indent=2).encode("utf-8") + b"\n"
         units, cut, reads = [Unit(data, 0, 0)], False, None
         status, headers = error.number or 500, served_headers(recording, "application/json")
     else:

@@ -16,8 +16,10 @@ import base64
 import binascii
 import json
 import math
+import re
 from typing import Any
 
+from .._json import without_lone_surrogates
 from ..findings import Severity
 from ._websocket import websocket_body
 from ._wrong_input import is_html
@@ -26,6 +28,8 @@ from .capture import Capture, EntryInfo, InputError, Note
 __all__ = ["from_har"]
 
 _STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
+# Past this a HAR time (milliseconds) is no time at all, and would not divide into a float.
+_MAX_MILLISECONDS = 1e300
 # An entry's URL is listed with at most this many characters (a data: URL can be megabytes).
 _MAX_URL = 500
 # Repairs listed in one note, per entry; more are counted.
@@ -185,7 +189,8 @@ class _Entry:
         numbers are left out): what `Capture.entry_timing` holds."""
         def seconds(value: Any) -> float | None:
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            return round(value / 1000, 6) if number and 0 <= value < float("inf") else None
+            # (An integer past a float's range is no time either: dividing it would raise.)
+            return round(value / 1000, 6) if number and 0 <= value < _MAX_MILLISECONDS else None
         before = [seconds(self.timings.get(name)) for name in ("blocked", "dns", "connect", "send", "wait")]
         wait, receive, total = before[-1], seconds(self.timings.get("receive")), seconds(self.time)
         found = [("total", total), ("first_byte", round(sum(t for t in before if t is not None), 6)
@@ -208,6 +213,8 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         raise InputError("this looks like a HAR file but is nested too deeply to read") from None
     except ValueError as exc:
         raise InputError(f"this looks like a HAR file but is not JSON: {exc}") from None
+    if _NOT_TEXT.search(data):
+        _replace_lone_surrogates(har)
     log = har.get("log") if isinstance(har, dict) else None
     listed = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(listed, list):
@@ -300,6 +307,32 @@ def _reads(value: Any, size: int) -> tuple[tuple[int, float], ...] | None:
     if offsets[0] != 0 or offsets != sorted(offsets) or offsets[-1] >= max(size, 1):
         return None
     return tuple((item[0], float(item[1])) for item in value)
+
+
+# A lone surrogate escape (`"\\ud800"`), or the bytes of a surrogate (no UTF-8 has them; json.loads reads
+# them as one): what makes the HAR hold a string no UTF-8 encoder writes.
+_NOT_TEXT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def _replace_lone_surrogates(har: Any) -> None:
+    """Lone surrogates in the HAR's strings (URLs, headers, names: they reach notes and the entry list)
+    become U+FFFD, except in bodies and WebSocket messages: those are kept as the bytes the fold reads,
+    which reports each at its offset (`invalid-utf8`)."""
+    log = har.get("log") if isinstance(har, dict) else None
+    listed = log.get("entries") if isinstance(log, dict) else None
+    kept: list[tuple[dict[str, Any], str, Any]] = []
+    for entry in listed if isinstance(listed, list) else ():
+        response = entry.get("response") if isinstance(entry, dict) else None
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict) and "text" in content:
+            kept.append((content, "text", content["text"]))
+        messages = entry.get("_webSocketMessages") if isinstance(entry, dict) else None
+        for message in messages if isinstance(messages, list) else ():
+            if isinstance(message, dict) and "data" in message:
+                kept.append((message, "data", message["data"]))
+    without_lone_surrogates(har)
+    for holder, key, value in kept:
+        holder[key] = value
 
 
 def _integer(digits: str) -> int | float:

@@ -74,7 +74,10 @@ def from_sdk_repr(body: bytes) -> tuple[bytes, Note] | None:
         lines = ", ".join(str(n) for n in kept[:_SHOWN]) + (f" and {len(kept) - _SHOWN} more" if len(kept) > _SHOWN
                                                              else "")
         message += f"; line(s) {lines} did not read as an SDK object and were kept as they are"
-    return "".join(out).encode("utf-8"), Note("sdk-repr", message, Severity.WARNING if kept else Severity.INFO)
+    # A repr may hold a lone surrogate ('\\ud800'): its 3 bytes go as they are, as fold() of a str sends
+    # them, and the fold says where (`invalid-utf8`) and reads U+FFFD.
+    body = "".join(out).encode("utf-8", "surrogatepass")
+    return body, Note("sdk-repr", message, Severity.WARNING if kept else Severity.INFO)
 
 
 def _parse(source: str) -> Any:

@@ -14,11 +14,10 @@ Elements that are not messages are left out, each said as a repair.
 from __future__ import annotations
 
 import json
-import math
 from datetime import datetime
 from typing import Any
 
-from ..framing.websocket import is_message, message_line
+from ..framing.websocket import finite_seconds, is_message, message_line
 
 __all__ = ["WebSocketBody", "message_reads", "websocket_body"]
 
@@ -44,7 +43,7 @@ def websocket_body(messages: list[Any], started: Any) -> WebSocketBody:
         if type(opcode) is not int:
             problems.append(f"{where} has opcode {opcode!r}, not a number: read as a text message")
             opcode = 1
-        seconds = _seconds(time)
+        seconds = finite_seconds(time)
         lines.append(message_line(direction, data, seconds, opcode))
         times.append(seconds)
     body = b"".join(lines)
@@ -72,20 +71,13 @@ def message_reads(body: bytes) -> tuple[tuple[int, float], ...] | None:
                 value = json.loads(line)
             except (ValueError, RecursionError):
                 return None
-            seconds = _seconds(value.get("time")) if is_message(value) else None
+            seconds = finite_seconds(value.get("time")) if is_message(value) else None
             if seconds is None:
                 return None
             offsets.append(offset)
             times.append(seconds)
         offset += len(line)
     return _relative(offsets, times, times[0]) if times else None
-
-
-def _seconds(value: Any) -> float | None:
-    """A message's `time`, when it is a finite number."""
-    if type(value) in (int, float) and math.isfinite(value):
-        return float(value)
-    return None
 
 
 def _relative(offsets: list[int], times: list[float], origin: float) -> tuple[tuple[int, float], ...]:

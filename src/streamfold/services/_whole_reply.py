@@ -7,9 +7,9 @@ dialect that knows it (`diff.summary_of_response`, the reader `check` and
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
+from .._json import loads
 from ..findings import Severity
 from ..merge import ToolPath, WholeText
 from ..result import TEXT_FIELDS, Result
@@ -79,7 +79,9 @@ def _one_object(body: bytes) -> dict[str, Any] | None:
         return None
     text = body.strip()
     try:
-        value = json.loads(text.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
+        # The fold's decoding: NaN and Infinity become null, lone surrogates U+FFFD (the fold of the
+        # same bytes says so, `non-strict-json`), so the reply read here is strict JSON too.
+        value = loads(text.decode("utf-8", "replace"))
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -19,6 +19,7 @@ from itertools import zip_longest
 from typing import Any
 
 from .._codes import CODES, Kind
+from .._json import loads
 from ..decoding import PayloadKind
 from ..dialects import DIALECTS
 from ..findings import Diagnostic, StreamError
@@ -165,7 +166,7 @@ def _response_call(position: int, name: Any, arguments: str, call_id: str | None
     if not arguments.strip():
         return ToolCall(position, call_id, name, arguments, {}, None, position)  # as a fold parses no arguments
     try:
-        return ToolCall(position, call_id, name, arguments, json.loads(arguments), None, position)
+        return ToolCall(position, call_id, name, arguments, loads(arguments), None, position)
     except ValueError as exc:
         return ToolCall(position, call_id, name, arguments, None, str(exc), position)
 
@@ -209,8 +210,8 @@ def response_summary(data: bytes) -> tuple[Summary | None, str | None]:
     if data.lstrip().startswith(b"data:"):
         return None, None
     try:
-        value = json.loads(data)
-    except (ValueError, RecursionError):
+        value = loads(data.decode("utf-8"))  # NaN and lone surrogates made strict, as in a fold
+    except ValueError:
         return None, None
     if not isinstance(value, dict):
         return None, None

@@ -6,11 +6,11 @@ anything that reads curl traces take back with the same arrival times."""
 from __future__ import annotations
 
 import base64
-import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
+from .._json import dumps_strict
 from .reader import StoredExchange
 
 __all__ = ["FORMATS", "export", "to_har", "to_trace"]
@@ -82,7 +82,7 @@ def to_har(exchange: StoredExchange) -> bytes:
     if exchange.error:
         entry["_error"] = exchange.error
     har = {"log": {"version": "1.2", "creator": {"name": "streamfold", "version": _version()}, "entries": [entry]}}
-    return (json.dumps(har, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass")
+    return (dumps_strict(har, indent=1) + "\n").encode("utf-8", "surrogatepass")
 
 
 def _version() -> str:

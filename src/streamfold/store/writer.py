@@ -19,7 +19,6 @@ before they reach the writer unless `keep_secrets`.
 
 from __future__ import annotations
 
-import json
 import queue
 import sys
 import threading
@@ -29,6 +28,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
+from .._json import dumps_strict
 from .redact import redact_headers, redact_url
 from .schema import StoreError, connect
 from .summary import OUTCOMES, Summary, stored_capture, summarize
@@ -81,8 +81,8 @@ class CaptureStore:
         pairs = tuple((str(name), str(value)) for name, value in headers)
         if not self.keep_secrets:
             pairs, url = redact_headers(pairs), redact_url(url)
-        row = (time.time() if started is None else started, method, url, json.dumps(pairs), bytes(body),
-               int(not self.keep_secrets))
+        row = (time.time() if started is None else started, method, url, dumps_strict(pairs, ensure_ascii=True),
+               bytes(body), int(not self.keep_secrets))
         future: Future[int] = Future()
         exchange = Exchange(self, method, url, pairs, clock)
         self._queue.put(("begin", row, future, exchange))
@@ -146,7 +146,7 @@ class CaptureStore:
                                        "duration = ?, frames = ?, finish_reason = ?, findings = ? WHERE id = ?",
                              (summary.transport, summary.dialect, int(summary.complete), summary.ttft,
                               summary.duration, summary.frames, summary.finish_reason,
-                              json.dumps(list(summary.findings)), exchange_id), 0))
+                              dumps_strict(list(summary.findings), ensure_ascii=True), exchange_id), 0))
             future.set_result(summary)
 
     # -- the writer thread -------------------------------------------------------------
@@ -248,7 +248,8 @@ class Exchange:
             pairs = redact_headers(pairs)
         self._status, self._response_headers = status, pairs
         self._store._put(("update", "UPDATE exchanges SET status = ?, response_headers = ?, response_at = ? "
-                                    "WHERE id = ?", (status, json.dumps(pairs), self._at(at), self.id), 0))
+                                    "WHERE id = ?",
+                          (status, dumps_strict(pairs, ensure_ascii=True), self._at(at), self.id), 0))
 
     def read(self, chunk: bytes, *, at: float | None = None) -> None:
         """One read of the response body as it arrived (`at`: seconds after the start, now by default)."""

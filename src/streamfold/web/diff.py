@@ -28,12 +28,12 @@ has something this one lacks.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
+from .._json import dumps_strict
 from ..result import Result
 from ..services.diff import Summary, compare, frame_opcodes, response_summary
 from ..services.load import fold_capture
@@ -153,7 +153,7 @@ def _token_marks(left: str, right: str, prefix: int, suffix: int) -> dict[str, l
 def _display(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
+    return dumps_strict(value, indent=2)
 
 
 def _common_prefix(one: str, other: str) -> int:

@@ -9,12 +9,12 @@ over `--max-size`, 415 for a compression it cannot read, 503 (with
 
 from __future__ import annotations
 
-import json
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from .._json import dumps_strict
 from .._sizes import format_size
 from ..services import InputError
 from ..services._inflate import Inflater
@@ -148,5 +148,5 @@ def _suggested_limit(size: int, max_size: int) -> int:
 
 
 def error(status: int, message: str) -> Response:
-    return Response(json.dumps({"error": message}, ensure_ascii=False), status_code=status,
+    return Response(dumps_strict({"error": message}), status_code=status,
                     media_type="application/json")

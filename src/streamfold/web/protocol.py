@@ -14,11 +14,12 @@ that sent nothing at all (a browser's spare, opened ahead) is closed quietly.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .._json import dumps_strict
 
 __all__ = ["DEFAULT_BODY_TIMEOUT", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_KEEP_ALIVE", "deadline_protocol"]
 
@@ -108,7 +109,7 @@ class DeadlineProtocol(H11Protocol):
 
 
 def _timeout_response(message: str) -> bytes:
-    body = json.dumps({"error": message}).encode()
+    body = dumps_strict({"error": message}, ensure_ascii=True).encode()
     return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nconnection: close\r\n"
             b"cache-control: no-store\r\nx-content-type-options: nosniff\r\n"
             b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)

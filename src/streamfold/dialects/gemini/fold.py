@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..._json import raw_decode
 from ...findings import Severity
 from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, fast_decoder
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_gemini_chunk")
 
 __all__ = ["Gemini"]
-
-_decoder = json.JSONDecoder()
-
 
 class Gemini(Parts):
     name = "gemini"
@@ -373,8 +371,8 @@ class Gemini(Parts):
                 continue
             text = raw.decode("utf-8", "replace")
             try:
-                value, _ = _decoder.raw_decode(text, text.index("{"))
-            except (ValueError, RecursionError):
+                value, _ = raw_decode(text, text.index("{"))
+            except ValueError:
                 continue
             if type(value) is dict and value.get("error"):
                 self._in_stream_error(
