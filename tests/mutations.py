@@ -9,17 +9,18 @@ splicing two captures, and JSON-aware ones: a frame's JSON payload decoded, one 
 replaced by a hostile one (null, [], {}, 10**30, a negative, a float, NaN text, a string, deep nesting),
 re-encoded (AWS event-stream messages get their CRCs recomputed, Bedrock's base64 `bytes` are opened).
 
-Every run draws the same inputs (tests/conftest.py derandomizes Hypothesis), 150 per test. The long mode
-draws new ones, at random, and is the only way new inputs come in:
+Every run draws the same inputs (tests/conftest.py derandomizes Hypothesis), 150 per test. New inputs
+come only from a long run, which draws the same cases (tests/fuzz_runs.py `CASES`) from fresh seeds:
 
-    STREAMFOLD_FUZZ_LONG=1 STREAMFOLD_FUZZ_REPORT=finds.jsonl python -m pytest -n 2 -p no:cacheprovider \
-        tests/folding/test_mutation_fuzz.py tests/fronts/test_mutation_fuzz_cli.py
+    python tests/fuzz_long.py 1000000 --report finds.jsonl    # plain random draws on every core: fast
+    python tests/fuzz_runs.py keep finds.jsonl                 # each failing input kept as a test
 
-runs 200,000 inputs per test (`STREAMFOLD_FUZZ_EXAMPLES` sets another count), over 1,000,000 in all.
-`STREAMFOLD_FUZZ_REPORT=FILE` records every exception as a JSON line (type, innermost streamfold frame,
-the input) and lets the run go on instead of stopping at the first. `python tests/mutations.py keep FILE`
-then writes each failing input under tests/folding/fuzz_finds/, where
-tests/folding/test_kept_fuzz_finds.py folds it in every way the fuzzer did, on every run from then on.
+`tests/fuzz_long.py` skips Hypothesis's engine, which costs more per input than the fold. The fuzz tests
+themselves also run long under Hypothesis with `STREAMFOLD_FUZZ_LONG=1` (fresh seeds, 200,000 inputs a
+test, or `STREAMFOLD_FUZZ_EXAMPLES`), where `STREAMFOLD_FUZZ_REPORT=FILE` records every exception as a
+JSON line (type, innermost streamfold frame, the input) instead of stopping at the first. A kept input
+lives under tests/folding/fuzz_finds/, where tests/folding/test_kept_fuzz_finds.py runs it the way the
+fuzzer did, on every run from then on.
 """
 
 from __future__ import annotations
