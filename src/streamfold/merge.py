@@ -71,6 +71,10 @@ DEFAULT_MAX_CHOICES: Final = 1000
 DEFAULT_MAX_TOOL_CALLS: Final = 10_000
 
 
+#: The provenance of every buffer that has no piece yet (empty, and never appended to).
+_NO_POSITIONS: array[int] = array("q")
+
+
 class TextBuffer:
     """An APPEND buffer with provenance: pieces, the frame of each, running ends."""
 
@@ -78,9 +82,10 @@ class TextBuffer:
 
     def __init__(self, path: Path, journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
         self.pieces: list[str] = []
-        # Machine integers, not int objects: provenance costs 16 bytes a piece.
-        self.frames = array("q")
-        self.ends = array("q")
+        # Machine integers, not int objects: provenance costs 16 bytes a piece. Until the first piece the
+        # buffer shares one empty pair (never appended to: `add` makes its own), so the many buffers that
+        # stay empty (a tool call sent without arguments) cost none.
+        self.frames = self.ends = _NO_POSITIONS
         self.length = 0
         #: The PARSE-AT-END outcome, None until parsed (or after a later append).
         self.parsed: ParsedArguments | None = None
@@ -91,6 +96,8 @@ class TextBuffer:
         """APPEND: a dialect may hold the buffer of a hot path and call this directly."""
         if not text:
             return
+        if not self.length:
+            self.frames, self.ends = array("q"), array("q")
         self.pieces.append(text)
         self.frames.append(frame)
         self.length += len(text)
