@@ -41,6 +41,20 @@ _SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.p
     "tail_inputs", "tail_live", "web_server_limits", "web_store")))
 
 
+#: A share of each Hypothesis test's examples (`STREAMFOLD_HYPOTHESIS_SHARE=0.25`), for CI's other Pythons:
+#: the full count runs on one, and what differs between Pythons shows on any input, not on the 150th.
+_SHARE = float(os.environ.get("STREAMFOLD_HYPOTHESIS_SHARE", "1"))
+
+
+def _fewer_examples(item: pytest.Item) -> None:
+    test = getattr(item, "obj", None)
+    test = getattr(test, "__func__", test)  # a method's function holds the settings
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    if isinstance(chosen, settings):
+        test._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
+            chosen, max_examples=max(10, int(chosen.max_examples * _SHARE)))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
     SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types). The
@@ -56,3 +70,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.once)
         if where in _SERVERS:
             item.add_marker(pytest.mark.server)
+        if _SHARE < 1:
+            _fewer_examples(item)
