@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -65,3 +66,16 @@ def stop(process: subprocess.Popen[bytes]) -> str:
     if process.stdout is not None:
         process.stdout.close()
     return err
+
+
+def read_line(fd: int, seconds: float = 15.0) -> str:
+    """The first line of a pipe (without its end), read byte by byte: nothing more is taken out of it."""
+    data = b""
+    deadline = time.monotonic() + seconds
+    while not data.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"no line in {seconds}s (so far {data!r})"
+        byte = os.read(fd, 1)
+        assert byte, f"the process closed its output (so far {data!r})"
+        data += byte
+    return data.decode("utf-8").rstrip("\r\n")

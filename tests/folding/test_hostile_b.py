@@ -24,30 +24,9 @@ from streamfold._json import dumps_strict
 from streamfold.framing import JSONArrayParser, NDJSONParser, SSEParser, WebSocketParser
 from streamfold.framing.frame import MAX_LISTED_ISSUES
 from streamfold.services._websocket import message_reads
+from values import not_strict
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
-
-
-def not_strict(value: Any) -> list[tuple[str, Any]]:
-    """Where `value` (a to_dict()) holds a string no UTF-8 encoder writes, or a float JSON has not."""
-    found: list[tuple[str, Any]] = []
-    stack: list[tuple[Any, str]] = [(value, "$")]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                found.append((path, item[:40]))
-        elif isinstance(item, float) and not math.isfinite(item):
-            found.append((path, item))
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                stack.append((key, path + "{key}"))
-                stack.append((inner, f"{path}.{key}"))
-        elif isinstance(item, (list, tuple)):
-            stack.extend((inner, f"{path}[{position}]") for position, inner in enumerate(item))
-    return found
 
 
 def assert_strict(result: streamfold.Result) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from proxy_rig import serving
+from proxy_upstream import Upstream
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
 
@@ -44,3 +46,14 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture
+def upstream() -> Iterator[tuple[Upstream, str]]:
+    """A scripted upstream on 127.0.0.1 (tests/proxy_upstream.py) and its URL, for the recording proxy."""
+    app = Upstream()
+    try:
+        with serving(app) as url:
+            yield app, url
+    finally:
+        app.release.set()

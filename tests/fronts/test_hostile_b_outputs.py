@@ -7,7 +7,6 @@ a real subprocess, whose stdout is a real UTF-8 stream."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import subprocess
@@ -22,6 +21,7 @@ from starlette.testclient import TestClient
 from streamfold.services import InputError, load
 from streamfold.web import create_app
 from streamfold.web.fold_view import build_fold_view, encode
+from values import not_strict
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -98,24 +98,6 @@ def _hostile_versions(data: bytes) -> Iterator[tuple[str, bytes]]:
         yield name, _NUMBER.sub(lambda found, number=number: found.group(1) + number, data)  # type: ignore[misc]
 
 
-def _not_strict(value: Any) -> list[str]:
-    found, stack = [], [(value, "$")]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                found.append(path)
-        elif isinstance(item, float) and not math.isfinite(item):
-            found.append(path)
-        elif isinstance(item, dict):
-            stack.extend([(key, path + "{key}") for key in item] + [(v, f"{path}.{k}") for k, v in item.items()])
-        elif isinstance(item, (list, tuple)):
-            stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
-    return found
-
-
 INPUTS = sorted([*(ROOT / "tests" / "inputs").iterdir(), *(ROOT / "tests" / "captures").rglob("*.har"),
                  *(ROOT / "tests" / "captures").rglob("*.jsonl")])
 
@@ -130,7 +112,7 @@ def test_every_input_made_hostile_loads_and_shows_as_text_and_strict_json(path: 
         out = loaded.result.to_dict()
         if loaded.timing is not None:
             out["timing"] = loaded.timing.to_dict()
-        assert _not_strict(out) == [], name
+        assert not_strict(out) == [], name
         view = build_fold_view(data)
-        assert _not_strict(view) == [], name
+        assert not_strict(view) == [], name
         _strict_json(encode(view).decode("utf-8"))

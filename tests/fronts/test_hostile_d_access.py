@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy_rig import record_process, serving, stop
+from proxy_rig import record_process, stop
 from proxy_upstream import OPENAI, Upstream
 from streamfold._serving import admit, is_loopback_address
 from streamfold.store import list_exchanges
@@ -129,15 +129,6 @@ def test_streamfold_web_on_0000_prints_the_token_and_warns() -> None:
 
 
 # -- the recording proxy -------------------------------------------------------------------
-
-@pytest.fixture
-def upstream() -> Iterator[tuple[Upstream, str]]:
-    app = Upstream()
-    try:
-        with serving(app) as url:
-            yield app, url
-    finally:
-        app.release.set()
 
 
 def test_streamfold_record_on_0000_forwards_only_requests_with_its_token(upstream: tuple[Upstream, str],

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy_rig import record_process, serving, stop
+from proxy_rig import read_line, record_process, serving, stop
 from proxy_upstream import Upstream
 from streamfold._serving import MAX_ECHOED, LineOutput, shorten
 from streamfold.proxy.console import Console
@@ -38,18 +38,6 @@ REPLY = 'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\ndata: [DONE
 LONG_NAME = "x" * 60_000
 WAIT = 60.0  # liveness, not speed: a frozen server never answers
 
-
-def first_line(fd: int, seconds: float = WAIT) -> str:
-    """The first line, read byte by byte: nothing more is taken out of the pipe."""
-    data = b""
-    deadline = time.monotonic() + seconds
-    while not data.endswith(b"\n"):
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, f"no line in {seconds}s (so far {data!r})"
-        byte = os.read(fd, 1)
-        assert byte, f"the process closed its output (so far {data!r})"
-        data += byte
-    return data.decode().strip()
 
 
 def drain(fd: int, quiet: float = 1.0) -> bytes:
@@ -92,7 +80,7 @@ def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert process.stdout is not None
-        url = first_line(process.stdout.fileno())
+        url = read_line(process.stdout.fileno(), WAIT)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url), url
         yield process, int(url.rsplit(":", 1)[1])
     finally:
@@ -140,7 +128,7 @@ def test_web_answers_after_thousands_of_invalid_requests_with_its_stderr_unread(
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert process.stdout is not None and process.stderr is not None
-        port = int(re.search(r":(\d+)/", first_line(process.stdout.fileno())).group(1))  # type: ignore[union-attr]
+        port = int(re.search(r":(\d+)/", read_line(process.stdout.fileno(), WAIT)).group(1))  # type: ignore[union-attr]
         for _ in range(2000):
             with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
                 sock.sendall(b"\x00 not HTTP\r\n\r\n")
@@ -168,7 +156,7 @@ def test_record_answers_requests_with_60_kb_paths_and_prints_them_cut(upstream: 
     process = record_process(upstream, str(tmp_path / "record.sqlite"), subprocess.PIPE)
     try:
         assert process.stdout is not None
-        match = re.match(r"streamfold record: listening on http://127\.0\.0\.1:(\d+) ", first_line(
+        match = re.match(r"streamfold record: listening on http://127\.0\.0\.1:(\d+) ", read_line(
             process.stdout.fileno()))
         assert match
         port = int(match.group(1))

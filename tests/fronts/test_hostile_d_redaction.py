@@ -7,14 +7,12 @@ recorder; the mitmproxy addon's log line uses that same function."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 import streamfold.capture.mitmproxy_addon as addon
-from proxy_rig import serving
 from proxy_upstream import OPENAI, Upstream
 from streamfold.proxy.app import RecordingProxy
 from streamfold.proxy.server import start_in_thread
@@ -78,15 +76,6 @@ def test_the_stores_file_never_holds_the_secret(tmp_path: Path) -> None:
     assert all(row["complete"] for row in rows)  # the rest still folds
     assert dict(get_exchange(str(db), rows[0]["id"]).request_headers)["x-jwt"] == "REDACTED"
 
-
-@pytest.fixture
-def upstream() -> Iterator[tuple[Upstream, str]]:
-    app = Upstream()
-    try:
-        with serving(app) as url:
-            yield app, url
-    finally:
-        app.release.set()
 
 
 @pytest.mark.server

@@ -9,19 +9,17 @@ import fcntl
 import io
 import os
 import re
-import select
 import struct
 import subprocess
 import termios
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pytest
 
-from proxy_rig import record_process, serving, stop
+from proxy_rig import read_line, record_process, stop
 from proxy_upstream import OPENAI, Upstream
 from streamfold.proxy.console import Console, InFlight, exchange_line, live_lines
 from streamfold.store import Summary, get_exchange
@@ -157,15 +155,6 @@ def wait_for(condition: Callable[[], bool], seconds: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-@pytest.fixture
-def upstream() -> Iterator[tuple[Upstream, str]]:
-    app = Upstream()
-    try:
-        with serving(app) as url:
-            yield app, url
-    finally:
-        app.release.set()
-
 
 LISTENING = re.compile(r"^streamfold record: listening on (http://127\.0\.0\.1:(\d+)) -> (\S+)$")
 
@@ -189,17 +178,6 @@ def test_the_command_on_a_pipe_prints_the_url_first_then_one_plain_line_per_exch
         err = stop(process)
     assert get_exchange(db).body == OPENAI, err
 
-
-def read_line(fd: int, seconds: float = 15.0) -> str:
-    data = b""
-    deadline = time.monotonic() + seconds
-    while not data.endswith(b"\n"):
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, f"no line in {seconds}s (so far {data!r})"
-        byte = os.read(fd, 1)
-        assert byte, f"the process closed its stdout (so far {data!r})"
-        data += byte
-    return data.decode("utf-8").rstrip("\r\n")
 
 
 class PtyReader:
