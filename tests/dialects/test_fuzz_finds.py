@@ -29,3 +29,15 @@ def test_an_ag_ui_state_delta_that_is_no_list_is_summarised_in_the_frames_table(
     assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
     assert "STATE_DELTA 0 operation(s)" in done.stdout
     assert tr_fold(capture.read_bytes()).dialect == "ag-ui"
+
+
+def test_a_realtime_response_done_whose_output_is_a_number_still_finishes_the_reply() -> None:
+    # `for item in response.get("output") or ()` iterated an int (the million-input fuzz of issue 20).
+    data = (b'{"type":"response.created","event_id":"e1","response":{"id":"r","object":"realtime.response",'
+            b'"status":"in_progress","output":[]}}\n'
+            b'{"type":"response.output_text.delta","event_id":"e2","response_id":"r","item_id":"i",'
+            b'"output_index":0,"content_index":0,"delta":"Hi"}\n'
+            b'{"type":"response.done","event_id":"e3","response":{"id":"r","object":"realtime.response",'
+            b'"status":"completed","output":7}}\n')
+    result = tr_fold(data, dialect="openai-realtime")
+    assert result.choices[0].content == "Hi" and result.choices[0].finish_reason == "stop"

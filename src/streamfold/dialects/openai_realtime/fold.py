@@ -38,7 +38,7 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import EMPTY_VALUES, Merger
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json, event_type
-from .native import export, read_response, summarize
+from .native import export, listed, read_response, summarize
 
 if TYPE_CHECKING:
     from ...result import Result
@@ -272,7 +272,7 @@ class OpenAIRealtime(Dialect):
         usage = response.get("usage")
         if type(usage) is dict:
             merger.replace(("usage",), usage, frame)
-        for item in response.get("output") or ():
+        for item in listed(response.get("output")):
             if type(item) is dict:
                 self._final_item(item, frame)
         status = response.get("status")
@@ -296,7 +296,7 @@ class OpenAIRealtime(Dialect):
         """An item of `response.done`'s output: fills in what no event streamed (a call's arguments, a text)."""
         self._item_done({"item": item}, frame)
         if item.get("type") == "message" and type(item.get("id")) is str and not self._content.length:
-            for part in item.get("content") or ():
+            for part in listed(item.get("content")):
                 if type(part) is dict:
                     for modality in ("text", "transcript"):
                         if type(part.get(modality)) is str and part[modality]:

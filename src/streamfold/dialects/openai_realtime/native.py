@@ -18,7 +18,12 @@ from .._base import compact_json
 if TYPE_CHECKING:
     from ...result import Result
 
-__all__ = ["export", "read_response", "summarize"]
+__all__ = ["export", "listed", "read_response", "summarize"]
+
+
+def listed(value: object) -> list[Any] | tuple[()]:
+    """`value` if it is a list, else nothing to iterate: a server's `output` or `content` may be anything."""
+    return value if type(value) is list else ()
 
 
 def export(result: Result) -> dict[str, Any]:
@@ -62,13 +67,13 @@ def read_response(value: object) -> dict[str, Any] | None:
     texts: list[str] = []
     calls: list[tuple[Any, Any]] = []
     ids: list[Any] = []
-    for item in value.get("output") or ():
+    for item in listed(value.get("output")):
         if not isinstance(item, dict):
             continue
         if item.get("type") == "function_call":
             calls.append((item.get("name"), item.get("arguments") or ""))
             ids.append(item.get("call_id"))
-        for part in item.get("content") or () if item.get("type") == "message" else ():
+        for part in listed(item.get("content")) if item.get("type") == "message" else ():
             if isinstance(part, dict):
                 texts.append(str(part.get("text") or part.get("transcript") or ""))
     details = value.get("status_details")
