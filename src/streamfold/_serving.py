@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # only the servers' own modules load uvicorn: the replay voca
 
 __all__ = ["LOOPBACK_NAMES", "MAX_ECHOED", "TOKEN_HEADER", "TOKEN_PATH", "LineOutput", "RunningServer", "admit",
            "bind", "is_loopback_address", "is_loopback_host", "log_through", "new_token", "pass_through_server",
-           "run_in_thread", "shorten", "token_matches", "url_of"]
+           "run_in_thread", "shorten", "split_host", "token_matches", "url_of"]
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
@@ -83,20 +83,29 @@ def run_in_thread(server: uvicorn.Server, sock: socket.socket, url: str, *, name
     return RunningServer(url, server, thread, sock)
 
 
-def is_loopback_host(host: str, listen_host: str, port: int) -> bool:
-    """Whether a Host header names this server: a loopback name (or the address it listens on) and its
-    port. Anything else is a request meant for another host (or a DNS-rebinding page): refused."""
+def split_host(host: str) -> tuple[str, str] | None:
+    """A Host header as (name, port digits or ""), lowercased, an IPv6 name kept in its brackets; None
+    when it is malformed (text after a bracketed name, a port that is no port number)."""
     host = host.strip().lower()
     if host.startswith("["):
         name, _, rest = host.partition("]")
-        name += "]"
         if rest and not rest.startswith(":"):
-            return False
-        given = rest[1:]
+            return None
+        name, given = name + "]", rest[1:]
     else:
         name, _, given = host.partition(":")
-    if not (given.isascii() and given.isdigit() and len(given) <= 5) or int(given) != port:
+    if given and not (given.isascii() and given.isdigit() and len(given) <= 5):
+        return None
+    return name, given
+
+
+def is_loopback_host(host: str, listen_host: str, port: int) -> bool:
+    """Whether a Host header names this server: a loopback name (or the address it listens on) and its
+    port. Anything else is a request meant for another host (or a DNS-rebinding page): refused."""
+    parts = split_host(host)
+    if parts is None or not parts[1] or int(parts[1]) != port:
         return False
+    name = parts[0]
     own = listen_host.strip("[]").lower()
     return name in LOOPBACK_NAMES or name.strip("[]") == own
 

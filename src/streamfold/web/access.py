@@ -25,7 +25,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .._serving import TOKEN_HEADER, token_matches
+from .._serving import LOOPBACK_NAMES, TOKEN_HEADER, split_host, token_matches
 from .limits import error
 
 __all__ = ["CONTENT_SECURITY_POLICY", "LOOPBACK_HOSTS", "SECURITY_HEADERS", "LocalOnly", "cookie_name",
@@ -52,7 +52,7 @@ SECURITY_HEADERS = [
     (b"cache-control", b"no-store"),
 ]
 
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
+LOOPBACK_HOSTS = LOOPBACK_NAMES  # the names the page answers to: the servers' own
 
 
 def cookie_name(port: int | None) -> str:
@@ -157,17 +157,10 @@ def _other_origin(headers: dict[str, str]) -> str | None:
 def is_loopback_host(host: str, port: int | None = None) -> bool:
     """localhost, 127.0.0.1 or [::1], with or without a port; with `port`, the port must be it
     (no port in `host` means 80, HTTP's own)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name, _, rest = host.partition("]")
-        name += "]"
-        given = rest.removeprefix(":")
-        if rest and not rest.startswith(":"):
-            return False
-    else:
-        name, _, given = host.partition(":")
-    if given and not (given.isascii() and given.isdigit() and len(given) <= 5):
+    parts = split_host(host)
+    if parts is None:
         return False
+    name, given = parts
     if port is not None and (int(given) if given else 80) != port:
         return False
     return name in LOOPBACK_HOSTS
