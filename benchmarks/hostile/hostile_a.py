@@ -8,7 +8,8 @@
   a-ag-ui-append-results     N STATE_DELTAs `add /results/-` (each deep-copied the whole state)
   a-ag-ui-deep-move          N STATE_DELTAs moving a member one level deeper (the state nested past the recursion limit)
   a-ag-ui-tool-calls         N tool calls, start, args and end each (peak memory per input byte)
-  a-ag-ui-tool-calls-bare    N tool calls, start and end each, NDJSON with short ids (the densest shape)
+  a-ag-ui-tool-calls-bare    N tool calls, start and end each, NDJSON with short ids (the densest shape;
+                             `max_tool_calls` lifted, so every call is held)
 
 The cases that allocate without bound run under an address-space limit of 2 GiB, so the tree before
 the fix fails with MemoryError instead of taking the machine's memory.
@@ -23,6 +24,8 @@ from typing import Any
 #: Run a case under a 2 GiB address-space limit (Linux): a memory bomb fails with MemoryError.
 BOUNDED = ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
            "result = streamfold.fold(data)")
+#: The same, with `max_tool_calls` lifted: every call of the input is held (10,000 by default).
+UNCAPPED = BOUNDED.replace("fold(data)", "fold(data, max_tool_calls=10**7)")
 
 
 def _sse(events: list[dict[str, Any]], named: bool = False) -> bytes:
@@ -137,5 +140,6 @@ CASES: dict[str, Case] = {
     "a-ag-ui-tool-calls": (ag_ui_tool_calls, "call", {
         "small": [2_000, 9_000], "default": [2_000, 9_000], "large": [2_000, 9_000]}, BOUNDED),
     "a-ag-ui-tool-calls-bare": (ag_ui_tool_calls_bare, "call", {
-        "small": [2_000, 9_000], "default": [2_000, 9_000], "large": [2_000, 9_000]}, BOUNDED),
+        "small": [9_000, 40_000], "default": [9_000, 40_000, 160_000], "large": [9_000, 40_000, 160_000]},
+        UNCAPPED),
 }

@@ -185,6 +185,24 @@ class WholeText(TextBuffer):
         return buffer
 
 
+class _NoText(TextBuffer):
+    """The text of a path parsed before anything was appended to it (a tool call sent without
+    arguments): one shared, read-only empty buffer, not a buffer and its path's parse kept per call
+    (~250 bytes a call, many thousands in a run of bare calls). `Merger` puts a `TextBuffer` in its
+    place before anything is appended."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(())  # type: ignore[arg-type]  # (shared by every path: it has none of its own)
+
+    def add(self, text: str, frame: int) -> None:
+        raise TypeError("the shared empty text is not appended to: Merger.append() makes a TextBuffer first")
+
+
+_NO_TEXT = _NoText()
+
+
 class _Dropped(TextBuffer):
     """The buffer of a choice or tool call past the caps: a dialect may hold and read it like
     any buffer, but it is not the merger's, so nothing of it reaches the result or the events.
@@ -292,8 +310,8 @@ class Merger:
             if not self._admits(path, frame):
                 return
             buffer = self.texts[path] = TextBuffer(path, self.journal)
-        elif type(buffer) is WholeText:
-            buffer = self.texts[path] = buffer.grown(self.journal)
+        elif type(buffer) is not TextBuffer:
+            buffer = self._writable(path, buffer)
         buffer.add(text, frame)
 
     def append_whole(self, path: Path, text: str | None, frame: int) -> None:
@@ -334,8 +352,14 @@ class Merger:
             if not self._admits(path, None):
                 return _Dropped(self, path)
             buffer = self.texts[path] = TextBuffer(path, self.journal)
-        elif type(buffer) is WholeText:
-            buffer = self.texts[path] = buffer.grown(self.journal)
+        elif type(buffer) is not TextBuffer:
+            buffer = self._writable(path, buffer)
+        return buffer
+
+    def _writable(self, path: Path, held: TextBuffer) -> TextBuffer:
+        """A `TextBuffer` in the place of a read-only text (a `WholeText`, the shared empty text)."""
+        buffer = self.texts[path] = held.grown(self.journal) if type(held) is WholeText else \
+            TextBuffer(path, self.journal)
         return buffer
 
     def set_once(self, path: Path, value: Any, frame: int) -> Any:
@@ -395,9 +419,15 @@ class Merger:
         """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
         buffer = self.texts.get(path)  # as it is: a WholeText is read, not grown
         if buffer is None:
-            buffer = self.buffer(path)
-        if type(buffer) is _Dropped:
-            return ParsedArguments({})  # a call past the cap: nothing to parse or report
+            if not self._admits(path, None):
+                return ParsedArguments({})  # a call past the cap: nothing to parse or report
+            self.texts[path] = _NO_TEXT  # the path now holds a text (an empty one), as an append makes it
+            parsed = ParsedArguments({})
+            if self.journal is not None:
+                self.journal.append(("parsed", path, parsed, frame))
+            return parsed
+        if buffer is _NO_TEXT:
+            return ParsedArguments({})  # (parsed before: journalled then)
         if buffer.parsed is None:
             buffer.parsed = parse_arguments(buffer.text(), buffer.fragments)
             if self.journal is not None:

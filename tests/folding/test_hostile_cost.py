@@ -193,6 +193,39 @@ def test_whole_text_grows_into_a_buffer_when_appended_to() -> None:
     assert whole.drain() == merger.drain()
 
 
+def test_a_text_parsed_before_anything_is_appended_is_one_shared_empty_text() -> None:
+    merger = Merger(journal=True)
+    first, second, third = ((0, "tool", key, "arguments") for key in range(3))
+    for path in (first, second, third):
+        assert merger.parse(path, 1).value == {}
+    assert merger.texts[first] is merger.texts[second]  # one empty text, not a buffer per call
+    assert merger.parse(first, 2).value is not merger.parse(second, 2).value  # each parse its own {}
+    assert merger.texts[first].text() == "" and merger.texts[first].frame_at(0) is None
+    merger.append(third, '{"a":', 4)
+    merger.buffer(second).add("[1]", 5)  # a dialect's hot path: the buffer it is given is its own
+    assert type(merger.texts[third]) is TextBuffer and type(merger.texts[second]) is TextBuffer
+    assert merger.parse(second, 5).value == [1] and merger.parse(first, 5).value == {}
+    assert merger.texts[first].text() == "" and merger.frames_of(second) == (5, 5)
+    # Each path's first parse is journalled once, as when each had a buffer of its own.
+    assert [(op, path[2]) for op, path, *_ in merger.drain()] == [
+        ("parsed", 0), ("parsed", 1), ("parsed", 2), ("append", 2), ("append", 1), ("parsed", 1)]
+
+
+def test_tool_calls_sent_without_arguments_keep_their_own_arguments_and_sources() -> None:
+    events = [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}]
+    for ident in ("a", "b", "c"):
+        events += [{"type": "TOOL_CALL_START", "toolCallId": ident, "toolCallName": "f"},
+                   {"type": "TOOL_CALL_END", "toolCallId": ident}]
+    events.append({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})
+    result = tr_fold(b"".join(json.dumps(event).encode() + b"\n" for event in events))
+    calls = result.choices[0].tool_calls
+    assert [(call.id, call.arguments, call.parsed) for call in calls] == [(i, "", {}) for i in "abc"]
+    assert calls[0].parsed is not calls[1].parsed and not result.diagnostics
+    assert list(result.sources) == [(0, "tool:0"), (0, "tool:1"), (0, "tool:2")]
+    assert all(result.sources[key].frame_at(0) is None and not result.sources[key].frames for key in result.sources)
+    _roundtrip(result)
+
+
 def test_sources_are_the_texts_and_calls_of_the_result() -> None:
     data = _sse({"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]},
                 *({"candidates": [{"content": {"role": "model", "parts": [
