@@ -312,15 +312,41 @@ function countRows(text, cols) {
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
     if (code === 10 || code === 13) {
-      let width = i - start + 1;
-      if (code === 13) width++; // the "CR" badge is two columns
-      if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; width++; }
-      rows += Math.max(1, Math.ceil(width / cols));
+      const contentEnd = i;
+      let glyph = 1;
+      if (code === 13) glyph++; // the "CR" badge is two columns
+      if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; glyph++; }
+      rows += wrapLine(text, start, contentEnd, glyph, cols, null);
       start = i + 1;
     }
   }
-  if (start < length) rows += Math.ceil((length - start) / cols);
+  if (start < length) rows += wrapLine(text, start, length, 0, cols, null);
   return rows;
+}
+
+// A row of the raw pane may end after a space, a tab or punctuation that separates JSON or URL tokens,
+// so a number or a word is never cut in two unless it is longer than a whole row.
+const BREAK_AFTER = new Set([' ', '\t', '⇥', ',', ':', ';', '{', '}', '[', ']', '(', ')', '/', '=', '&', '?', '|']
+  .map((character) => character.charCodeAt(0)));
+
+// The rows of one line, `text` from `from` to `to` then a line-end glyph of `glyph` columns, at `cols`
+// columns a row: their count, and each row's start (from `from`) pushed onto `starts` when given.
+// countRows and RawView.lines both wrap with it, so the rows counted are the rows drawn.
+function wrapLine(text, from, to, glyph, cols, starts) {
+  const end = to + glyph;
+  let at = from, rows = 0;
+  for (;;) {
+    if (starts) starts.push(at - from);
+    rows++;
+    if (end - at <= cols) return rows;
+    let limit = at + cols;
+    if (limit > to) { at = to; continue; } // the glyph is never cut: it starts the next row
+    const code = text.charCodeAt(limit);
+    if (code >= 0xdc00 && code <= 0xdfff) limit--; // nor a surrogate pair (it would draw as two broken halves)
+    let next = limit;
+    while (next > at && !BREAK_AFTER.has(text.charCodeAt(next - 1))) next--;
+    at = next > at ? next : limit;
+  }
 }
 
 // A tab would break the fixed-width grid: shown as ⇥ (other controls become badges in styledText;
@@ -489,9 +515,10 @@ class RawView {
     for (const [piece, gapPiece] of [...gapLines.map((l) => [l, true]), ...ownLines.map((l) => [l, false])]) {
       const text = visibleControls(piece.content);
       const glyph = LINE_END_GLYPH[piece.end];
-      const rows = Math.max(1, Math.ceil((text.length + glyph.length) / this.cols));
+      const starts = [];
+      const rows = wrapLine(text, 0, text.length, glyph.length, this.cols, starts);
       lines.push({ text, glyph, gap: gapPiece, number: startsLine && !this.binary ? lineNumber : null, firstRow: row, rows,
-        ranges: this.styleRanges(text, glyph, gapPiece) });
+        starts, ranges: this.styleRanges(text, glyph, gapPiece) });
       row += rows;
       if (piece.end) { lineNumber++; startsLine = true; } else { startsLine = false; }
     }
@@ -537,8 +564,8 @@ class RawView {
     const line = lines[low];
     const segment = local - line.firstRow;
     const full = line.text + line.glyph;
-    const start = segmentBoundary(full, segment * this.cols);
-    const end = Math.min(full.length, segmentBoundary(full, (segment + 1) * this.cols));
+    const start = line.starts[segment];
+    const end = segment + 1 < line.rows ? line.starts[segment + 1] : full.length;
     const isFrame = block < state.frames.length;
     const firstOwnRow = isFrame && !line.gap && segment === 0 && (low === 0 || lines[low - 1].gap);
     const classes = ['vl-row', 'raw-row'];
@@ -653,13 +680,6 @@ function fileSubtitle(view, pasted) {
   return { text: `${what}${converted}`,
     title: `${formatBytes(view.file.size)} of ${pasted ? 'pasted text' : 'file'}, the selected frame's lines marked; ` +
       `“stream body” shows the ${formatBytes(view.capture.size)} of stream body read out of it` };
-}
-
-// A segment boundary never falls inside a surrogate pair (the pair would render as two broken halves).
-function segmentBoundary(text, position) {
-  if (position <= 0 || position >= text.length) return Math.max(0, Math.min(position, text.length));
-  const code = text.charCodeAt(position);
-  return code >= 0xdc00 && code <= 0xdfff ? position - 1 : position;
 }
 
 // Text with U+FFFD (bytes that were not UTF-8), controls and invisible characters marked, in a span

@@ -1,0 +1,117 @@
+"""What a person reads and presses on the page, in a real browser (Playwright driving Debian's
+/usr/bin/chromium against a real server): the keys work as soon as a file is open, a focused or
+selected link or row is readable (WCAG AA, 4.5:1) in the light and the dark theme, an Anthropic
+capture's event names and summaries can be read whole, the raw pane wraps between tokens, and a
+file over `--max-size` is refused before it is sent.
+
+The browser tests are skipped, with the reason, when playwright or the browser is missing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from proxy_rig import read_line
+from streamfold.web.limits import too_large_response
+from streamfold.web.server import RunningServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+ANTHROPIC = ROOT / "tests" / "captures" / "anthropic" / "a3-a6-thinking-then-tool-use.sse"
+BROKEN = ROOT / "examples" / "openai-broken.sse"
+WAIT = 30.0
+
+
+@contextmanager
+def opened_page(browser: Browser, url: str, scheme: str = "light") -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)  # type: ignore[arg-type]
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(url)
+    opened.wait_for_selector("#capture-text", state="visible")
+    yield opened
+    context.close()
+    assert errors == [], "the page's script threw"
+
+
+@pytest.fixture()
+def page(browser: Browser, server: RunningServer) -> Iterator[Page]:
+    with opened_page(browser, server.url) as opened:
+        yield opened
+
+
+def fold_count(page: Page) -> int:
+    return int(page.get_attribute("body", "data-fold-count") or "0")
+
+
+def ready(page: Page, before: int) -> None:
+    page.wait_for_selector(f'body[data-state="ready"][data-fold-count="{before + 1}"]', timeout=WAIT * 1000)
+
+
+def choose_file(page: Page, path: Path) -> None:
+    """Open a file as a person does: the "Open file…" button, then the browser's file chooser."""
+    before = fold_count(page)
+    with page.expect_file_chooser() as chooser:
+        page.click("label[for='file-input']")
+    chooser.value.set_files(str(path))
+    ready(page, before)
+
+
+def selected(page: Page) -> int:
+    return int(page.get_attribute("body", "data-selected-frame") or "-1")
+
+
+def active(page: Page) -> str:
+    return str(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
+
+
+# -- the raw pane wraps between tokens --------------------------------------------------------------
+
+def test_the_raw_pane_never_cuts_a_number_across_rows(page: Page) -> None:
+    number = "1234567890123"
+    # The number at every offset a row could end on, so a cut at a fixed column would split one of them.
+    lines = [f'data: {{"pad":"{"x" * pad}","usage":{{"input_tokens":{number}}},"note":"a b c d e f g h"}}\n\n'
+             for pad in range(80)]
+    before = fold_count(page)
+    page.set_input_files("#file-input", files=[{"name": "numbers.sse", "mimeType": "text/plain",
+                                                "buffer": "".join(lines).encode()}])
+    ready(page, before)
+    rows: list[tuple[bool, str]] = []
+    scroller = page.locator("#raw-list")
+    seen: dict[int, tuple[bool, str]] = {}
+    while True:
+        found = scroller.evaluate("""(list) => [...list.querySelectorAll('.raw-row:not([hidden])')].map((row) => {
+            const content = row.querySelector('.content');
+            return [Math.round((row.getBoundingClientRect().top - list.querySelector('.vl-spacer').getBoundingClientRect().top) / 18),
+                    row.classList.contains('cont'), content.textContent, content.scrollWidth <= content.clientWidth + 1];
+        })""")
+        for index, continued, text, fits in found:
+            assert fits, f"row {index} overflows its pane: {text!r}"
+            seen[index] = (continued, text)
+        done = scroller.evaluate("(list) => list.scrollTop + list.clientHeight >= list.scrollHeight - 1")
+        if done:
+            break
+        scroller.evaluate("(list) => { list.scrollTop += list.clientHeight - 40; }")
+        page.wait_for_timeout(50)
+    rows = [seen[index] for index in sorted(seen)]
+    assert sorted(seen) == list(range(len(seen))), "rows were missed while scrolling"
+    assert sum(continued for continued, _ in rows) >= 80, "the lines did not wrap: this test shows nothing"
+    whole = sum(text.count(number) for _, text in rows)
+    assert whole == 80, f"{80 - whole} of the 80 numbers were cut across rows"
+    for (_, text), (continued, following) in itertools.pairwise(rows):
+        if continued:
+            assert not (text[-1:].isdigit() and following[:1].isdigit()), (text, following)
