@@ -79,6 +79,87 @@ def active(page: Page) -> str:
     return str(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
 
 
+# -- WCAG AA contrast of what is focused or selected ----------------------------------------------
+
+# The contrast ratio of an element's text (or its ::after's) on the background it is drawn on: the
+# element's and its ancestors' fills, composed (WCAG 2.x relative luminance).
+CONTRAST = """([element, pseudo]) => {
+  const parse = (text) => {
+    const found = text.match(/rgba?\\(([^)]+)\\)/);
+    if (!found) throw new Error(`a colour this test cannot read: ${text}`);
+    const parts = found[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const fills = [];
+  for (let node = element; node; node = node.parentElement) {
+    const fill = parse(getComputedStyle(node).backgroundColor);
+    if (fill[3] > 0) fills.push(fill);
+    if (fill[3] === 1) break;
+  }
+  let background = [255, 255, 255, 1];
+  for (const fill of fills.reverse()) background = over(fill, background);
+  const text = over(parse(getComputedStyle(element, pseudo).color), background);
+  const luminance = (rgb) => {
+    const linear = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+  };
+  const [light, dark] = [luminance(text), luminance(background)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}"""
+
+# Every element under `root` that draws text of its own (and the ::after labels), as [what, ratio].
+TEXT_CONTRASTS = "(root) => {\n  const contrast = " + CONTRAST + """;
+  const found = [];
+  for (const element of [root, ...root.querySelectorAll('*')]) {
+    if (!element.getClientRects().length) continue;
+    const own = [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent.trim());
+    if (own) found.push([`${element.className || element.tagName}: ${element.textContent.slice(0, 30)}`, contrast([element, null])]);
+    const after = getComputedStyle(element, '::after').content;
+    if (after && after !== 'none' && after !== 'normal') found.push([`${element.className}::after ${after}`, contrast([element, '::after'])]);
+  }
+  return found;
+}"""
+
+
+def low_contrast(page: Page, selector: str) -> list[tuple[str, float]]:
+    found: list[tuple[str, float]] = []
+    for handle in page.query_selector_all(selector):
+        found += [(what, round(ratio, 2)) for what, ratio in handle.evaluate(TEXT_CONTRASTS) if ratio < 4.5]
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_focused_and_selected_links_and_rows_meet_wcag_aa(browser: Browser, server: RunningServer,
+                                                          scheme: str) -> None:
+    with opened_page(browser, server.url, scheme) as page:
+        choose_file(page, BROKEN)
+        link = page.locator("#result-view .frame-link").first
+        link.click()  # selected, focused, and the pointer still on it
+        assert "selected" in (link.get_attribute("class") or "")
+        assert page.evaluate("document.activeElement.classList.contains('frame-link')")
+        ratio = link.evaluate(f"(element) => ({CONTRAST})([element, null])")
+        assert ratio >= 4.5, f"the focused, selected finding link is {ratio:.2f}:1 ({scheme})"
+        assert low_contrast(page, "#result-view .frame-link") == []
+        page.mouse.move(5, 890)
+        page.focus("#result-view .frame-link")  # by keyboard: focused, not hovered
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        assert low_contrast(page, "#result-view .frame-link") == []
+        # The selected frame's rows in the raw and events panes, the pressed buttons, the chosen mode.
+        selectors = ["#raw-list .raw-row.selected", "#event-list .event-row.selected", ".modes [aria-selected='true']",
+                     ".filters [aria-pressed='true']"]
+        for selector in selectors:
+            assert page.locator(selector).count(), selector
+        assert {selector: low_contrast(page, selector) for selector in selectors} == {selector: [] for selector in selectors}
+        # An Anthropic capture's selected event row: the event name's colour on the selection's fill.
+        choose_file(page, ANTHROPIC)
+        page.keyboard.press("j")
+        assert page.locator("#event-list .event-row.selected .ev-name").count() == 1
+        assert low_contrast(page, "#event-list .event-row.selected") == []
+        assert low_contrast(page, "#raw-list .raw-row.selected") == []
+
+
 # -- the raw pane wraps between tokens --------------------------------------------------------------
 
 def test_the_raw_pane_never_cuts_a_number_across_rows(page: Page) -> None:
