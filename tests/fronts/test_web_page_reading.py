@@ -160,6 +160,50 @@ def test_focused_and_selected_links_and_rows_meet_wcag_aa(browser: Browser, serv
         assert low_contrast(page, "#raw-list .raw-row.selected") == []
 
 
+# -- the events pane: names and summaries whole -------------------------------------------------------
+
+def test_an_anthropic_captures_event_names_and_summaries_can_be_read_whole(page: Page) -> None:
+    choose_file(page, ANTHROPIC)
+    rows = page.locator("#event-list .event-row")
+    assert rows.count() == 13
+    names = page.locator("#event-list .ev-name")
+    # Every name whole in its column: content_block_delta is not cut to content_block_d….
+    cut = names.evaluate_all("(nodes) => nodes.filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.textContent)")
+    assert cut == []
+    assert "content_block_delta" in names.all_text_contents()
+    # The summaries are cut to fit the row; each row's tooltip has the name and the summary whole.
+    thinking = page.locator('#event-list .event-row[data-frame="3"]')
+    summary = thinking.locator(".ev-summary")
+    assert summary.evaluate("(n) => n.scrollWidth > n.clientWidth"), "the summary fits: this test shows nothing"
+    full = summary.text_content() or ""
+    assert "Need current conditions, so call the tool." in full
+    title = thinking.get_attribute("title") or ""
+    assert title.split("\n") == ["frame 3 · line 10 · byte 494", "content_block_delta", full]
+    tool = page.locator('#event-list .event-row[data-frame="8"]')
+    assert (tool.get_attribute("title") or "").split("\n")[1:] == ["content_block_delta", '[1] input "{\\"city\\": \\"Os"']
+    # By keyboard: the selected frame's summary is whole, wrapped, in the JSON pane's facts.
+    page.keyboard.press("Home")
+    for _ in range(3):
+        page.keyboard.press("j")
+    assert selected(page) == 3
+    facts = page.locator("#json-view .facts")
+    shown = dict(zip(facts.locator("dt").all_text_contents(), facts.locator("dd").all_text_contents(), strict=True))
+    assert shown["event"] == "content_block_delta" and shown["summary"] == full
+    summary_fact = facts.locator("dd").nth(list(shown).index("summary"))
+    assert summary_fact.evaluate("(n) => n.scrollWidth <= n.clientWidth")
+
+
+def test_a_tooltip_names_the_invisible_characters_it_cannot_show(page: Page) -> None:
+    capture = ('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+               '"delta":{"type":"text_delta","text":"safe\u202eevil"}}\n\n')
+    before = fold_count(page)
+    page.set_input_files("#file-input", files=[{"name": "bidi.sse", "mimeType": "text/plain",
+                                                "buffer": capture.encode()}])
+    ready(page, before)
+    title = page.get_attribute('#event-list .event-row[data-frame="0"]', "title") or ""
+    assert "safe[RLO]evil" in title and "\u202e" not in title
+
+
 # -- the raw pane wraps between tokens --------------------------------------------------------------
 
 def test_the_raw_pane_never_cuts_a_number_across_rows(page: Page) -> None:

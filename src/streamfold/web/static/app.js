@@ -111,10 +111,14 @@ const C0_NAMES = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 
 const MARKED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|(?<![\udc00-\udfff\ufe0f])\u200d|\u200d(?![\ud800-\udbff])/;
 const MARKED_ALL = new RegExp(`(${MARKED.source})`, 'g');
 
+function markedName(code) {
+  return MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
+}
+
 function markedCharacter(character) {
   const code = character.charCodeAt(0);
   const hex = code.toString(16).toUpperCase().padStart(4, '0');
-  const name = MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
+  const name = markedName(code);
   // A C0 control or DEL would be drawn as a missing-glyph box: only its badge shows (class c0).
   const cls = code < 0x20 || code === 0x7f ? 'cc c0' : 'cc';
   return h('span', { class: cls, title: `U+${hex} ${name}`, dataset: { label: name.split(' ')[0] } }, character);
@@ -124,6 +128,11 @@ function markedCharacter(character) {
 function streamNodes(text) {
   if (!MARKED.test(text)) return [text];
   return text.split(MARKED_ALL).map((part, i) => (i % 2 ? markedCharacter(part) : part)).filter((part) => part !== '');
+}
+
+// Stream text for a tooltip, which shows no badge: each marked character named in brackets, [RLO].
+function tooltipText(text) {
+  return text.replace(MARKED_ALL, (character) => `[${markedName(character.charCodeAt(0)).split(' ')[0]}]`);
 }
 
 // replaceChildren, skipping null/false children (the DOM's own would print them as "null").
@@ -749,7 +758,19 @@ class EventsView {
 
   setData() {
     this.haystack = null;
+    this.longestName = 0;
+    this.fitNames(state.frames);
     this.apply(false);
+  }
+
+  // The name column is as wide as the longest event name come so far (Anthropic's content_block_delta
+  // whole), within the CSS's limit; names arrive with each range of frames.
+  fitNames(frames) {
+    let longest = this.longestName;
+    for (const frame of frames) if (frame.event && frame.event.length > longest) longest = frame.event.length;
+    if (longest === this.longestName) return;
+    this.longestName = longest;
+    this.scroller.style.setProperty('--event-name-width', `${longest}ch`);
   }
 
   matches(index, query) {
@@ -848,8 +869,11 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
-    el.title = frame.stub ? `frame ${index} (loading)` : isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
+    const where = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
       : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
+    // The name and summary may be cut to fit the row: the tooltip has them whole.
+    el.title = frame.stub ? `frame ${index} (loading)`
+      : [where, frame.event, frame.summary].filter(Boolean).map(tooltipText).join('\n');
     const label = kindLabel(frame);
     setChildren(el,
       h('span', { class: 'ev-index', text: index }),
@@ -968,6 +992,8 @@ function renderJsonView() {
   ].filter(([name]) => name !== 'line' || !isBinary(state.result.transport));
   if (frame.time !== undefined) facts.push(['arrived', `${formatSeconds(frame.time)} from the start`]);
   if (frame.event !== null) facts.push(['event', frame.event]);
+  // Whole here, where the events list may cut it to fit its row.
+  facts.push(['summary', frame.summary]);
   if (frame.id !== undefined) facts.push(['id', frame.id]);
   if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
   const parts = [
@@ -1721,6 +1747,7 @@ class FrameLoader {
       state.frames[row.index] = row;
       if ((row.issues.length || !row.terminated) && state.problems[row.index] < 2) state.problems[row.index] = 2;
     }
+    eventsView.fitNames(rows);
     this.loaded[range] = 1;
     this.loadedCount++;
     if (range === 0) timings.firstRangeMs = performance.now() - this.started;
