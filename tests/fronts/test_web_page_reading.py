@@ -79,6 +79,34 @@ def active(page: Page) -> str:
     return str(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
 
 
+# -- the keys work once a file is open ---------------------------------------------------------
+
+def test_keys_work_at_once_after_a_file_is_chosen_or_dropped(page: Page) -> None:
+    choose_file(page, ANTHROPIC)
+    first = selected(page)
+    page.keyboard.press("j")
+    assert selected(page) == first + 1, f"j did nothing; the focus is on {active(page)}"
+    page.keyboard.press("ArrowDown")
+    assert selected(page) == first + 2
+    page.keyboard.press("k")
+    assert selected(page) == first + 1
+    page.keyboard.press("/")
+    assert active(page) == "frame-search"
+    page.keyboard.press("Escape")
+    # A second capture dropped on the page, while the focus is wherever the first left it.
+    page.focus("#file-input")  # as a person who tabbed to "Open file…", then dropped a file instead
+    before = fold_count(page)
+    dropped = page.evaluate_handle(
+        "(text) => { const data = new DataTransfer(); data.items.add(new File([text], 'dropped.sse')); return data; }",
+        BROKEN.read_text())
+    page.dispatch_event("body", "drop", {"dataTransfer": dropped})
+    ready(page, before)
+    assert "dropped.sse" in page.text_content("#summary-bar")
+    first = selected(page)
+    page.keyboard.press("j")
+    assert selected(page) == first + 1, f"j did nothing after a drop; the focus is on {active(page)}"
+
+
 # -- WCAG AA contrast of what is focused or selected ----------------------------------------------
 
 # The contrast ratio of an element's text (or its ::after's) on the background it is drawn on: the
@@ -240,3 +268,58 @@ def test_the_raw_pane_never_cuts_a_number_across_rows(page: Page) -> None:
     for (_, text), (continued, following) in itertools.pairwise(rows):
         if continued:
             assert not (text[-1:].isdigit() and following[:1].isdigit()), (text, following)
+
+
+# -- a file over --max-size is refused before it is sent ---------------------------------------------
+
+@pytest.fixture()
+def small_server() -> Iterator[str]:
+    """`streamfold web --max-size 1KiB`, the real command, on 127.0.0.1."""
+    process = subprocess.Popen([sys.executable, "-m", "streamfold", "web", "--port", "0", "--max-size", "1KiB"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        line = read_line(process.stdout.fileno(), WAIT)
+        found = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert found, line
+        yield found.group(1)
+    finally:
+        process.kill()
+        process.communicate(timeout=WAIT)
+
+
+def test_a_file_over_max_size_is_refused_at_once_in_the_servers_words(browser: Browser, small_server: str,
+                                                                     tmp_path: Path) -> None:
+    big = tmp_path / "big.sse"
+    big.write_bytes(b'data: {"choices":[]}\n\n' * 300)  # 6.4 KiB: over 1 KiB
+    server_says = httpx.post(small_server + "api/fold", content=big.read_bytes()).json()["error"]
+    assert server_says.startswith("The capture is 6.4 KiB; this server accepts at most 1 KiB per request.")
+    with opened_page(browser, small_server) as page:
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        with page.expect_file_chooser() as chooser:
+            page.click("label[for='file-input']")
+        chooser.value.set_files(str(big))
+        page.wait_for_selector("#alert:not([hidden])", timeout=WAIT * 1000)
+        assert page.text_content("#alert span") == server_says
+        assert page.get_attribute("#alert", "role") == "alert"
+        assert not [url for url in requests if "/api/fold" in url], requests
+        # A file within the limit is still sent and folded.
+        small = tmp_path / "small.sse"
+        small.write_bytes(BROKEN.read_bytes()[:900])
+        choose_file(page, small)
+        assert [url for url in requests if "/api/fold" in url]
+
+
+def test_the_pages_refusal_says_the_sizes_as_the_server_does(browser: Browser, small_server: str) -> None:
+    """The page's sentence is the server's, sizes and suggested --max-size included (x.25 KiB rounds to even)."""
+    with opened_page(browser, small_server) as page:
+        for size in [1025, 1280, 1792, 2304, 1536 * 1024 + 1, 5 * 1024 * 1024, 3 * 1024 ** 3 + 1]:
+            expected = json.loads(bytes(too_large_response(size, 1024).body))["error"]
+            # A file of `size` bytes without writing gigabytes: the page reads only its size before refusing it.
+            page.evaluate("(size) => Object.defineProperty(File.prototype, 'size', { get() { return size; },"
+                          " configurable: true })", size)
+            page.set_input_files("#file-input", files=[{"name": "sized.sse", "mimeType": "text/plain", "buffer": b"x"}])
+            page.wait_for_selector("#alert:not([hidden])", timeout=WAIT * 1000)
+            assert page.text_content("#alert span") == expected
+            page.click("#alert button[aria-label='Dismiss']")

@@ -2075,7 +2075,43 @@ async function fileCapture(file) {
 function foldText() {
   const text = $('capture-text').value;
   if (!text.trim()) { showAlert('Paste a capture first.'); return; }
-  foldCapture(textCapture(text, 'pasted text'));
+  foldOpened(textCapture(text, 'pasted text'));
+}
+
+// A capture a person just opened, dropped or pasted: once shown, the frames list has the focus, where
+// the keys work (j, k, /); they are a text field's own keys while the file input or the textarea has it.
+async function foldOpened(capture) {
+  await foldCapture(capture);
+  if (state.capture === capture && state.view && document.body.dataset.mode === 'inspect') {
+    $('event-list').focus({ preventScroll: true });
+  }
+}
+
+// A file over the server's --max-size is refused here, at once, in the server's words, rather than after
+// its upload (the server checks again: a capture pasted or read from its store is not a file).
+function foldFile(file) {
+  const limit = state.meta && state.meta.max_size;
+  if (limit && file.size > limit) { failLoad(tooLargeMessage(file.size, limit)); return; }
+  fileCapture(file).then(foldOpened);
+}
+
+// streamfold.web.limits.too_large_response's sentence, with streamfold._sizes.format_size's sizes.
+function tooLargeMessage(size, limit) {
+  let suggested = 1024 * 1024;
+  while (suggested < Math.max(size + 1, 2 * limit)) suggested *= 2;
+  return `The capture is ${formatSize(size)}; this server accepts at most ${formatSize(limit)} per request. ` +
+    `Start it with a larger limit, for example: streamfold web --max-size ${formatSize(suggested, true)}`;
+}
+
+function formatSize(size, compact = false) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = size, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  if (compact) return `${Math.ceil(value)}${units[unit]}`;
+  if (Number.isInteger(value)) return `${value} ${units[unit]}`;
+  // Python rounds a tie (x.25 or x.75, the only ones a power of 1024 makes) to the even tenth; toFixed, up.
+  const tie = Number.isInteger(value * 4) && !Number.isInteger(value * 2);
+  return `${tie ? (2 * Math.round(value * 5) / 10).toFixed(1) : value.toFixed(1)} ${units[unit]}`;
 }
 
 function download(name, value) {
@@ -2110,7 +2146,7 @@ function setupInput() {
   $('file-input').addEventListener('change', async (event) => {
     const file = event.target.files[0];
     event.target.value = '';
-    if (file) foldCapture(await fileCapture(file));
+    if (file) foldFile(file);
   });
   for (const id of ['dialect-select', 'transport-select']) {
     $(id).addEventListener('change', () => { if (state.capture) foldCapture(state.capture); });
@@ -2121,7 +2157,7 @@ function setupInput() {
   document.addEventListener('paste', (event) => {
     if (isTyping(event.target) || document.body.dataset.mode !== 'inspect') return;
     const text = event.clipboardData && event.clipboardData.getData('text');
-    if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldCapture(textCapture(text, 'pasted text')); }
+    if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldOpened(textCapture(text, 'pasted text')); }
   });
   // Drop a file anywhere (in diff mode, onto either side).
   const overlay = $('drop-overlay');
@@ -2145,7 +2181,7 @@ function setupInput() {
       const side = sideElement ? sideElement.dataset.side : (diffSides.left.capture ? 'right' : 'left');
       setDiffSide(side, await fileCapture(file));
     } else {
-      foldCapture(await fileCapture(file));
+      foldFile(file);
     }
   });
 }
