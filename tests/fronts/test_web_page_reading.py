@@ -107,6 +107,25 @@ def test_keys_work_at_once_after_a_file_is_chosen_or_dropped(page: Page) -> None
     assert selected(page) == first + 1, f"j did nothing after a drop; the focus is on {active(page)}"
 
 
+def test_a_screen_reader_follows_the_selected_frame_in_the_frames_listbox(page: Page) -> None:
+    choose_file(page, ANTHROPIC)
+    frames = page.get_by_role("listbox", name="Frames")
+    assert frames.evaluate("(list) => list === document.activeElement")
+    for _ in range(2):
+        chosen = frames.get_by_role("option", selected=True)
+        assert chosen.count() == 1 and chosen.get_attribute("data-frame") == str(selected(page))
+        assert frames.get_attribute("aria-activedescendant") == chosen.get_attribute("id")
+        assert "content_block" in (chosen.text_content() or "")
+        page.keyboard.press("j")
+    # Scrolled out of the rows drawn, the selected frame is no active option (it is not there to read).
+    page.keyboard.press("End")
+    assert frames.get_attribute("aria-activedescendant") == "event-row-12"
+    frames.evaluate("(list) => { list.style.flex = '0 0 60px'; list.scrollTop = 0; }")
+    page.wait_for_function("() => !document.getElementById('event-list').hasAttribute('aria-activedescendant')")
+    ids = page.locator("[id^='event-row-']").evaluate_all("(rows) => rows.map((row) => row.id)")
+    assert len(ids) == len(set(ids)) and "event-row-0" in ids
+
+
 # -- WCAG AA contrast of what is focused or selected ----------------------------------------------
 
 # The contrast ratio of an element's text (or its ::after's) on the background it is drawn on: the

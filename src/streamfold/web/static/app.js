@@ -201,10 +201,11 @@ const state = {
 // rows in view exist, recycled from a small pool as the list scrolls.
 
 class VirtualList {
-  constructor(scroller, rowHeight, renderRow) {
+  constructor(scroller, rowHeight, renderRow, rendered = null) {
     this.scroller = scroller;
     this.rowHeight = rowHeight;
     this.renderRow = renderRow;
+    this.rendered = rendered;
     this.count = 0;
     this.first = 0;
     this.pool = [];
@@ -261,9 +262,11 @@ class VirtualList {
         this.renderRow(first + i, row);
       } else {
         row.hidden = true;
+        row.removeAttribute('id'); // a row drawn again may take its id
       }
     }
     this.first = first;
+    if (this.rendered) this.rendered();
   }
 
   // Bring a row into view; `where`: 'nearest' (only if hidden) or 'upper' (a quarter down the view).
@@ -732,7 +735,7 @@ class EventsView {
     this.order = new Int32Array(0);
     this.haystack = null;
     this.appliedQuery = '';
-    this.list = new VirtualList(scroller, EVENT_ROW_HEIGHT, (row, el) => this.renderRow(row, el));
+    this.list = new VirtualList(scroller, EVENT_ROW_HEIGHT, (row, el) => this.renderRow(row, el), () => this.markActive());
     search.addEventListener('input', debounce(() => this.apply(true), 120));
     search.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') {
@@ -869,6 +872,9 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
+    el.id = `event-row-${index}`;
+    el.setAttribute('role', 'option');
+    el.setAttribute('aria-selected', String(index === state.selected));
     const where = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
       : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
     // The name and summary may be cut to fit the row: the tooltip has them whole.
@@ -887,6 +893,14 @@ class EventsView {
   }
 
   refresh() { this.list.render(); }
+
+  // A screen reader follows the selected frame (j, k, the arrows) as the listbox's active option,
+  // while it is one of the rows drawn.
+  markActive() {
+    const row = document.getElementById(`event-row-${state.selected}`);
+    if (row && this.scroller.contains(row)) this.scroller.setAttribute('aria-activedescendant', row.id);
+    else this.scroller.removeAttribute('aria-activedescendant');
+  }
 }
 
 // ---------------------------------------------------------------------------
