@@ -1007,7 +1007,7 @@ function renderJsonView() {
   if (frame.time !== undefined) facts.push(['arrived', `${formatSeconds(frame.time)} from the start`]);
   if (frame.event !== null) facts.push(['event', frame.event]);
   // Whole here, where the events list may cut it to fit its row.
-  facts.push(['summary', frame.summary]);
+  if (frame.summary) facts.push(['summary', frame.summary]);
   if (frame.id !== undefined) facts.push(['id', frame.id]);
   if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
   const parts = [
@@ -2101,15 +2101,16 @@ async function foldOpened(capture) {
   }
 }
 
-// A file over the server's --max-size is refused here, at once, in the server's words, rather than after
-// its upload (the server checks again: a capture pasted or read from its store is not a file).
+// A file over the server's --max-size (from /api/meta) is refused here, at once, in the server's words,
+// rather than after its upload. The server still checks every capture, a pasted one too.
 function foldFile(file) {
   const limit = state.meta && state.meta.max_size;
   if (limit && file.size > limit) { failLoad(tooLargeMessage(file.size, limit)); return; }
   fileCapture(file).then(foldOpened);
 }
 
-// streamfold.web.limits.too_large_response's sentence, with streamfold._sizes.format_size's sizes.
+// streamfold.web.limits.too_large_response's sentence, with streamfold._sizes.format_size's sizes
+// (tests/fronts/test_web_page_reading.py holds the two to the same words).
 function tooLargeMessage(size, limit) {
   let suggested = 1024 * 1024;
   while (suggested < Math.max(size + 1, 2 * limit)) suggested *= 2;
@@ -2712,7 +2713,7 @@ async function start() {
     const response = await fetch('/api/capture');
     if (response.ok) {
       const body = new Uint8Array(await response.arrayBuffer());
-      foldCapture({ body, name: initial.name, size: body.length });
+      foldOpened({ body, name: initial.name, size: body.length });
       return;
     }
     showAlert(await errorMessage(response));
