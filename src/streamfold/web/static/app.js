@@ -111,10 +111,14 @@ const C0_NAMES = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 
 const MARKED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|(?<![\udc00-\udfff\ufe0f])\u200d|\u200d(?![\ud800-\udbff])/;
 const MARKED_ALL = new RegExp(`(${MARKED.source})`, 'g');
 
+function markedName(code) {
+  return MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
+}
+
 function markedCharacter(character) {
   const code = character.charCodeAt(0);
   const hex = code.toString(16).toUpperCase().padStart(4, '0');
-  const name = MARKED_CHARACTERS[code] || (code === 0x7f ? 'DEL DELETE' : `${C0_NAMES[code]} control character`);
+  const name = markedName(code);
   // A C0 control or DEL would be drawn as a missing-glyph box: only its badge shows (class c0).
   const cls = code < 0x20 || code === 0x7f ? 'cc c0' : 'cc';
   return h('span', { class: cls, title: `U+${hex} ${name}`, dataset: { label: name.split(' ')[0] } }, character);
@@ -124,6 +128,11 @@ function markedCharacter(character) {
 function streamNodes(text) {
   if (!MARKED.test(text)) return [text];
   return text.split(MARKED_ALL).map((part, i) => (i % 2 ? markedCharacter(part) : part)).filter((part) => part !== '');
+}
+
+// Stream text for a tooltip, which shows no badge: each marked character named in brackets, [RLO].
+function tooltipText(text) {
+  return text.replace(MARKED_ALL, (character) => `[${markedName(character.charCodeAt(0)).split(' ')[0]}]`);
 }
 
 // replaceChildren, skipping null/false children (the DOM's own would print them as "null").
@@ -192,10 +201,11 @@ const state = {
 // rows in view exist, recycled from a small pool as the list scrolls.
 
 class VirtualList {
-  constructor(scroller, rowHeight, renderRow) {
+  constructor(scroller, rowHeight, renderRow, rendered = null) {
     this.scroller = scroller;
     this.rowHeight = rowHeight;
     this.renderRow = renderRow;
+    this.rendered = rendered;
     this.count = 0;
     this.first = 0;
     this.pool = [];
@@ -252,9 +262,11 @@ class VirtualList {
         this.renderRow(first + i, row);
       } else {
         row.hidden = true;
+        row.removeAttribute('id'); // a row drawn again may take its id
       }
     }
     this.first = first;
+    if (this.rendered) this.rendered();
   }
 
   // Bring a row into view; `where`: 'nearest' (only if hidden) or 'upper' (a quarter down the view).
@@ -312,15 +324,41 @@ function countRows(text, cols) {
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
     if (code === 10 || code === 13) {
-      let width = i - start + 1;
-      if (code === 13) width++; // the "CR" badge is two columns
-      if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; width++; }
-      rows += Math.max(1, Math.ceil(width / cols));
+      const contentEnd = i;
+      let glyph = 1;
+      if (code === 13) glyph++; // the "CR" badge is two columns
+      if (code === 13 && text.charCodeAt(i + 1) === 10) { i++; glyph++; }
+      rows += wrapLine(text, start, contentEnd, glyph, cols, null);
       start = i + 1;
     }
   }
-  if (start < length) rows += Math.ceil((length - start) / cols);
+  if (start < length) rows += wrapLine(text, start, length, 0, cols, null);
   return rows;
+}
+
+// A row of the raw pane may end after a space, a tab or punctuation that separates JSON or URL tokens,
+// so a number or a word is never cut in two unless it is longer than a whole row.
+const BREAK_AFTER = new Set([' ', '\t', '⇥', ',', ':', ';', '{', '}', '[', ']', '(', ')', '/', '=', '&', '?', '|']
+  .map((character) => character.charCodeAt(0)));
+
+// The rows of one line, `text` from `from` to `to` then a line-end glyph of `glyph` columns, at `cols`
+// columns a row: their count, and each row's start (from `from`) pushed onto `starts` when given.
+// countRows and RawView.lines both wrap with it, so the rows counted are the rows drawn.
+function wrapLine(text, from, to, glyph, cols, starts) {
+  const end = to + glyph;
+  let at = from, rows = 0;
+  for (;;) {
+    if (starts) starts.push(at - from);
+    rows++;
+    if (end - at <= cols) return rows;
+    let limit = at + cols;
+    if (limit > to) { at = to; continue; } // the glyph is never cut: it starts the next row
+    const code = text.charCodeAt(limit);
+    if (code >= 0xdc00 && code <= 0xdfff) limit--; // nor a surrogate pair (it would draw as two broken halves)
+    let next = limit;
+    while (next > at && !BREAK_AFTER.has(text.charCodeAt(next - 1))) next--;
+    at = next > at ? next : limit;
+  }
 }
 
 // A tab would break the fixed-width grid: shown as ⇥ (other controls become badges in styledText;
@@ -489,9 +527,10 @@ class RawView {
     for (const [piece, gapPiece] of [...gapLines.map((l) => [l, true]), ...ownLines.map((l) => [l, false])]) {
       const text = visibleControls(piece.content);
       const glyph = LINE_END_GLYPH[piece.end];
-      const rows = Math.max(1, Math.ceil((text.length + glyph.length) / this.cols));
+      const starts = [];
+      const rows = wrapLine(text, 0, text.length, glyph.length, this.cols, starts);
       lines.push({ text, glyph, gap: gapPiece, number: startsLine && !this.binary ? lineNumber : null, firstRow: row, rows,
-        ranges: this.styleRanges(text, glyph, gapPiece) });
+        starts, ranges: this.styleRanges(text, glyph, gapPiece) });
       row += rows;
       if (piece.end) { lineNumber++; startsLine = true; } else { startsLine = false; }
     }
@@ -537,8 +576,8 @@ class RawView {
     const line = lines[low];
     const segment = local - line.firstRow;
     const full = line.text + line.glyph;
-    const start = segmentBoundary(full, segment * this.cols);
-    const end = Math.min(full.length, segmentBoundary(full, (segment + 1) * this.cols));
+    const start = line.starts[segment];
+    const end = segment + 1 < line.rows ? line.starts[segment + 1] : full.length;
     const isFrame = block < state.frames.length;
     const firstOwnRow = isFrame && !line.gap && segment === 0 && (low === 0 || lines[low - 1].gap);
     const classes = ['vl-row', 'raw-row'];
@@ -655,13 +694,6 @@ function fileSubtitle(view, pasted) {
       `“stream body” shows the ${formatBytes(view.capture.size)} of stream body read out of it` };
 }
 
-// A segment boundary never falls inside a surrogate pair (the pair would render as two broken halves).
-function segmentBoundary(text, position) {
-  if (position <= 0 || position >= text.length) return Math.max(0, Math.min(position, text.length));
-  const code = text.charCodeAt(position);
-  return code >= 0xdc00 && code <= 0xdfff ? position - 1 : position;
-}
-
 // Text with U+FFFD (bytes that were not UTF-8), controls and invisible characters marked, in a span
 // of the given class; a line end's "CR" is a badge.
 function styledText(text, cls) {
@@ -703,7 +735,7 @@ class EventsView {
     this.order = new Int32Array(0);
     this.haystack = null;
     this.appliedQuery = '';
-    this.list = new VirtualList(scroller, EVENT_ROW_HEIGHT, (row, el) => this.renderRow(row, el));
+    this.list = new VirtualList(scroller, EVENT_ROW_HEIGHT, (row, el) => this.renderRow(row, el), () => this.markActive());
     search.addEventListener('input', debounce(() => this.apply(true), 120));
     search.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') {
@@ -729,7 +761,19 @@ class EventsView {
 
   setData() {
     this.haystack = null;
+    this.longestName = 0;
+    this.fitNames(state.frames);
     this.apply(false);
+  }
+
+  // The name column is as wide as the longest event name come so far (Anthropic's content_block_delta
+  // whole), within the CSS's limit; names arrive with each range of frames.
+  fitNames(frames) {
+    let longest = this.longestName;
+    for (const frame of frames) if (frame.event && frame.event.length > longest) longest = frame.event.length;
+    if (longest === this.longestName) return;
+    this.longestName = longest;
+    this.scroller.style.setProperty('--event-name-width', `${longest}ch`);
   }
 
   matches(index, query) {
@@ -828,8 +872,14 @@ class EventsView {
     if (index === state.hovered) classes.push('hovered');
     el.className = classes.join(' ');
     el.dataset.frame = String(index);
-    el.title = frame.stub ? `frame ${index} (loading)` : isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
+    el.id = `event-row-${index}`;
+    el.setAttribute('role', 'option');
+    el.setAttribute('aria-selected', String(index === state.selected));
+    const where = isBinary(state.result.transport) ? place(index, frame.offset, null, state.result.transport)
       : `frame ${index} · line ${frame.line} · byte ${formatCount(frame.offset)}`;
+    // The name and summary may be cut to fit the row: the tooltip has them whole.
+    el.title = frame.stub ? `frame ${index} (loading)`
+      : [where, frame.event, frame.summary].filter(Boolean).map(tooltipText).join('\n');
     const label = kindLabel(frame);
     setChildren(el,
       h('span', { class: 'ev-index', text: index }),
@@ -843,6 +893,14 @@ class EventsView {
   }
 
   refresh() { this.list.render(); }
+
+  // A screen reader follows the selected frame (j, k, the arrows) as the listbox's active option,
+  // while it is one of the rows drawn.
+  markActive() {
+    const row = document.getElementById(`event-row-${state.selected}`);
+    if (row && this.scroller.contains(row)) this.scroller.setAttribute('aria-activedescendant', row.id);
+    else this.scroller.removeAttribute('aria-activedescendant');
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -948,6 +1006,8 @@ function renderJsonView() {
   ].filter(([name]) => name !== 'line' || !isBinary(state.result.transport));
   if (frame.time !== undefined) facts.push(['arrived', `${formatSeconds(frame.time)} from the start`]);
   if (frame.event !== null) facts.push(['event', frame.event]);
+  // Whole here, where the events list may cut it to fit its row.
+  if (frame.summary) facts.push(['summary', frame.summary]);
   if (frame.id !== undefined) facts.push(['id', frame.id]);
   if (frame.retry !== undefined) facts.push(['retry', String(frame.retry)]);
   const parts = [
@@ -1701,6 +1761,7 @@ class FrameLoader {
       state.frames[row.index] = row;
       if ((row.issues.length || !row.terminated) && state.problems[row.index] < 2) state.problems[row.index] = 2;
     }
+    eventsView.fitNames(rows);
     this.loaded[range] = 1;
     this.loadedCount++;
     if (range === 0) timings.firstRangeMs = performance.now() - this.started;
@@ -2028,7 +2089,44 @@ async function fileCapture(file) {
 function foldText() {
   const text = $('capture-text').value;
   if (!text.trim()) { showAlert('Paste a capture first.'); return; }
-  foldCapture(textCapture(text, 'pasted text'));
+  foldOpened(textCapture(text, 'pasted text'));
+}
+
+// A capture a person just opened, dropped or pasted: once shown, the frames list has the focus, where
+// the keys work (j, k, /); they are a text field's own keys while the file input or the textarea has it.
+async function foldOpened(capture) {
+  await foldCapture(capture);
+  if (state.capture === capture && state.view && document.body.dataset.mode === 'inspect') {
+    $('event-list').focus({ preventScroll: true });
+  }
+}
+
+// A file over the server's --max-size (from /api/meta) is refused here, at once, in the server's words,
+// rather than after its upload. The server still checks every capture, a pasted one too.
+function foldFile(file) {
+  const limit = state.meta && state.meta.max_size;
+  if (limit && file.size > limit) { failLoad(tooLargeMessage(file.size, limit)); return; }
+  fileCapture(file).then(foldOpened);
+}
+
+// streamfold.web.limits.too_large_response's sentence, with streamfold._sizes.format_size's sizes
+// (tests/fronts/test_web_page_reading.py holds the two to the same words).
+function tooLargeMessage(size, limit) {
+  let suggested = 1024 * 1024;
+  while (suggested < Math.max(size + 1, 2 * limit)) suggested *= 2;
+  return `The capture is ${formatSize(size)}; this server accepts at most ${formatSize(limit)} per request. ` +
+    `Start it with a larger limit, for example: streamfold web --max-size ${formatSize(suggested, true)}`;
+}
+
+function formatSize(size, compact = false) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = size, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  if (compact) return `${Math.ceil(value)}${units[unit]}`;
+  if (Number.isInteger(value)) return `${value} ${units[unit]}`;
+  // Python rounds a tie (x.25 or x.75, the only ones a power of 1024 makes) to the even tenth; toFixed, up.
+  const tie = Number.isInteger(value * 4) && !Number.isInteger(value * 2);
+  return `${tie ? (2 * Math.round(value * 5) / 10).toFixed(1) : value.toFixed(1)} ${units[unit]}`;
 }
 
 function download(name, value) {
@@ -2063,7 +2161,7 @@ function setupInput() {
   $('file-input').addEventListener('change', async (event) => {
     const file = event.target.files[0];
     event.target.value = '';
-    if (file) foldCapture(await fileCapture(file));
+    if (file) foldFile(file);
   });
   for (const id of ['dialect-select', 'transport-select']) {
     $(id).addEventListener('change', () => { if (state.capture) foldCapture(state.capture); });
@@ -2074,7 +2172,7 @@ function setupInput() {
   document.addEventListener('paste', (event) => {
     if (isTyping(event.target) || document.body.dataset.mode !== 'inspect') return;
     const text = event.clipboardData && event.clipboardData.getData('text');
-    if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldCapture(textCapture(text, 'pasted text')); }
+    if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldOpened(textCapture(text, 'pasted text')); }
   });
   // Drop a file anywhere (in diff mode, onto either side).
   const overlay = $('drop-overlay');
@@ -2098,7 +2196,7 @@ function setupInput() {
       const side = sideElement ? sideElement.dataset.side : (diffSides.left.capture ? 'right' : 'left');
       setDiffSide(side, await fileCapture(file));
     } else {
-      foldCapture(await fileCapture(file));
+      foldFile(file);
     }
   });
 }
@@ -2615,7 +2713,7 @@ async function start() {
     const response = await fetch('/api/capture');
     if (response.ok) {
       const body = new Uint8Array(await response.arrayBuffer());
-      foldCapture({ body, name: initial.name, size: body.length });
+      foldOpened({ body, name: initial.name, size: body.length });
       return;
     }
     showAlert(await errorMessage(response));
