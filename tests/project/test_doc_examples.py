@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from streamfold.testing import transparent_faults
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELLS = {"console", "sh", "bash", "shell", "zsh"}
@@ -175,7 +177,10 @@ def test_python_example(block: Block, workdir: Path) -> None:
         (workdir / "test_doc_example.py").write_text(block.body)
         done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_doc_example.py"], workdir)
         assert done.returncode == 0, f"{block.where}:\n{done.stdout}"
-        assert re.search(r"\b\d+ passed\b", done.stdout) and " failed" not in done.stdout, done.stdout
+        passed = re.search(r"^(\d+) passed in ", done.stdout, re.MULTILINE)
+        assert passed, done.stdout
+        if "@every_transparent_fault" in block.body:  # one run per transparent fault, none skipped
+            assert int(passed.group(1)) == len(transparent_faults()), done.stdout
     else:
         (workdir / "doc_example.py").write_text(block.body)
         done = run([sys.executable, "doc_example.py"], workdir)
