@@ -1,6 +1,7 @@
 """Make the README's two pictures from the real tools, so they show what a fresh clone shows:
 
     python docs/screenshots.py            # writes docs/img/page.png and docs/img/show.svg
+    python docs/screenshots.py OUTDIR     # elsewhere (tests/project/test_docs.py does)
 
 - docs/img/show.svg: `streamfold --color always show examples/openai-tool-calls.sse` run as a
   subprocess at 80 columns, its ANSI output rendered by rich's own SVG export;
@@ -32,18 +33,19 @@ def streamfold(*args: str) -> list[str]:
     return [sys.executable, "-m", "streamfold", *args]
 
 
-def show_svg() -> Path:
+def show_svg(out: Path) -> Path:
     env = {**os.environ, "COLUMNS": "80", "TERM": "xterm-256color"}
     ansi = subprocess.run(streamfold("--color", "always", "show", SAMPLE), cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True).stdout
-    console = Console(record=True, width=80, force_terminal=True, color_system="truecolor", file=open(os.devnull, "w"))
-    console.print(Text.from_ansi(ansi.rstrip("\n")))
-    target = OUT / "show.svg"
+    with open(os.devnull, "w") as nowhere:
+        console = Console(record=True, width=80, force_terminal=True, color_system="truecolor", file=nowhere)
+        console.print(Text.from_ansi(ansi.rstrip("\n")))
+    target = out / "show.svg"
     console.save_svg(str(target), title=f"streamfold show {SAMPLE}")
     return target
 
 
-def page_png() -> Path:
+def page_png(out: Path) -> Path:
     from playwright.sync_api import sync_playwright
 
     server = subprocess.Popen(streamfold("web", SAMPLE), cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -51,7 +53,7 @@ def page_png() -> Path:
         assert server.stdout is not None
         first = server.stdout.readline()  # "streamfold web: http://127.0.0.1:PORT/  (Ctrl+C to stop)"
         url = first.split()[2]
-        target = OUT / "page.png"
+        target = out / "page.png"
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1440, "height": 820})
@@ -68,6 +70,7 @@ def page_png() -> Path:
 
 
 if __name__ == "__main__":
-    OUT.mkdir(exist_ok=True)
-    for made in (show_svg(), page_png()):
-        print(f"{made.relative_to(ROOT)}: {made.stat().st_size} bytes")
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT
+    out.mkdir(exist_ok=True)
+    for made in (show_svg(out), page_png(out)):
+        print(f"{made}: {made.stat().st_size} bytes")

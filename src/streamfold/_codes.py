@@ -278,7 +278,8 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
 
 
 def code_tables() -> str:
-    """The findings page's tables of codes (docs/findings.md), as markdown: errors, diagnostics of every dialect, of one vendor, notes."""
+    """The tables of codes of docs/findings.md, as markdown: errors, diagnostics of every dialect,
+    of one vendor, notes."""
     def table(rows: list[CodeInfo], *, vendor: bool = False) -> str:
         head = "| code | vendor | severity | what it means |\n|---|---|---|---|\n" if vendor else \
             "| code | severity | what it means |\n|---|---|---|\n"

@@ -15,6 +15,7 @@ The rules (docs/about.md says them to the reader):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -143,10 +144,8 @@ def run(argv: list[str], workdir: Path, timeout: float = 180) -> subprocess.Comp
     try:
         output, _ = process.communicate(timeout=timeout)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         if process.poll() is None:
             process.kill()
             process.wait()

@@ -74,6 +74,18 @@ def test_the_api_pages_render_the_docstrings(site: Path) -> None:
         assert f'id="streamfold.testing.{name}"' in testing, name
 
 
+@pytest.mark.browser
+def test_the_screenshot_script_makes_both_pictures(tmp_path: Path) -> None:
+    if importlib.util.find_spec("playwright") is None or not Path("/usr/bin/chromium").exists():
+        pytest.skip("docs/screenshots.py drives /usr/bin/chromium through playwright; one of them is missing")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "docs/screenshots.py", str(tmp_path)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "get_weather" in (tmp_path / "show.svg").read_text(encoding="utf-8")
+    assert (tmp_path / "page.png").read_bytes().startswith(b"\x89PNG") and (tmp_path / "page.png").stat().st_size > 50_000
+
+
 def test_readme_links_resolve() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     targets = [target for target in LINK.findall(readme) if "://" not in target]
