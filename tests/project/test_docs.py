@@ -4,6 +4,7 @@ fills from the code is on the built pages. README.md is not part of the site: it
 
 from __future__ import annotations
 
+import doctest
 import html
 import importlib.util
 import os
@@ -92,3 +93,10 @@ def test_readme_links_resolve() -> None:
     assert targets, "README links into the docs"
     missing = [target for target in targets if not (ROOT / target).exists()]
     assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_the_docstring_examples_the_api_page_shows_run() -> None:
+    from streamfold.folding import folder
+
+    failures, tried = doctest.testmod(folder)
+    assert tried and not failures
