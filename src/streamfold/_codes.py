@@ -1,7 +1,7 @@
 """The registry of every finding code: what it is (an error or a diagnostic,
 or a note on the input), how severe it is by default, one line on what it
-means, and the vendor it belongs to. README's code tables are generated from
-it (`code_tables`, held by tests/project/test_findings_registry.py).
+means, and the vendor it belongs to. The docs' findings page is generated from
+it (`code_tables`, put in place by docs/hooks.py; tests/project/test_docs.py checks the built page).
 
 `Code` lists the same codes as a type, so a typo in a dialect is a mypy error.
 """
@@ -80,7 +80,7 @@ class CodeInfo:
     code: Code
     kind: Kind
     severity: Severity
-    #: One line on what the finding means (README's tables).
+    #: One line on what the finding means (the docs' findings tables).
     doc: str
     #: The dialect it belongs to; None for findings any stream can have.
     vendor: str | None = None
@@ -278,7 +278,8 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
 
 
 def code_tables() -> str:
-    """README's tables of codes, as markdown: errors, diagnostics of every dialect, of one vendor, notes."""
+    """The tables of codes of docs/findings.md, as markdown: errors, diagnostics of every dialect,
+    of one vendor, notes."""
     def table(rows: list[CodeInfo], *, vendor: bool = False) -> str:
         head = "| code | vendor | severity | what it means |\n|---|---|---|---|\n" if vendor else \
             "| code | severity | what it means |\n|---|---|---|\n"

@@ -232,7 +232,7 @@ class Result:
         return self.sources.get((choice, field))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON contract, version 1 (see README)."""
+        """The JSON contract, version 1 (docs/json.md)."""
         out = {
             "schema": SCHEMA,
             "transport": self.transport,

@@ -86,14 +86,15 @@ class Phase(enum.Enum):
 class Folder(RunFolding):
     """Fold a stream incrementally.
 
-    >>> folder = Folder()
-    >>> head = b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
-    >>> tail = b'"delta":{"content":"Hi"}}]}\\n\\n'
-    >>> events = folder.feed(head) + folder.feed(tail)
-    >>> events
-    [streamfold.TextDelta(frame=0, choice=0, field='content', text='Hi')]
-    >>> folder.close().choices[0].content
-    'Hi'
+    Examples:
+        >>> folder = Folder()
+        >>> head = b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
+        >>> tail = b'"delta":{"content":"Hi"}}]}\\n\\n'
+        >>> events = folder.feed(head) + folder.feed(tail)
+        >>> events
+        [streamfold.TextDelta(frame=0, choice=0, field='content', text='Hi')]
+        >>> folder.close().choices[0].content
+        'Hi'
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
     Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.

@@ -316,8 +316,9 @@ class AGUI(Dialect):
             self._state.patch(value.get("delta"))
         except PatchLimitError as error:
             self.report.diagnostic("state-capped", frame, f"frame {frame}'s STATE_DELTA is not applied: {error} "
-                                   "(see README, AG-UI); the state stays as it was before it. A client that applies "
-                                   "it may grow the state without bound: a `copy` of the state into itself doubles it")
+                                   "(docs/dialects.md, ag-ui); the state stays as it was before it. A client that "
+                                   "applies it may grow the state without bound: a `copy` of the state into itself "
+                                   "doubles it")
         except PatchError as error:
             why = (" No STATE_SNAPSHOT came first, so the baseline was taken as {} (the run input's state is not in "
                    "the stream).") if baseline else ""
