@@ -38,8 +38,8 @@ from ..services.rows import RowBounds
 from ..store.reader import parse_ref, read_stored
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
-           "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
-           "write_json"]
+           "input_options", "load_capture", "on_terminal", "read_input", "settings", "several_inputs",
+           "transport_option", "write_json"]
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -173,6 +173,11 @@ def settings() -> Settings:
     context = click.get_current_context(silent=True)
     found = context.find_object(Settings) if context is not None else None
     return found if found is not None else Settings()
+
+
+def on_terminal() -> bool:
+    """Whether stdout is a terminal: off one (a pipe, a file), text is written whole, never wrapped or cut."""
+    return sys.stdout.isatty()
 
 
 def console() -> Console:

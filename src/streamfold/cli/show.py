@@ -24,6 +24,7 @@ from .common import (
     end,
     input_options,
     load_capture,
+    on_terminal,
     settings,
     several_inputs,
     transport_option,
@@ -31,7 +32,7 @@ from .common import (
 )
 from .frame_table import FrameTable
 from .long_text import HEAD, TAIL
-from .render import render_reply_only, render_result, render_timing
+from .render import render_reply_only, render_result, render_timing, render_tool_calls
 from .usage import Seconds
 
 __all__ = ["blame", "export", "frames", "show"]
@@ -108,11 +109,14 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
             out["timing"] = timing.to_dict()
         if not quiet_json:
             write_json(out)
-    elif settings().quiet:
+    elif settings().quiet and on_terminal():
         console().print(render_reply_only(result, full=full))
+    elif settings().quiet:
+        _write_reply(result)
     else:
-        shown = console()
-        shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full))
+        shown, wrap = console(), on_terminal()
+        shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full,
+                                  wrap=wrap), crop=wrap)
         if timing is not None:
             shown.print(render_timing(timing))
     try:
@@ -123,22 +127,48 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
     return out
 
 
+def _write_reply(result: Result) -> None:
+    """--quiet off a terminal: each choice's reply as it is, byte for byte (no newline added, so
+    `show -q capture.sse > reply.txt` is what `check --expect reply.txt` compares), and its tool
+    calls after it, unwrapped."""
+    out = sys.stdout
+    ended = True  # whether what was written so far ends a line (or nothing was written)
+    for choice in result.choices:
+        content = choice.content if isinstance(choice.content, str) else dumps_strict(choice.content)
+        if content:
+            out.write(content if ended else "\n" + content)
+            ended = content.endswith("\n")
+        if choice.tool_calls:
+            if not ended:
+                out.write("\n")
+            out.flush()
+            console().print(*render_tool_calls(choice, wrap=False), crop=False)
+            ended = True
+    out.flush()
+
+
 @click.command()
 @input_options
 @click.option("--jsonl", is_flag=True, help="One JSON object per frame, for machines.")
+@click.option("--wide", is_flag=True, help="Print each event and summary whole on a terminal too (off a terminal, "
+                                           "they always are); by default they are cut to the terminal's width.")
 @dialect_option
 @transport_option
-def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dialect: str | None,
+def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide: bool, dialect: str | None,
            transport: str | None) -> None:
     """List every frame: index, line, byte offset, event, kind and a short summary or its error.
+
+    On a terminal, each row fits its width (--wide prints them whole); piped or
+    redirected, the rows are always whole.
 
     \b
     Examples:
       streamfold frames examples/openai-broken.sse
+      streamfold frames --wide examples/openai-tool-calls.sse | less -S
       streamfold frames --jsonl capture.sse | grep invalid
     """
     # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
-    rows = _jsonl_rows if jsonl else FrameTable(console()).add
+    rows = _jsonl_rows if jsonl else FrameTable(console(), whole=wide or not on_terminal()).add
     result = load_capture(capture, input_format, entry, dialect, transport, rows=rows).result
     _why_no_frames(result)
     end(result)
