@@ -84,7 +84,7 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
             sys.stdout.flush()
         try:
             out = _show_one(name, input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect,
-                            transport, quiet_json=True)
+                            transport, several=True)
         except SystemExit as exc:  # an unreadable file (said on stderr) or --strict: the next one still shows
             worst = max(worst, exc.code if isinstance(exc.code, int) else EXIT_USAGE)
             out = getattr(exc, "shown", None)
@@ -98,8 +98,9 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
 
 def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, numbered: bool,
               full: bool, stall: float, dialect: str | None, transport: str | None, *,
-              quiet_json: bool = False) -> dict[str, Any] | None:
-    """Show one capture; with `quiet_json`, return its JSON instead of printing it."""
+              several: bool = False) -> dict[str, Any] | None:
+    """Show one capture; one of `several`: return its JSON instead of printing it, and end a reply
+    written byte for byte with a newline (the next file's `==> FILE <==` goes on a line of its own)."""
     loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
     result, timing = loaded.result, loaded.timing
     out: dict[str, Any] | None = None
@@ -107,12 +108,12 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
         out = result.to_dict()
         if timing is not None:
             out["timing"] = timing.to_dict()
-        if not quiet_json:
+        if not several:
             write_json(out)
     elif settings().quiet and on_terminal():
         console().print(render_reply_only(result, full=full))
     elif settings().quiet:
-        _write_reply(result)
+        _write_reply(result, end_line=several)
     else:
         shown, wrap = console(), on_terminal()
         shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full,
@@ -127,10 +128,10 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
     return out
 
 
-def _write_reply(result: Result) -> None:
-    """--quiet off a terminal: each choice's reply as it is, byte for byte (no newline added, so
-    `show -q capture.sse > reply.txt` is what `check --expect reply.txt` compares), and its tool
-    calls after it, unwrapped."""
+def _write_reply(result: Result, *, end_line: bool = False) -> None:
+    """--quiet off a terminal: each choice's reply as it is, byte for byte (no newline added unless
+    `end_line`, so `show -q capture.sse > reply.txt` is what `check --expect reply.txt` compares), and
+    its tool calls after it, unwrapped."""
     out = sys.stdout
     ended = True  # whether what was written so far ends a line (or nothing was written)
     for choice in result.choices:
@@ -144,6 +145,8 @@ def _write_reply(result: Result) -> None:
             out.flush()
             console().print(*render_tool_calls(choice, wrap=False), crop=False)
             ended = True
+    if end_line and not ended:
+        out.write("\n")
     out.flush()
 
 
