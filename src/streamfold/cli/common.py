@@ -242,9 +242,10 @@ def end(result: Result) -> None:
     chosen = settings()
     why: list[str] = []
     if chosen.strict:
-        errors = [*result.errors, *(d for d in result.diagnostics if d.severity == Severity.ERROR)]
+        errors = [error.code for error in result.errors]
+        errors += [d.code for d in result.diagnostics if d.severity == Severity.ERROR]
         if errors:
-            codes = ", ".join(dict.fromkeys(finding.code for finding in errors))
+            codes = ", ".join(dict.fromkeys(errors))
             why.append(f"--strict: the stream had {len(errors)} error{'s' if len(errors) > 1 else ''} ({codes})")
         elif not result.choices:
             why.append("--strict: no reply was folded")
