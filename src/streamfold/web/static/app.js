@@ -2264,7 +2264,8 @@ function renderDiff(diff, left, right) {
       tbody.append(h('tr', { class: 'diff-section' }, h('th', { colspan: 3, text: section })));
     }
     tbody.append(h('tr', { class: field.same ? 'same' : 'changed' },
-      h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' })),
+      h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' }),
+        field.note ? h('div', { class: 'muted', text: field.note }) : null),
       h('td', null, diffText(field.left, field.prefix, field.suffix, field.same ? null : (field.marks || {}).left || [])),
       h('td', null, diffText(field.right, field.prefix, field.suffix, field.same ? null : (field.marks || {}).right || []))));
   }
