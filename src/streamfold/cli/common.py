@@ -150,6 +150,8 @@ def read_input(capture: str) -> bytes:
             sys.exit(EXIT_USAGE)
     try:
         if capture == "-":
+            if sys.stdin.isatty():  # typed or pasted: say what ends it, instead of waiting in silence
+                click.echo(f"streamfold: reading stdin… ({_END_OF_INPUT} to end)", err=True)
             return sys.stdin.buffer.read()
         with open(capture, "rb") as handle:
             return handle.read()
@@ -157,6 +159,10 @@ def read_input(capture: str) -> bytes:
         reason = exc.strerror or str(exc)
         click.echo(f"streamfold: cannot read {capture!r}: {reason}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+#: The keys that end typed input on this system's terminals.
+_END_OF_INPUT = "Ctrl-Z, Enter" if sys.platform == "win32" else "Ctrl-D"
 
 
 def stored_ref(path: str) -> tuple[str, int | None] | None:

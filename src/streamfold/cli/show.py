@@ -11,9 +11,9 @@ import click
 from rich.text import Text
 
 from .._json import dumps_strict
-from ..findings import BINARY_TRANSPORTS
+from ..findings import BINARY_TRANSPORTS, Severity
 from ..result import Result
-from ..services import DEFAULT_STALL
+from ..services import DEFAULT_STALL, NOT_A_STREAM
 from ..services.lost import lost_text
 from ..services.rows import RowBounds
 from .common import (
@@ -67,7 +67,7 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
     Examples:
       streamfold show examples/openai-reasoning.sse
       streamfold show --full huge.sse | less -R
-      streamfold show --json capture.sse | jq .choices[0].content
+      streamfold show --json capture.sse | jq '.choices[0].content'
       streamfold show --frame-numbers examples/openai-broken.sse
       streamfold show a.sse b.sse c.har
     """
@@ -179,13 +179,20 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide
 
 def _why_no_frames(result: Result) -> None:
     """A capture with no frames (an HTML page, binary, an empty file): what the input said, on stderr,
-    where the rows or the exported object would have been."""
+    where the rows would have been."""
     if len(result.frames):
         return
-    said = [finding.message for finding in result.errors if finding.frame is None]
-    said += [finding.message for finding in result.diagnostics if finding.frame is None]
-    for message in said or ["the capture holds no frames"]:
+    for message in _no_frames_said(result):
         click.echo(f"streamfold: {message}", err=True)
+
+
+def _no_frames_said(result: Result) -> list[str]:
+    """Why a capture has no frames: its findings at no frame that warn (what the input is first), not
+    its notes (how it was read: 'headers were stripped' explains nothing here)."""
+    found = [*result.errors, *(d for d in result.diagnostics if d.severity != Severity.INFO)]
+    found = [finding for finding in found if finding.frame is None]
+    found.sort(key=lambda finding: finding.code not in NOT_A_STREAM)
+    return [finding.message for finding in found] or ["the capture holds no frames"]
 
 
 def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
@@ -206,14 +213,15 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
     \b
     Examples:
       streamfold export examples/openai-tool-calls.sse
-      streamfold export capture.sse | jq .choices[0].message
+      streamfold export capture.sse | jq '.choices[0].message'
     """
     result = load_capture(capture, input_format, entry, dialect, transport).result
     try:
         exported = result.export()
     except NotImplementedError as exc:
-        _why_no_frames(result)
-        click.echo(f"streamfold: {exc}", err=True)
+        # Nothing folded: what the input is, in one line (that no dialect exports it says nothing more).
+        said = _no_frames_said(result)[0] if not result.frames else str(exc)
+        click.echo(f"streamfold: {said}", err=True)
         sys.exit(EXIT_USAGE)
     write_json(exported)
     end(result)
