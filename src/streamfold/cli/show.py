@@ -189,10 +189,10 @@ def _why_no_frames(result: Result) -> None:
 def _no_frames_said(result: Result) -> list[str]:
     """Why a capture has no frames: its findings at no frame that warn (what the input is first), not
     its notes (how it was read: 'headers were stripped' explains nothing here)."""
-    found = [*result.errors, *(d for d in result.diagnostics if d.severity != Severity.INFO)]
-    found = [finding for finding in found if finding.frame is None]
-    found.sort(key=lambda finding: finding.code not in NOT_A_STREAM)
-    return [finding.message for finding in found] or ["the capture holds no frames"]
+    found = [(error.code, error.message) for error in result.errors if error.frame is None]
+    found += [(d.code, d.message) for d in result.diagnostics if d.frame is None and d.severity != Severity.INFO]
+    found.sort(key=lambda finding: finding[0] not in NOT_A_STREAM)
+    return [message for _, message in found] or ["the capture holds no frames"]
 
 
 def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
