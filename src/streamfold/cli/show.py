@@ -135,7 +135,9 @@ def _write_reply(result: Result, *, end_line: bool = False) -> None:
     out = sys.stdout
     ended = True  # whether what was written so far ends a line (or nothing was written)
     for choice in result.choices:
-        content = choice.content if isinstance(choice.content, str) else dumps_strict(choice.content)
+        content = choice.content
+        if content is not None and not isinstance(content, str):  # a server may send a number where text belongs
+            content = dumps_strict(content)
         if content:
             out.write(content if ended else "\n" + content)
             ended = content.endswith("\n")
@@ -167,7 +169,7 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide
     \b
     Examples:
       streamfold frames examples/openai-broken.sse
-      streamfold frames --wide examples/openai-tool-calls.sse | less -S
+      streamfold frames --wide examples/openai-tool-calls.sse
       streamfold frames --jsonl capture.sse | grep invalid
     """
     # The rows are printed as the capture folds (the first at once on a 100k-frame capture).

@@ -7,8 +7,9 @@ A message that holds stream data (a JSON object, `[DONE]`, an SSE field line,
 either alone or after up to two short labels such as a logger name and
 `chunk:`, as in `2025-07-01 10:00:00,550 DEBUG app: chunk: {...}`) becomes
 part of the body (a logged object that names its `type`, as Anthropic's
-events do, with the `event:` line the stream sent it under); the other lines (an INFO line saying a request went out, a
-warning) are skipped and counted in one note.
+events do, with the `event:` line the stream sent it under); the other lines
+(an INFO line saying a request went out, a warning) are skipped and counted
+in one note.
 """
 
 from __future__ import annotations
