@@ -386,8 +386,8 @@ def test_diff_and_check_say_a_wrongly_typed_reply_cannot_be_read(tmp_path: Path,
     other = tmp_path / "b.json"
     other.write_text(json.dumps(value))
     capture = str(EXAMPLES / "openai-tool-calls.sse")
-    code, out, _ = run("diff", capture, str(other))
-    assert code == 1 and "B is JSON but not a reply streamfold can read: it is shaped like a reply" in out
+    code, _, err = run("diff", capture, str(other))  # on stderr, as check says it: diff --json is one object
+    assert code == 1 and "streamfold: note: B is JSON but not a reply streamfold can read: it is shaped like a" in err
     code, out, err = run("check", capture, "--expect", str(other))
     assert code == 1 and "mismatch" in out
     assert f"streamfold: note: {other} is JSON but not a reply streamfold can read" in err

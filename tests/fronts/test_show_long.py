@@ -53,16 +53,21 @@ def test_full_prints_it_all_and_json_always_does(tmp_path: Path) -> None:
     assert json.loads(run("export", str(path)))["choices"][0]["message"]["content"] == reply
 
 
-def test_quiet_annotate_and_reasoning_are_clipped_too(tmp_path: Path) -> None:
+def test_annotate_and_reasoning_are_clipped_too(tmp_path: Path) -> None:
     path, reply = long_reply(tmp_path)
     hidden = f"… {len(reply) - HEAD - TAIL:,} characters not shown"
-    for args in (("--quiet", "show"), ("show", "--annotate")):
-        out = run(*args, str(path))
-        assert hidden in out and "line 00600 " not in out and "line 00999 " in out, args
-    assert "¦" in run("show", "--annotate", str(path))
+    out = run("show", "--annotate", str(path))
+    assert hidden in out and "line 00600 " not in out and "line 00999 " in out
+    assert "¦" in out
     path, reasoning = long_reply(tmp_path, reasoning=True)
     out = run("show", str(path))
     assert f"… {len(reasoning) - HEAD - TAIL:,} characters not shown" in out and "line 00600 " not in out
+
+
+def test_quiet_off_a_terminal_writes_the_reply_whole(tmp_path: Path) -> None:
+    # `show -q > reply.txt` is what `check --expect reply.txt` reads: a clipped reply would not match.
+    path, reply = long_reply(tmp_path)
+    assert run("--quiet", "show", str(path)) == reply
 
 
 def test_a_short_reply_is_shown_whole(tmp_path: Path) -> None:

@@ -62,7 +62,10 @@ def test_each_log_frame_maps_back_to_exactly_the_lines_that_made_it(path: Path) 
         own = data[made_it[0][2] : made_it[-1][3]].decode()
         # The file's own line: its prefix (a timestamp or a level) kept, the data it logged in it.
         assert own.split("\n")[0][:1].isalnum() and not own.startswith("data:")
-        message = frame.raw.decode().split("\n")[0].removeprefix("data: ").removeprefix("data:")
+        # A logged event object comes after the `event:` line its `type` names: its data line is the logged one.
+        raw_lines = frame.raw.decode().split("\n")
+        message = next((line for line in raw_lines if line.startswith("data:")), raw_lines[0])
+        message = message.removeprefix("data: ").removeprefix("data:")
         assert message.strip() in own
 
 

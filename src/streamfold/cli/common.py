@@ -3,14 +3,16 @@ group settings (--color, --quiet, --strict, --max-inflated), reading FILE|- and 
 through the services layer, and the exit codes.
 
 Exit codes: 0 when the input was read (whatever it contained); 1 when
-`check` or `diff` find a difference, or with `--strict` when the stream had
-errors; 2 on usage errors or unreadable input (one line on stderr, no
-traceback).
+`check` or `diff` find a difference, with `--strict` when the stream had
+errors, or with `--require-complete` when it did not end as its protocol says
+(why, in one line on stderr); 2 on usage errors or unreadable input (one line
+on stderr, no traceback).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -37,9 +39,9 @@ from ..services.load import fold_capture
 from ..services.rows import RowBounds
 from ..store.reader import parse_ref, read_stored
 
-__all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "Settings", "console", "dialect_option", "end",
-           "input_options", "load_capture", "read_input", "settings", "several_inputs", "transport_option",
-           "write_json"]
+__all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "REQUIRE_COMPLETE_HELP", "Settings", "console",
+           "dialect_option", "end", "input_options", "load_capture", "on_terminal", "read_input", "settings",
+           "several_inputs", "transport_option", "write_json"]
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -82,6 +84,8 @@ class Settings:
     color: str = "auto"
     quiet: bool = False
     strict: bool = False
+    #: Fail (exit 1) when the stream did not end as its protocol says.
+    require_complete: bool = False
     #: The most bytes a compressed body is inflated to (None: the services' default, 256 MiB).
     max_inflated: int | None = None
 
@@ -147,6 +151,8 @@ def read_input(capture: str) -> bytes:
             sys.exit(EXIT_USAGE)
     try:
         if capture == "-":
+            if sys.stdin.isatty():  # typed or pasted: say what ends it, instead of waiting in silence
+                click.echo(f"streamfold: reading stdin… ({_END_OF_INPUT} to end)", err=True)
             return sys.stdin.buffer.read()
         with open(capture, "rb") as handle:
             return handle.read()
@@ -154,6 +160,10 @@ def read_input(capture: str) -> bytes:
         reason = exc.strerror or str(exc)
         click.echo(f"streamfold: cannot read {capture!r}: {reason}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+#: The keys that end typed input on this system's terminals.
+_END_OF_INPUT = "Ctrl-Z, Enter" if sys.platform == "win32" else "Ctrl-D"
 
 
 def stored_ref(path: str) -> tuple[str, int | None] | None:
@@ -173,6 +183,13 @@ def settings() -> Settings:
     context = click.get_current_context(silent=True)
     found = context.find_object(Settings) if context is not None else None
     return found if found is not None else Settings()
+
+
+def on_terminal() -> bool:
+    """Whether stdout is a terminal: off one (a pipe, a file), text is written whole, never wrapped or cut.
+    TTY_COMPATIBLE=1 or 0 says it instead, as it does to rich (a recorder of terminal output, a test)."""
+    said = os.environ.get("TTY_COMPATIBLE")
+    return said == "1" if said in ("0", "1") else sys.stdout.isatty()
 
 
 def console() -> Console:
@@ -223,8 +240,35 @@ class _NoTrailingBlanks:
         return getattr(self._out, "encoding", None) or "utf-8"
 
 
+#: What --require-complete says, for the group and after each command.
+REQUIRE_COMPLETE_HELP = ("Exit 1 when the stream did not end as its protocol says (\"complete\": false: cut off, "
+                         "mid-frame or between frames, or failed); for CI, with or without --strict.")
+
+
 def end(result: Result) -> None:
-    """--strict: a stream with errors, or nothing folded (no reply), fails the command."""
-    if settings().strict and (result.errors or not result.choices
-                              or any(d.severity == Severity.ERROR for d in result.diagnostics)):
+    """--strict: a stream with errors, or nothing folded (no reply), fails the command; --require-complete:
+    a stream that did not end as its protocol says does. Why is one line on stderr (stdout is the output)."""
+    chosen = settings()
+    why: list[str] = []
+    if chosen.strict:
+        errors = [error.code for error in result.errors]
+        errors += [d.code for d in result.diagnostics if d.severity == Severity.ERROR]
+        if errors:
+            codes = ", ".join(dict.fromkeys(errors))
+            why.append(f"--strict: the stream had {len(errors)} error{'s' if len(errors) > 1 else ''} ({codes})")
+        elif not result.choices:
+            why.append("--strict: no reply was folded")
+    if chosen.require_complete and not result.complete:
+        said = [d.code for d in result.diagnostics if d.code in _CUT_CODES] + [e.code for e in result.errors
+                                                                                if e.code in _CUT_CODES]
+        why.append("--require-complete: the stream is incomplete (cut off or failed)"
+                   + (f": {', '.join(dict.fromkeys(said))}" if said else ""))
+    if why:
+        click.echo(f"streamfold: {'; '.join(why)}", err=True)
         sys.exit(EXIT_MISMATCH)
+
+
+#: The findings that say how a stream failed to end, named when --require-complete fails.
+_CUT_CODES = frozenset({"missing-terminal", "unterminated-final-frame", "unterminated-final-line", "truncated-message",
+                        "in-stream-error", "no-final-response", "never-ended", "streamed-call-unfinished",
+                        "block-not-closed", "resumable-cut", "store-unfinished", "http-status"})

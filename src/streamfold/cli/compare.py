@@ -13,10 +13,9 @@ from rich.console import Console
 from rich.text import Text
 
 from .._json import dumps_strict
-from ..result import Result
 from ..services.check import check_reply
-from ..services.diff import Summary, diff_frames, diff_results, response_summary
-from ..services.rows import frame_summary
+from ..services.diff import Summary, response_summary
+from ..services.diff_report import diff_report
 from .common import (
     EXIT_MISMATCH,
     console,
@@ -25,6 +24,7 @@ from .common import (
     load_capture,
     read_input,
     transport_option,
+    write_json,
 )
 
 __all__ = ["check", "diff"]
@@ -83,18 +83,23 @@ SHOWN_CHARS = 200
 @click.option("--all", "show_all", is_flag=True,
               help=f"Show every differing frame and whole values (by default the first {SHOWN_FRAMES} frames of "
                    f"each kind and {SHOWN_CHARS} characters of a value, and how many more there are).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the comparison as one JSON object (schema 1), for CI and jq: the two sides (file, "
+                   "dialect, transport, complete, model, frames), the frames that differ with their summaries, "
+                   "each difference {path, a, b, first_difference, frames}, and notes on values alike as JSON.")
 @click.option("--entry", default=None, metavar="N|URL",
               help="HAR inputs: the entry to use on both sides, by index or by a substring of its URL.")
 @click.option("--entry-a", default=None, metavar="N|URL", help="HAR input A: its entry (overrides --entry for A).")
 @click.option("--entry-b", default=None, metavar="N|URL", help="HAR input B: its entry (overrides --entry for B).")
-def diff(first: str, second: str, dialect: str | None, show_all: bool, entry: str | None, entry_a: str | None,
-         entry_b: str | None) -> None:
+def diff(first: str, second: str, dialect: str | None, show_all: bool, as_json: bool, entry: str | None,
+         entry_a: str | None, entry_b: str | None) -> None:
     """Compare two captures: which frames differ or are missing, and how the replies differ.
 
     B may also be a non-streaming JSON response to the same request ("stream=false
     works"): then only the replies are compared. Values are shown as JSON; for a
     differing text, where it first differs (character, and line:column when it
-    has several lines). Exit 1 when they differ.
+    has several lines). Tool arguments that are one JSON value written with other
+    spacing are alike (a note says so). Exit 1 when they differ.
 
     \b
     Examples:
@@ -102,45 +107,61 @@ def diff(first: str, second: str, dialect: str | None, show_all: bool, entry: st
       streamfold diff stream.sse non-streaming-response.json
       streamfold diff --all through-proxy.sse direct.sse
       streamfold diff before.har after.har --entry /v1/chat
+      streamfold diff --json a.sse b.sse | jq '.differences[].path'
     """
-    shown = console()
-    limit = None if show_all else SHOWN_FRAMES
     entry_a, entry_b = entry_a or entry, entry_b or entry
     a = load_capture(first, entry=entry_a, dialect=dialect).result
     second_bytes = read_input(second)
     # An entry asked of B says B is a HAR (a capture), not a non-streaming response.
     response, unread = _response(second_bytes) if entry_b is None else (None, None)
     if unread is not None:
-        shown.print(Text(f"B is JSON but not a reply streamfold can read: {unread}; read as a capture",
-                         style="dim"))
-    frames_differ = False
-    if response is not None:
-        differences = diff_results(a, response)
-        shown.print(Text(f"A: {a.dialect} stream, {len(a.frames)} frames · B: a non-streaming response",
+        click.echo(f"streamfold: note: B is JSON but not a reply streamfold can read: {unread}; read as a capture",
+                   err=True)
+    b = response if response is not None else load_capture(second, entry=entry_b, dialect=dialect,
+                                                           data=second_bytes).result
+    report = diff_report(a, b, a_name=first, b_name=second)
+    if as_json:
+        write_json(report)
+    else:
+        _print_report(report, None if show_all else SHOWN_FRAMES)
+    if not report["same"]:
+        sys.exit(EXIT_MISMATCH)
+
+
+def _print_report(report: dict[str, Any], limit: int | None) -> None:
+    shown = console()
+    a, b, frames = report["a"], report["b"], report["frames"]
+    if frames is None:
+        shown.print(Text(f"A: {a['dialect']} stream, {a['frames']} frames · B: a non-streaming response",
                          style="dim"))
     else:
-        b = load_capture(second, entry=entry_b, dialect=dialect, data=second_bytes).result
-        frames = diff_frames(a, b)
-        differences = diff_results(a, b)
-        shown.print(Text(f"A: {a.dialect}, {len(a.frames)} frames · B: {b.dialect}, {len(b.frames)} frames · "
-                         f"{frames.same} frames alike (ids, timestamps and padding ignored)", style="dim"))
-        for index_a, index_b in frames.changed[:limit]:
-            shown.print(Text.assemble(("changed ", "yellow"), f"frame A{index_a} ≠ B{index_b}: ",
-                                      (_short(a, index_a), "red"), " → ", (_short(b, index_b), "green")))
-        _more(shown, len(frames.changed), limit, "changed frames")
-        for label, indexes, result in (("only in A", frames.only_a, a), ("only in B", frames.only_b, b)):
-            for index in indexes[:limit]:
-                shown.print(Text.assemble((f"{label} ", "yellow"), f"frame {index}: ", _short(result, index)))
-            _more(shown, len(indexes), limit, f"frames {label}")
-        frames_differ = bool(frames.changed or frames.only_a or frames.only_b)
-    for key, left, right in differences:
-        where = _first_difference(left, right)
-        shown.print(Text.assemble(("differs ", "bold red"), (key, "bold"), where and f" ({where})",
-                                  f": A {_value(left, show_all)} · B {_value(right, show_all)}"))
-    if not differences and not frames_differ:
+        shown.print(Text(f"A: {a['dialect']}, {a['frames']} frames · B: {b['dialect']}, {b['frames']} frames · "
+                         f"{frames['alike']} frames alike (ids, timestamps and padding ignored)", style="dim"))
+        for pair in frames["changed"][:limit]:
+            shown.print(Text.assemble(("changed ", "yellow"), f"frame A{pair['a']} ≠ B{pair['b']}: ",
+                                      (_short(pair["a_summary"]), "red"), " → ", (_short(pair["b_summary"]), "green")))
+        _more(shown, len(frames["changed"]), limit, "changed frames")
+        for label, side in (("only in A", "only_a"), ("only in B", "only_b")):
+            for row in frames[side][:limit]:
+                shown.print(Text.assemble((f"{label} ", "yellow"), f"frame {row['frame']}: ", _short(row["summary"])))
+            _more(shown, len(frames[side]), limit, f"frames {label}")
+    whole = limit is None
+    for found in report["differences"]:
+        at = found["first_difference"]
+        where = ""
+        if at is not None:
+            where = f"first difference at character {at['character']}"
+            if any(isinstance(value, str) and "\n" in value for value in (found["a"], found["b"])):
+                where += f", line {at['line']}:{at['column']}"
+        shown.print(Text.assemble(("differs ", "bold red"), (found["path"], "bold"), where and f" ({where})",
+                                  f": A {_value(found['a'], whole)} · B {_value(found['b'], whole)}"))
+    for found in report["notes"]:
+        shown.print(Text.assemble(("alike ", "dim"), (found["path"], "bold"), f" ({found['note']}): ",
+                                  f"A {_value(found['a'], whole)} · B {_value(found['b'], whole)}"), style="dim")
+    if report["same"]:
         shown.print(Text("the replies are the same", style="green"))
-        return
-    sys.exit(EXIT_MISMATCH)
+    elif not report["differences"]:
+        shown.print(Text("the replies are the same; the frames that carried them differ", style="yellow"))
 
 
 def _more(shown: Console, count: int, limit: int | None, what: str) -> None:
@@ -154,18 +175,6 @@ def _value(value: Any, whole: bool) -> str:
     if whole or len(text) <= SHOWN_CHARS:
         return text
     return f"{text[:SHOWN_CHARS]}… ({len(text) - SHOWN_CHARS} more characters; --all shows them)"
-
-
-def _first_difference(left: Any, right: Any) -> str:
-    """Where two differing texts first differ: `first difference at character 12` (and `, line 2:5`)."""
-    if not isinstance(left, str) or not isinstance(right, str) or left == right:
-        return ""
-    at = next((i for i, (x, y) in enumerate(zip(left, right)) if x != y), min(len(left), len(right)))
-    where = f"first difference at character {at}"
-    if "\n" in left or "\n" in right:
-        before = left[:at]
-        where += f", line {before.count(chr(10)) + 1}:{at - (before.rfind(chr(10)) + 1) + 1}"
-    return where
 
 
 def _response(data: bytes) -> tuple[Summary | None, str | None]:
@@ -182,6 +191,5 @@ def _json(data: str | bytes) -> Any:
         raise ValueError("nested too deeply to read") from None
 
 
-def _short(result: Result, index: int) -> str:
-    summary = frame_summary(result, index)
+def _short(summary: str) -> str:
     return summary if len(summary) <= 100 else summary[:99] + "…"

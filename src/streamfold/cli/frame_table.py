@@ -6,7 +6,9 @@ The columns are sized before the first row: the index, line and offset columns
 for the largest values the capture can hold (`services.rows.RowBounds`), the
 event column for the first rows' events (at most 24 characters; longer ones end
 in "…"). The summary takes the rest of the terminal's width and ends in "…" when
-it is longer. Lines have no trailing spaces.
+it is longer. A `whole` table (off a terminal, or `frames --wide`) cuts nothing:
+each event and summary is written whole, however long. Lines have no trailing
+spaces.
 
 Stream content is untrusted: control characters (and bidirectional-text controls)
 in an event or summary are shown as escapes (`\\x1b`, `\\n`, `\\u202e`), never
@@ -58,8 +60,9 @@ def _fit(text: str, width: int) -> str:
 class FrameTable:
     """Prints rows as they come (`add(rows, bounds)`), the header before the first."""
 
-    def __init__(self, console: Console, out: TextIO | None = None) -> None:
+    def __init__(self, console: Console, out: TextIO | None = None, *, whole: bool = False) -> None:
         self.width = console.width
+        self.whole = whole
         self.out = out if out is not None else sys.stdout
         self._colour = console.color_system is not None and not console.no_color
         self._widths: tuple[int, ...] | None = None
@@ -77,7 +80,8 @@ class FrameTable:
 
     def _start(self, rows: list[dict[str, Any]], bounds: RowBounds) -> None:
         lines = bounds.transport not in BINARY_TRANSPORTS  # a binary stream has no lines
-        event = min(_EVENT_CAP, max([len("event"), *(cell_len(_plain(row["event"] or "")) for row in rows)]))
+        event = max([len("event"), *(cell_len(_plain(row["event"] or "")) for row in rows)])
+        event = event if self.whole else min(_EVENT_CAP, event)
         numbers = (len(str(max(bounds.index - 1, 0))), len(str(bounds.line)), len(str(bounds.offset)))
         index, line, offset = (max(len(header), width) for header, width in zip(("#", "line", "offset"), numbers))
         self._widths = (index, line, offset, event)
@@ -98,19 +102,23 @@ class FrameTable:
         event = row["event"] or ""
         if not (event.isascii() and event.isprintable() and len(event) <= width):
             event = _plain(event)
-            event = set_cell_size(event, width) if cell_len(event) <= width else _fit(event, width)
+            if cell_len(event) <= width:
+                event = set_cell_size(event, width)
+            elif not self.whole:
+                event = _fit(event, width)
         kind = self._kinds.get(row["kind"]) if row["terminated"] else None
         if kind is None:
             name = row["kind"] + ("" if row["terminated"] else " (cut)")
             kind = self._style(_KIND_STYLE.get(row["kind"], ""))(name) + " " * (_KIND_WIDTH - len(name))
         summary = _plain(row["summary"])
+        fit = (lambda text: text) if self.whole else (lambda text: _fit(text, self._summary))
         if row["issues"]:
             issues = ", ".join(row["issues"]) + " "
-            summary = _fit(issues + summary, self._summary)
+            summary = fit(issues + summary)
             cut = min(len(issues), len(summary))
             summary = self._issue(summary[:cut]) + summary[cut:]
         else:
-            summary = _fit(summary, self._summary)
+            summary = fit(summary)
         return (self._place.format(row["index"], row["line"], row["offset"])
                 + f"{event:<{width}}{_GAP}{kind}{_GAP}{summary}").rstrip()
 

@@ -17,7 +17,7 @@ import click
 
 from .. import __version__
 from .captures import captures
-from .common import Settings
+from .common import REQUIRE_COMPLETE_HELP, Settings
 from .compare import check, diff
 from .show import blame, export, frames, show
 from .tail import tail
@@ -29,9 +29,16 @@ _EPILOG = """\b
 Exit codes:
   0  the input was read (whatever it contained)
   1  check/diff found a difference; with --strict, the stream had errors
+     or no reply; with --require-complete, it did not end as its protocol
+     says (cut off mid-frame or between frames, or failed); why is on stderr
   2  a usage error or unreadable input
 
---color, --quiet, --strict and --max-inflated may also follow the command.
+\b
+In CI:
+  streamfold --strict --require-complete show capture.sse > /dev/null
+
+--color, --quiet, --strict, --require-complete and --max-inflated may also
+follow the command.
 """
 
 
@@ -67,10 +74,13 @@ def make_cli(*extra: click.Command) -> click.Group:
     @click.option("--quiet", "-q", is_flag=True,
                   help="Only the reply (and tool calls): no header, usage or findings.")
     @click.option("--strict", is_flag=True, help="Exit 1 when the stream had errors (bad frames, in-stream errors, "
-                                                  "unparseable tool arguments).")
+                                                  "unparseable tool arguments) or no reply; a stream cut off "
+                                                  "cleanly has none: add --require-complete.")
+    @click.option("--require-complete", is_flag=True, help=REQUIRE_COMPLETE_HELP)
     @click.option("--max-inflated", type=Size(), default=None, metavar="SIZE", help=MAX_INFLATED_HELP)
     @click.pass_context
-    def cli(ctx: click.Context, color: str, quiet: bool, strict: bool, max_inflated: int | None) -> None:
+    def cli(ctx: click.Context, color: str, quiet: bool, strict: bool, require_complete: bool,
+            max_inflated: int | None) -> None:
         """Fold a captured LLM stream (SSE, NDJSON, JSON array, AWS event-stream) into the
         reply it carried, and explain what went wrong, frame by frame. Nothing leaves
         your machine.
@@ -84,7 +94,7 @@ def make_cli(*extra: click.Command) -> click.Group:
           curl -sN ... | streamfold tail
           streamfold --strict show capture.har --entry /v1/chat
         """
-        ctx.obj = Settings(color, quiet, strict, max_inflated)
+        ctx.obj = Settings(color, quiet, strict, require_complete, max_inflated)
         _never_unencodable()
 
     for command in (*COMMANDS, *extra):

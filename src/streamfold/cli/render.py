@@ -3,6 +3,11 @@
 Stream content is untrusted: every string from a stream goes through
 `Text(...)` (never markup), so `[bold]` or escape-looking text in a reply is
 shown as typed.
+
+Off a terminal (`wrap=False`) the texts of the reply (content, reasoning,
+refusal, tool-call arguments) are written whole, one output line per line of
+theirs: a pipe or a file gets URLs and long lines unbroken, never cut at 80
+columns. Print such a renderable with `crop=False`.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.json import JSON
 from rich.padding import Padding
 from rich.rule import Rule
+from rich.segment import Segment
 from rich.text import Text
 
 from .._json import dumps_strict
@@ -23,23 +29,24 @@ from ..services.lost import LostText
 from ..services.timing import Timing, chart_top, sparkline
 from .long_text import HEAD, TAIL, clip, clipped_runs, marker
 
-__all__ = ["render_reply_only", "render_result", "render_timing"]
+__all__ = ["render_reply_only", "render_result", "render_timing", "render_tool_calls"]
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def render_result(result: Result, *, annotate: bool = False, numbered: bool = False,
-                  lost: Sequence[LostText] = (), full: bool = True) -> RenderableType:
+                  lost: Sequence[LostText] = (), full: bool = True, wrap: bool = True) -> RenderableType:
     """The header, each choice's reply (with `annotate`, each frame's piece marked; with `numbered`,
     preceded by its frame's number; the frames in `lost` marked where their text would have gone),
-    usage and findings. Without `full`, long text fields are clipped (`long_text`)."""
+    usage and findings. Without `full`, long text fields are clipped (`long_text`); without `wrap`,
+    the reply's texts are written whole (see the module's docstring)."""
     parts: list[RenderableType] = [_header(result)]
     for choice in result.choices:
         marks = [found for found in lost if found.choice == choice.index]
-        content = _Reply(result, choice.index, annotate or numbered, numbered, marks, full) \
+        content = _Reply(result, choice.index, annotate or numbered, numbered, marks, full, wrap) \
             if marks or (choice.content and (annotate or numbered)) else None
-        parts.append(_choice(choice, several=len(result.choices) > 1, content=content, full=full))
+        parts.append(_choice(choice, several=len(result.choices) > 1, content=content, full=full, wrap=wrap))
     if not result.choices:
         parts.append(Text("(no reply was folded)", style="dim"))
         parts.extend(_Reply(result, found.choice, False, False, [found]) for found in lost)
@@ -51,14 +58,40 @@ def render_result(result: Result, *, annotate: bool = False, numbered: bool = Fa
 
 
 def render_reply_only(result: Result, *, full: bool = True) -> RenderableType:
-    """--quiet: the reply text and the tool calls, nothing else."""
+    """--quiet on a terminal: the reply text and the tool calls, nothing else."""
     parts: list[RenderableType] = []
     for choice in result.choices:
         if choice.content:
             parts.append(clip(_shown(choice.content), full))
-        for call in choice.tool_calls:
-            parts.append(_tool_call(call, full))
+        parts.extend(render_tool_calls(choice))
     return Group(*parts)
+
+
+def render_tool_calls(choice: Choice, *, full: bool = True, wrap: bool = True) -> list[RenderableType]:
+    """Each tool call of `choice`: its index, name and id, then its arguments."""
+    return [_tool_call(call, full, wrap) for call in choice.tool_calls]
+
+
+class _Whole:
+    """A text written whole: each of its lines as one output line (after `indent` spaces), never
+    wrapped, cut or padded, tabs kept (print it with `crop=False`)."""
+
+    def __init__(self, text: Text, indent: int = 0) -> None:
+        self.text, self.indent = text, indent
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.text.split("\n", allow_blank=True):
+            if self.indent and line.plain:
+                yield Segment(" " * self.indent)
+            yield from line.render(console, end="")
+            yield Segment.line()
+
+
+def _block(text: Text, wrap: bool, indent: int = 0) -> RenderableType:
+    """`text` laid out for the terminal (wrapped, after `indent` spaces), or written whole."""
+    if not wrap:
+        return _Whole(text, indent)
+    return Padding(text, (0, 0, 0, indent), expand=False) if indent else text
 
 
 class _Header:
@@ -107,10 +140,10 @@ class _Reply:
     its head and its tail (`long_text`); a marker in the part left out comes after that line."""
 
     def __init__(self, result: Result, choice: int, annotate: bool, numbered: bool, lost: Sequence[LostText],
-                 full: bool = True) -> None:
+                 full: bool = True, wrap: bool = True) -> None:
         self.result, self.choice, self.annotate, self.numbered = result, choice, annotate, numbered
         self.lost = sorted(lost, key=lambda found: (found.offset, found.frame))
-        self.full = full
+        self.full, self.wrap = full, wrap
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         found = self.result.choice(self.choice)
@@ -158,25 +191,25 @@ class _Reply:
                 text.append(content[at:end], style=style)
         while waiting is not None:
             mark()
-        yield text
+        yield _block(text, self.wrap)
 
 
 def _choice(choice: Choice, *, several: bool, content: RenderableType | None = None,
-            full: bool = True) -> RenderableType:
+            full: bool = True, wrap: bool = True) -> RenderableType:
     parts: list[RenderableType] = []
     title = f"choice {choice.index}" if several else "reply"
     parts.append(Rule(Text(title, style="bold"), align="left", style="dim"))
     if choice.reasoning:
         parts.append(Text("reasoning", style="dim italic"))
-        parts.append(Padding(clip(_shown(choice.reasoning), full, style="dim"), (0, 0, 1, 2)))
+        parts.append(_block(clip(_shown(choice.reasoning), full, style="dim"), wrap, indent=2))
+        parts.append(Text())
     if content is not None:
         parts.append(content)
     elif choice.content:
-        parts.append(clip(_shown(choice.content), full))
+        parts.append(_block(clip(_shown(choice.content), full), wrap))
     if choice.refusal:
-        parts.append(Text.assemble(("refusal: ", "bold red"), clip(_shown(choice.refusal), full)))
-    for call in choice.tool_calls:
-        parts.append(_tool_call(call, full))
+        parts.append(_block(Text.assemble(("refusal: ", "bold red"), clip(_shown(choice.refusal), full)), wrap))
+    parts.extend(render_tool_calls(choice, full=full, wrap=wrap))
     finish = _shown(choice.finish_reason) or "none"
     line = Text.assemble(("finish: ", "dim"), (finish, "bold" if choice.finish_reason else "yellow"))
     if choice.finish_reason_raw and choice.finish_reason_raw != choice.finish_reason:
@@ -185,19 +218,18 @@ def _choice(choice: Choice, *, several: bool, content: RenderableType | None = N
     return Group(*parts)
 
 
-def _tool_call(call: ToolCall, full: bool = True) -> RenderableType:
+def _tool_call(call: ToolCall, full: bool = True, wrap: bool = True) -> RenderableType:
     title = Text.assemble(("tool call ", "dim"), (str(call.index), "bold"), " ",
                           (_shown(call.name) or "?", "bold magenta"))
     if call.id:
         title.append(f"  {_shown(call.id)}", style="dim")
     long = not full and len(call.arguments) > HEAD + TAIL  # then as sent: laying out a huge parsed value is slow
     if call.error is None:
-        body: RenderableType = clip(call.arguments, full) if long else JSON(
-            dumps_strict(call.parsed), indent=2, highlight=False)
+        body = clip(call.arguments, full) if long else JSON(dumps_strict(call.parsed), indent=2, highlight=False).text
     else:
-        body = Group(Text.assemble(("arguments do not parse: ", "bold red"), call.error),
-                     clip(call.arguments, full, style="red"))
-    return Group(title, Padding(body, (0, 0, 0, 2), expand=False))
+        body = Text.assemble(("arguments do not parse: ", "bold red"), call.error, "\n",
+                             clip(call.arguments, full, style="red"))
+    return Group(title, _block(body, wrap, indent=2))
 
 
 def _usage(result: Result) -> Text:

@@ -11,9 +11,9 @@ import click
 from rich.text import Text
 
 from .._json import dumps_strict
-from ..findings import BINARY_TRANSPORTS
+from ..findings import BINARY_TRANSPORTS, Severity
 from ..result import Result
-from ..services import DEFAULT_STALL
+from ..services import DEFAULT_STALL, NOT_A_STREAM
 from ..services.lost import lost_text
 from ..services.rows import RowBounds
 from .common import (
@@ -24,6 +24,7 @@ from .common import (
     end,
     input_options,
     load_capture,
+    on_terminal,
     settings,
     several_inputs,
     transport_option,
@@ -31,7 +32,7 @@ from .common import (
 )
 from .frame_table import FrameTable
 from .long_text import HEAD, TAIL
-from .render import render_reply_only, render_result, render_timing
+from .render import render_reply_only, render_result, render_timing, render_tool_calls
 from .usage import Seconds
 
 __all__ = ["blame", "export", "frames", "show"]
@@ -66,7 +67,7 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
     Examples:
       streamfold show examples/openai-reasoning.sse
       streamfold show --full huge.sse | less -R
-      streamfold show --json capture.sse | jq .choices[0].content
+      streamfold show --json capture.sse | jq '.choices[0].content'
       streamfold show --frame-numbers examples/openai-broken.sse
       streamfold show a.sse b.sse c.har
     """
@@ -83,7 +84,7 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
             sys.stdout.flush()
         try:
             out = _show_one(name, input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect,
-                            transport, quiet_json=True)
+                            transport, several=True)
         except SystemExit as exc:  # an unreadable file (said on stderr) or --strict: the next one still shows
             worst = max(worst, exc.code if isinstance(exc.code, int) else EXIT_USAGE)
             out = getattr(exc, "shown", None)
@@ -97,8 +98,9 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
 
 def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, numbered: bool,
               full: bool, stall: float, dialect: str | None, transport: str | None, *,
-              quiet_json: bool = False) -> dict[str, Any] | None:
-    """Show one capture; with `quiet_json`, return its JSON instead of printing it."""
+              several: bool = False) -> dict[str, Any] | None:
+    """Show one capture; one of `several`: return its JSON instead of printing it, and end a reply
+    written byte for byte with a newline (the next file's `==> FILE <==` goes on a line of its own)."""
     loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
     result, timing = loaded.result, loaded.timing
     out: dict[str, Any] | None = None
@@ -106,13 +108,16 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
         out = result.to_dict()
         if timing is not None:
             out["timing"] = timing.to_dict()
-        if not quiet_json:
+        if not several:
             write_json(out)
-    elif settings().quiet:
+    elif settings().quiet and on_terminal():
         console().print(render_reply_only(result, full=full))
+    elif settings().quiet:
+        _write_reply(result, end_line=several)
     else:
-        shown = console()
-        shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full))
+        shown, wrap = console(), on_terminal()
+        shown.print(render_result(result, annotate=annotate, numbered=numbered, lost=lost_text(result), full=full,
+                                  wrap=wrap), crop=wrap)
         if timing is not None:
             shown.print(render_timing(timing))
     try:
@@ -123,22 +128,52 @@ def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool,
     return out
 
 
+def _write_reply(result: Result, *, end_line: bool = False) -> None:
+    """--quiet off a terminal: each choice's reply as it is, byte for byte (no newline added unless
+    `end_line`, so `show -q capture.sse > reply.txt` is what `check --expect reply.txt` compares), and
+    its tool calls after it, unwrapped."""
+    out = sys.stdout
+    ended = True  # whether what was written so far ends a line (or nothing was written)
+    for choice in result.choices:
+        content = choice.content
+        if content is not None and not isinstance(content, str):  # a server may send a number where text belongs
+            content = dumps_strict(content)
+        if content:
+            out.write(content if ended else "\n" + content)
+            ended = content.endswith("\n")
+        if choice.tool_calls:
+            if not ended:
+                out.write("\n")
+            out.flush()
+            console().print(*render_tool_calls(choice, wrap=False), crop=False)
+            ended = True
+    if end_line and not ended:
+        out.write("\n")
+    out.flush()
+
+
 @click.command()
 @input_options
 @click.option("--jsonl", is_flag=True, help="One JSON object per frame, for machines.")
+@click.option("--wide", is_flag=True, help="Print each event and summary whole on a terminal too (off a terminal, "
+                                           "they always are); by default they are cut to the terminal's width.")
 @dialect_option
 @transport_option
-def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dialect: str | None,
+def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide: bool, dialect: str | None,
            transport: str | None) -> None:
     """List every frame: index, line, byte offset, event, kind and a short summary or its error.
+
+    On a terminal, each row fits its width (--wide prints them whole); piped or
+    redirected, the rows are always whole.
 
     \b
     Examples:
       streamfold frames examples/openai-broken.sse
+      streamfold frames --wide examples/openai-tool-calls.sse
       streamfold frames --jsonl capture.sse | grep invalid
     """
     # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
-    rows = _jsonl_rows if jsonl else FrameTable(console()).add
+    rows = _jsonl_rows if jsonl else FrameTable(console(), whole=wide or not on_terminal()).add
     result = load_capture(capture, input_format, entry, dialect, transport, rows=rows).result
     _why_no_frames(result)
     end(result)
@@ -146,13 +181,20 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, dial
 
 def _why_no_frames(result: Result) -> None:
     """A capture with no frames (an HTML page, binary, an empty file): what the input said, on stderr,
-    where the rows or the exported object would have been."""
+    where the rows would have been."""
     if len(result.frames):
         return
-    said = [finding.message for finding in result.errors if finding.frame is None]
-    said += [finding.message for finding in result.diagnostics if finding.frame is None]
-    for message in said or ["the capture holds no frames"]:
+    for message in _no_frames_said(result):
         click.echo(f"streamfold: {message}", err=True)
+
+
+def _no_frames_said(result: Result) -> list[str]:
+    """Why a capture has no frames: its findings at no frame that warn (what the input is first), not
+    its notes (how it was read: 'headers were stripped' explains nothing here)."""
+    found = [(error.code, error.message) for error in result.errors if error.frame is None]
+    found += [(d.code, d.message) for d in result.diagnostics if d.frame is None and d.severity != Severity.INFO]
+    found.sort(key=lambda finding: finding[0] not in NOT_A_STREAM)
+    return [message for _, message in found] or ["the capture holds no frames"]
 
 
 def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
@@ -173,14 +215,15 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
     \b
     Examples:
       streamfold export examples/openai-tool-calls.sse
-      streamfold export capture.sse | jq .choices[0].message
+      streamfold export capture.sse | jq '.choices[0].message'
     """
     result = load_capture(capture, input_format, entry, dialect, transport).result
     try:
         exported = result.export()
     except NotImplementedError as exc:
-        _why_no_frames(result)
-        click.echo(f"streamfold: {exc}", err=True)
+        # Nothing folded: what the input is, in one line (that no dialect exports it says nothing more).
+        said = _no_frames_said(result)[0] if not result.frames else str(exc)
+        click.echo(f"streamfold: {said}", err=True)
         sys.exit(EXIT_USAGE)
     write_json(exported)
     end(result)

@@ -1,6 +1,6 @@
 """How the command line takes its options and reports their misuse.
 
-- The group options (--color, --quiet, --strict, --max-inflated) are accepted after the
+- The group options (--color, --quiet, --strict, --require-complete, --max-inflated) are accepted after the
   subcommand too: `with_group_options` adds them to each command, where they
   update the group's `Settings`.
 - A usage error is one line and a hint, `streamfold show: missing FILE (try:
@@ -17,7 +17,7 @@ from typing import IO, Any
 import click
 
 from .._sizes import parse_size
-from .common import Settings
+from .common import REQUIRE_COMPLETE_HELP, Settings
 
 __all__ = ["COLORS", "MAX_INFLATED_HELP", "OneLineGroup", "Seconds", "Size", "one_line", "with_group_options"]
 
@@ -83,6 +83,8 @@ def with_group_options(command: click.Command) -> click.Command:
                      callback=_set("quiet"), help="As the group option --quiet."),
         click.Option(["--strict"], is_flag=True, default=False, expose_value=False,
                      callback=_set("strict"), help="As the group option --strict."),
+        click.Option(["--require-complete"], is_flag=True, default=False, expose_value=False,
+                     callback=_set("require_complete"), help=REQUIRE_COMPLETE_HELP),
         click.Option(["--max-inflated"], type=Size(), default=None, expose_value=False, metavar="SIZE",
                      callback=_set("max_inflated"), help=MAX_INFLATED_HELP),
     ])

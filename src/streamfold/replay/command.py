@@ -81,7 +81,7 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
       OpenAI(base_url="http://127.0.0.1:PORT/v1", api_key="x")
       streamfold serve captures/ --fault split-utf8 --fault keepalive:3
       streamfold serve streamfold.sqlite#12 --speed 2 --fault cut:20
-      curl -s http://127.0.0.1:PORT/_streamfold/expect | jq .choices[0].content
+      curl -s http://127.0.0.1:PORT/_streamfold/expect | jq '.choices[0].content'
     """
     from .._serving import LineOutput, is_loopback_address, log_through, new_token, shorten
     from .app import ReplayServer

@@ -4,13 +4,17 @@ that keeps the timestamps of a log or a curl trace from going backwards.
 A log line is a prefix (a timestamp, a level, a logger name, in the shapes
 apps print them, Python logging's default formats among them) and a message.
 A message that holds stream data (a JSON object, `[DONE]`, an SSE field line,
-either alone or after a short label such as `chunk:`) becomes part of the
-body; the other lines (an INFO line saying a request went out, a warning) are
-skipped and counted in one note.
+either alone or after up to two short labels such as a logger name and
+`chunk:`, as in `2025-07-01 10:00:00,550 DEBUG app: chunk: {...}`) becomes
+part of the body (a logged object that names its `type`, as Anthropic's
+events do, with the `event:` line the stream sent it under); the other lines
+(an INFO line saying a request went out, a warning) are skipped and counted
+in one note.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from datetime import datetime
@@ -33,9 +37,13 @@ _BASIC = re.compile(rf"^{_LEVELS}:[^\s:]*:")
 _LEVEL = re.compile(rf"\b{_LEVELS}\b")
 # A message that is stream data: a JSON object (keys in double quotes, so Python's dict repr is not one), [DONE].
 _PAYLOAD = re.compile(r'\{\s*["}]|\[DONE\]\s*$')
-# A short label before the data ("chunk: {...}", "received: [DONE]").
-_LABEL = re.compile(r'[A-Za-z_][\w.\- ]{0,40}?(?::|\s-)\s*(?=\{\s*["}]|\[DONE\]\s*$|data:)')
+# A short label before the data: a logger name ("app:", "myapp.llm -"), a word or two ("chunk:",
+# "received delta:"); at most _LABELS of them, so a sentence that ends in JSON is not read as data.
+_LABEL = re.compile(r"[A-Za-z_][\w.\- ]{0,40}?(?::|\s-)\s*")
+_LABELS = 2
 _SSE_FIELD = re.compile(r"(?:data|event|id|retry)(?::|$)")
+# `event: {...}`: a logged event object under the label "event", not an SSE event line (whose name is no JSON).
+_LABELLED_OBJECT = re.compile(r'(?:event|id|retry):\s*\{\s*["}]')
 
 
 def is_log_line(line: str) -> bool:
@@ -88,6 +96,8 @@ class LogReader:
 
     def __init__(self) -> None:
         self.clock = Clock()
+        self._lines = 0
+        self._data_lines = 0
         self._stamps = 0
         self._wrapped = 0
         self._skipped: list[int] = []
@@ -99,6 +109,7 @@ class LogReader:
         prefix = raw_line[: match.end()] if match else ""
         message = raw_line[len(prefix):].strip()
         frame = _frame(message)
+        self._lines += bool(raw_line.strip())
         if frame is None:
             if message:
                 self._skipped.append(number)
@@ -107,14 +118,20 @@ class LogReader:
             return b"", None
         stamp = match.groupdict().get("stamp") if match else None
         seconds = self.clock.read(stamp, number) if stamp else None
+        self._data_lines += 1
         self._stamps += seconds is not None
         self._wrapped += not frame.startswith(message.encode())
         return frame, seconds
 
     def notes(self) -> list[Note]:
         stamps, skipped = self._stamps, self._skipped
-        described = (f"{stamps} timestamp{'s' if stamps > 1 else ''} kept as arrival times" if stamps
-                     else "its lines have no timestamps, so there are no arrival times")
+        if stamps:
+            described = f"{stamps} timestamp{'s' if stamps > 1 else ''} kept as arrival times"
+        elif self._data_lines:
+            described = "its lines of stream data have no timestamps, so there are no arrival times"
+        else:
+            described = (f"none of its {self._lines:,} lines held stream data (a JSON object, [DONE] or an SSE "
+                         "line, alone or after a label such as `app: chunk:`)")
         notes = [Note("input-log", f"log: {described}"
                       + (f"; {self._wrapped} logged chunks turned into SSE data frames" if self._wrapped else "")),
                  *self.clock.notes()]
@@ -129,15 +146,33 @@ class LogReader:
 
 def _frame(message: str) -> bytes | None:
     """The SSE bytes a logged message stands for, or None when it holds no stream data."""
-    if not _SSE_FIELD.match(message):
-        label = _LABEL.match(message)
-        message = message[label.end():] if label else message
+    for labels in range(_LABELS + 1):
+        if _SSE_FIELD.match(message) and (labels == 0 or message.startswith("data:")) \
+                and not _LABELLED_OBJECT.match(message):
+            # Logs print one event per line and drop the blank line that ended it.
+            return message.encode() + (b"\n\n" if message.startswith("data") else b"\n")
         if _PAYLOAD.match(message):
-            return b"data: " + message.encode() + b"\n\n"
-        if not message.startswith("data:"):
+            return _event_line(message) + b"data: " + message.encode() + b"\n\n"
+        label = _LABEL.match(message)
+        if label is None:
             return None
-    # Logs print one event per line and drop the blank line that ended it.
-    return message.encode() + (b"\n\n" if message.startswith("data") else b"\n")
+        message = message[label.end():]
+    return None
+
+
+def _event_line(payload: str) -> bytes:
+    """`event: TYPE` for a logged event object that names its type (an Anthropic or Responses event: an
+    app logs the SDK's event, which has no SSE `event:` line to log), as the stream sent it; else b""."""
+    if '"type"' not in payload:
+        return b""
+    try:
+        value = json.loads(payload)
+    except (ValueError, RecursionError):
+        return b""
+    kind = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(kind, str) or not kind.strip() or not kind.isprintable():
+        return b""
+    return b"event: " + kind.encode("utf-8", "surrogatepass") + b"\n"
 
 
 _DAY = 86400.0

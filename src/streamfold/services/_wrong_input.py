@@ -32,11 +32,19 @@ _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f") + b"\x7f"
 _SHOWN_TITLE = 120
 
 
-def recognise(body: bytes) -> Note | None:
-    """The finding for a body that is not a stream, or None when it may be one."""
+#: What a `Capture.source` is called in a sentence ("the body read out of the HAR").
+_SOURCE_NAMES = {"har": "the HAR", "curl-verbose": "the curl output", "curl-trace": "the curl trace",
+                 "log": "the log", "devtools": "the DevTools rows", "sdk-repr": "the SDK objects",
+                 "store": "the stored capture"}
+
+
+def recognise(body: bytes, *, source: str = "raw", input_size: int | None = None) -> Note | None:
+    """The finding for a body that is not a stream, or None when it may be one. `source` and
+    `input_size`: what the body was read out of, and its size, so that a body that came out empty
+    of a larger input (a log with no stream data in it) is never said to be an empty input."""
     if not body[:4096].strip() and not body.strip():  # the head first: a huge body is not copied
-        what = "it is empty (0 bytes)" if not body else f"it holds only whitespace ({len(body):,} bytes)"
-        return Note("empty-input", f"there was nothing to fold: {what}", Severity.WARNING)
+        return Note("empty-input", f"there was nothing to fold: {_emptiness(body, source, input_size)}",
+                    Severity.WARNING)
     if is_html(body):
         return Note("html-page", f"the body is an HTML page{_title(body)}, not a stream: a proxy, a gateway, a "
                                  "login page or the wrong URL answered instead of the model; nothing was folded",
@@ -53,6 +61,16 @@ def recognise(body: bytes) -> Note | None:
                                 "nothing was folded (is it the right file? --transport folds it anyway)",
                     Severity.ERROR)
     return None
+
+
+def _emptiness(body: bytes, source: str, input_size: int | None) -> str:
+    if body:
+        return f"it holds only whitespace ({len(body):,} bytes)"
+    if not input_size:
+        return "it is empty (0 bytes)"
+    if source == "log":
+        return f"no line of the log ({input_size:,} bytes) held stream data, so the stream body is empty"
+    return f"the stream body read out of {_SOURCE_NAMES.get(source, 'the input')} ({input_size:,} bytes) is empty"
 
 
 def is_html(body: bytes) -> bool:

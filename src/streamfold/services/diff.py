@@ -42,6 +42,8 @@ class Field:
     label: str
     value: Callable[[Any], Any]
     optional: bool = False
+    #: Text that holds JSON (tool arguments): two texts of one JSON value are alike, with a note.
+    json_text: bool = False
 
 
 def _counts(result: Result) -> str:
@@ -68,11 +70,11 @@ def _usage(usage: Usage | None) -> dict[str, Any] | None:
 
 
 def _findings(findings: Iterable[StreamError | Diagnostic]) -> str:
-    """One line per finding of the stream: code and frame (messages quote positions, which move
-    between captures). Notes on the input are left out: two files of one stream (a HAR and a curl
+    """One line per finding of the stream: code and frame, when it has one (messages quote positions,
+    which move between captures). Notes on the input are left out: two files of one stream (a HAR and a curl
     dump) carry different ones."""
-    return "\n".join(f"{finding.code} (frame {finding.frame})" for finding in findings
-                     if finding.code not in CODES or CODES[finding.code].kind is not Kind.NOTE)
+    return "\n".join(finding.code if finding.frame is None else f"{finding.code} (frame {finding.frame})"
+                     for finding in findings if finding.code not in CODES or CODES[finding.code].kind is not Kind.NOTE)
 
 
 #: Facts of the whole stream (section "stream"); a value function takes the Result.
@@ -95,7 +97,7 @@ CHOICE_FIELDS = (
 TOOL_FIELDS = (
     Field("name", "name", lambda call: call.name),
     Field("id", "id", lambda call: call.id),
-    Field("arguments", "arguments (raw join)", lambda call: call.arguments),
+    Field("arguments", "arguments (raw join)", lambda call: call.arguments, json_text=True),
     Field("parsed", "parsed", _parsed),
     Field("error", "arguments error", lambda call: call.error, optional=True),
 )
@@ -268,10 +270,12 @@ class FieldDiff:
     field: str
     choice: int | None = None
     tool: int | None = None
+    #: Why two different values are alike (two texts of one JSON value), when they are.
+    note: str | None = None
 
     @property
     def same(self) -> bool:
-        return bool(self.left == self.right)
+        return self.note is not None or bool(self.left == self.right)
 
 
 def compare(left: Summary | Result, right: Summary | Result, *, only: Collection[str] | None = None,
@@ -289,7 +293,8 @@ def compare(left: Summary | Result, right: Summary | Result, *, only: Collection
         right_value = None if other is None else item.value(other)
         if item.optional and left_value is None and right_value is None:
             return
-        out.append(FieldDiff(key, section, item.label, left_value, right_value, item.key, choice, tool))
+        note = _same_json(left_value, right_value) if item.json_text and left_value != right_value else None
+        out.append(FieldDiff(key, section, item.label, left_value, right_value, item.key, choice, tool, note))
 
     for item in STREAM_FIELDS:
         add(item, item.key, "stream", a.result, b.result)
@@ -310,6 +315,21 @@ def compare(left: Summary | Result, right: Summary | Result, *, only: Collection
     for section, item in RESULT_FIELDS:
         add(item, item.key, section, a.result, b.result)
     return out
+
+
+def _same_json(left: Any, right: Any) -> str | None:
+    """Why two texts are alike as JSON (one value, written with other spacing or key order), or None."""
+    if not isinstance(left, str) or not isinstance(right, str):
+        return None
+    try:
+        # Written out again, not compared with ==: 1, 1.0 and true are one value to Python, not to JSON.
+        one, other = (json.dumps(loads(text)) for text in (left, right))
+        if one == other:
+            return "equal as JSON values: only the whitespace differs"
+        one, other = (json.dumps(loads(text), sort_keys=True) for text in (left, right))
+    except (ValueError, RecursionError):
+        return None
+    return "equal as JSON values: only the whitespace and the order of keys differ" if one == other else None
 
 
 def diff_results(left: Summary | Result, right: Summary | Result) -> list[tuple[str, Any, Any]]:

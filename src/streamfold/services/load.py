@@ -76,7 +76,8 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
                  input_size: int | None = None, started: float | None = None) -> Loaded:
     """`load` for a capture already read (a stored one, `streamfold.store`): fold and annotate it."""
     started = time.perf_counter() if started is None else started
-    wrong = recognise(capture.body)
+    input_size = len(capture.body) if input_size is None else input_size
+    wrong = recognise(capture.body, source=capture.source, input_size=input_size)
     forced = bool(dialect or transport)
     if forced and wrong is not None and wrong.code != "empty-input":
         wrong = None  # told what to read it as: it is folded as that
@@ -93,8 +94,8 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
         *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
         *(note for note in checks if folded or note.code == "http-status")))  # not folded: the rest is moot
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
-    return Loaded(capture, notes, annotate(result, notes, timing), timing,
-                  len(capture.body) if input_size is None else input_size, time.perf_counter() - started)
+    return Loaded(capture, notes, annotate(result, notes, timing), timing, input_size,
+                  time.perf_counter() - started)
 
 
 def annotate(result: Result, notes: Iterable[Diagnostic] = (), timing: Timing | None = None) -> Result:

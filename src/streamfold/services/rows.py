@@ -9,7 +9,7 @@ the rest is folded (the rows are `frame_rows`' of the final Result).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..folding import Folder, Phase
 from ..framing import Frame
 from ..result import Result
 
-__all__ = ["RowBounds", "fold_rows", "frame_rows", "frame_summary"]
+__all__ = ["RowBounds", "fold_rows", "frame_rows", "frame_summaries", "frame_summary"]
 
 #: The first slice `fold_rows` folds is small, so the first rows come at once; then larger ones.
 _FIRST_SLICE = 16 * 1024
@@ -48,8 +48,13 @@ def frame_rows(result: Result, start: int = 0, stop: int | None = None) -> Itera
 
 def frame_summary(result: Result, index: int) -> str:
     """A frame in one line: the dialect's summary of its payload, or what it is instead."""
+    return frame_summaries(result, (index,))[0]
+
+
+def frame_summaries(result: Result, indexes: Iterable[int]) -> list[str]:
+    """`frame_summary` of each of `indexes`, the summarizer set up once."""
     rows = _Rows(_summarizer(result.transport, result.dialect), result.errors)
-    return rows.summary(result.frames[index], result.frame_kinds[index])
+    return [rows.summary(result.frames[index], result.frame_kinds[index]) for index in indexes]
 
 
 def fold_rows(body: bytes, on_rows: Callable[[list[dict[str, Any]], RowBounds], None], *,

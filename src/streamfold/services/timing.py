@@ -96,7 +96,7 @@ def analyse(result: Result, reads: tuple[tuple[int, float], ...], *, start: floa
         gap_max=gaps[-1] if gaps else None,
         duration=duration,
         chars_per_second=characters / generation if generation > 0 else None,
-        tokens_per_second=output_tokens / generation if generation > 0 and isinstance(output_tokens, int) else None,
+        tokens_per_second=_rate(output_tokens, generation) if isinstance(output_tokens, int) else None,
         stalls=tuple(stalls),
     )
 
@@ -117,6 +117,17 @@ def sparkline(timing: Timing, width: int = 60) -> str:
 def chart_top(timing: Timing) -> float:
     """The gap a full bar stands for: the longest gap, but at least a second, so a steady stream stays low."""
     return max(timing.gap_max or 0.0, _CHART_FLOOR)
+
+
+def _rate(count: int, seconds: float) -> float | None:
+    """`count` per second, or None: no time passed, or the count (the stream's own usage) is too large
+    for a float (a hostile `output_tokens` of 400 digits)."""
+    if seconds <= 0:
+        return None
+    try:
+        return count / seconds
+    except OverflowError:
+        return None
 
 
 def _first_text_frame(result: Result) -> int | None:

@@ -5,7 +5,7 @@ finish reason, findings) and the frames (which ones differ).
     {
       "left":  {"result": to_dict(), "size": body bytes, "input_size": bytes, "source": "har", "response": false},
       "right": {...},
-      "fields": [{"section", "label", "left", "right", "same", "prefix", "suffix", "marks"}, ...],
+      "fields": [{"section", "label", "left", "right", "same", "note", "prefix", "suffix", "marks"}, ...],
       "frames": {"compared": true, "left_total", "right_total", "hunks_total", "hunks": [...]}
     }
 
@@ -17,7 +17,9 @@ the fields a response tells are compared, and no frames ("response": true,
 "compared": false). The fields are `services.diff`'s, so page and CLI agree.
 
 Field values are display text (JSON for structured values) or null when the
-side has no such field; `prefix`/`suffix` are the lengths, in UTF-16 units,
+side has no such field; tool arguments are compared as JSON values, not as
+their text: two texts of one value are `same`, and `note` says why ("equal as
+JSON values: only the whitespace differs"; null otherwise); `prefix`/`suffix` are the lengths, in UTF-16 units,
 of what two different texts share at their start and end (never cutting a
 word), so the page can shorten them; `marks` {"left", "right"} are the
 [start, end] spans, UTF-16 units, of the whole tokens (words, runs of
@@ -87,12 +89,13 @@ def _result(side: Summary | Result) -> Result:
 # -- result level (what is compared is `services.diff`'s; this is how the page shows it) ----
 
 def _field_diffs(left: Summary | Result, right: Summary | Result) -> list[dict[str, Any]]:
-    return [_field(found.section, found.label, _display(found.left), _display(found.right))
+    return [_field(found.section, found.label, _display(found.left), _display(found.right), found.note)
             for found in compare(left, right)]
 
 
-def _field(section: str, label: str, left: str | None, right: str | None) -> dict[str, Any]:
-    same = left == right
+def _field(section: str, label: str, left: str | None, right: str | None, note: str | None = None
+           ) -> dict[str, Any]:
+    same = note is not None or left == right
     prefix = suffix = 0
     marks: dict[str, list[list[int]]] = {"left": [], "right": []}
     if not same and left is not None and right is not None:
@@ -102,7 +105,7 @@ def _field(section: str, label: str, left: str | None, right: str | None) -> dic
         prefix = _utf16_length(left[:prefix_chars])
         suffix = _utf16_length(left[len(left) - suffix_chars:]) if suffix_chars else 0
         marks = _token_marks(left, right, prefix_chars, suffix_chars)
-    return {"section": section, "label": label, "left": left, "right": right, "same": same,
+    return {"section": section, "label": label, "left": left, "right": right, "same": same, "note": note,
             "prefix": prefix, "suffix": suffix, "marks": marks}
 
 

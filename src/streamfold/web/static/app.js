@@ -371,6 +371,14 @@ function visibleControls(text) {
 // response part of curl's output, a log's data lines), which is not the file's own bytes.
 const SOURCE_LABEL = { har: 'the HAR entry', 'curl-verbose': "curl's output", 'curl-trace': "curl's trace",
   log: 'the log', raw: null };
+// The size of what was opened (a 4.8 KB log whose lines held no stream data is not "0 B"), and
+// the stream body read out of it when that differs.
+function inputSize(capture) {
+  const size = capture.input_size ?? capture.size;
+  const title = size === capture.size ? null : `${formatBytes(capture.size)} of stream body read out of it`;
+  return h('span', { class: 'muted', text: formatBytes(size), title });
+}
+
 function rawSubtitle(capture, binary, pasted) {
   const source = capture.source || 'raw';
   if (source === 'store') return { text: binary ? 'as recorded, binary, shown as UTF-8 text' : 'as recorded, read by read' };
@@ -1416,8 +1424,9 @@ class Timeline {
     const note = document.querySelector('.timeline-note');
     if (note) note.textContent = frames.length ? axisNote(this.byTime, timed, state.view.capture.source, state.capture) : '';
     this.empty.hidden = frames.length > 0;
-    this.empty.textContent = frames.length ? '' : state.view.capture.size
-      ? `No frames were found in these ${formatBytes(state.view.capture.size)}: there is nothing to draw over time or bytes.`
+    const read = state.view.capture.size || state.view.capture.input_size;  // a log may hold no stream data
+    this.empty.textContent = frames.length ? '' : read
+      ? `No frames were found in these ${formatBytes(read)}: there is nothing to draw over time or bytes.`
       : 'The capture is empty: there is nothing to draw over time or bytes.';
     this.canvas.dataset.axis = !frames.length ? 'none' : this.byTime ? 'time' : 'bytes';
     // Characters each frame produced, per series.
@@ -2053,7 +2062,7 @@ function renderSummary() {
   const items = [
     h('span', { class: 'source-name' }, streamNodes(state.capture ? state.capture.name : 'capture')),
     state.view.stored ? storedSummary(state.view.stored) : null,
-    h('span', { class: 'muted', text: formatBytes(state.view.capture.size) }),
+    inputSize(state.view.capture),
     completeBadge(result),
     h('span', { text: result.dialect }),
     h('span', { text: result.transport }),
@@ -2353,7 +2362,8 @@ function renderDiff(diff, left, right) {
       tbody.append(h('tr', { class: 'diff-section' }, h('th', { colspan: 3, text: section })));
     }
     tbody.append(h('tr', { class: field.same ? 'same' : 'changed' },
-      h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' })),
+      h('th', { class: 'diff-label' }, field.label, field.same ? null : h('span', { class: 'badge warn small', text: 'differs' }),
+        field.note ? h('div', { class: 'muted', text: field.note }) : null),
       h('td', null, diffText(field.left, field.prefix, field.suffix, field.same ? null : (field.marks || {}).left || [])),
       h('td', null, diffText(field.right, field.prefix, field.suffix, field.same ? null : (field.marks || {}).right || []))));
   }
@@ -2364,9 +2374,9 @@ function renderDiff(diff, left, right) {
     h('div', { class: 'diff-summary' },
       h('span', { class: `badge ${changed ? 'warn' : 'ok'}`,
         text: changed ? `${plural(changed, 'field')} differ${changed === 1 ? 's' : ''}` : 'same result' }),
-      h('span', { text: `${left.name} (${formatBytes(diff.left.size)})` }),
+      h('span', { text: `${left.name} (${formatBytes(diff.left.input_size)})` }),
       h('span', { class: 'muted', text: 'vs' }),
-      h('span', { text: `${right.name} (${formatBytes(diff.right.size)})` }),
+      h('span', { text: `${right.name} (${formatBytes(diff.right.input_size)})` }),
       changed ? h('label', { class: 'toggle' }, onlyChanges, 'hide identical fields') : null),
     table,
   ];
