@@ -19,6 +19,7 @@ from rich.text import Text
 from .._json import dumps_strict
 from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
+from ..services import NOT_A_STREAM
 from ..services.lost import LostText
 from ..services.timing import Timing, chart_top, sparkline
 from .long_text import HEAD, TAIL, clip, clipped_runs, marker
@@ -74,6 +75,13 @@ class _Header:
         status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
         # The model and id are the stream's own values: shown as text whatever type the server sent.
         model, reply_id = (_shown(value) for value in (result.model, result.id))
+        unread = next((d for d in result.diagnostics if d.code in NOT_A_STREAM), None)
+        if unread is not None:  # nothing was framed: no transport or dialect to name (the finding says what it is)
+            what = str(unread.details.get("format") or _NOT_A_STREAM[unread.code]).split(" (")[0]
+            if unread.code == "error-response":
+                what += f" ({unread.details.get('vendor')})"
+            yield Text.assemble(("not a stream", "bold"), " · ", (str(what), "bold yellow"))
+            return
         yield Text.assemble(
             (result.dialect, "bold"), " · ", result.transport, " · ", status,
             *((" · ", (model, "bold")) if model else ()))
@@ -86,6 +94,10 @@ class _Header:
             yield frames
             if reply_id:
                 yield Text(reply_id, style="dim")
+
+
+_NOT_A_STREAM = {"empty-input": "nothing to fold", "html-page": "an HTML page", "not-text": "not text",
+                 "error-response": "an error response"}
 
 
 def _shown(value: object) -> str:

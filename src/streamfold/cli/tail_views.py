@@ -23,7 +23,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from .._json import dumps_strict
-from ..events import Event, Finding, TextDelta, ToolCallDone
+from ..events import Event, Finding, TextDelta, ToolCallDelta, ToolCallDone
 
 __all__ = ["MARKS", "REASONING", "LiveView", "PipeView", "Progress", "View"]
 
@@ -78,6 +78,23 @@ class Progress:
         return " · ".join(parts)
 
 
+class ToolCallNumbers:
+    """Tool calls numbered as `show`, `--json` and `blame` number them: by their place among the
+    choice's calls in key order, not by the dialect's key (Anthropic's and Bedrock's is the content
+    block's index, which counts the text and thinking blocks before the call too)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, set[int]] = {}
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, (ToolCallDelta, ToolCallDone)):
+            self._keys.setdefault(event.choice, set()).add(event.tool_call)
+
+    def number(self, event: ToolCallDone) -> int:
+        self.see(event)
+        return sorted(self._keys[event.choice]).index(event.tool_call)
+
+
 class View:
     def __enter__(self) -> View:
         return self
@@ -102,10 +119,12 @@ class PipeView(View):
         self._field: str | None = None
         self._line_start = True
         self._wrote = False
+        self._numbers = ToolCallNumbers()
 
     def show(self, events: list[Event], progress: Progress, now: float) -> None:
         pieces: list[str] = []
         for event in events:
+            self._numbers.see(event)
             if isinstance(event, TextDelta):
                 if event.field == "reasoning" and self._reasoning != "mark":
                     if self._reasoning == "stderr":
@@ -115,7 +134,7 @@ class PipeView(View):
                 self._text(pieces, event.field, event.text)
             elif isinstance(event, ToolCallDone):
                 arguments = dumps_strict(event.arguments) if event.error is None else event.error
-                self._text(pieces, "tool", f"[tool call {event.tool_call} {event.name}: {arguments}]\n")
+                self._text(pieces, "tool", f"[tool call {self._numbers.number(event)} {event.name}: {arguments}]\n")
         if pieces:
             self._out.write("".join(pieces))
             self._out.flush()
@@ -153,6 +172,7 @@ class LiveView(View):
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._tools: list[str] = []
+        self._numbers = ToolCallNumbers()
         self._live = Live(console=console, refresh_per_second=10, transient=True, auto_refresh=False)
 
     def __enter__(self) -> LiveView:
@@ -164,11 +184,12 @@ class LiveView(View):
 
     def show(self, events: list[Event], progress: Progress, now: float) -> None:
         for event in events:
+            self._numbers.see(event)
             if isinstance(event, TextDelta):
                 (self._reasoning if event.field == "reasoning" else self._content).append(event.text)
             elif isinstance(event, ToolCallDone):
                 arguments = dumps_strict(event.arguments) if event.error is None else event.error
-                self._tools.append(f"tool call {event.tool_call} {event.name}: {arguments}")
+                self._tools.append(f"tool call {self._numbers.number(event)} {event.name}: {arguments}")
         self.tick(progress, now)
 
     def tick(self, progress: Progress, now: float) -> None:

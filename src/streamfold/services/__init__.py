@@ -21,8 +21,9 @@ from .inputs import (
            read_capture,
            transport_notes,
 )
+from ._wrong_input import NOT_A_STREAM
 from .load import Loaded, Progress, annotate, load
 from .timing import DEFAULT_STALL, Timing, analyse
 
 __all__ = ["DEFAULT_STALL", "FORMATS", "MAX_INFLATED", "Capture", "InflatedTooLargeError", "InputError", "Loaded",
-           "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture", "transport_notes"]
+           "NOT_A_STREAM", "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture", "transport_notes"]
