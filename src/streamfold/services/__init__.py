@@ -11,6 +11,7 @@ core never imports it.
 
 from __future__ import annotations
 
+from ._wrong_input import NOT_A_STREAM
 from .inputs import (
            FORMATS,
            MAX_INFLATED,
@@ -21,9 +22,8 @@ from .inputs import (
            read_capture,
            transport_notes,
 )
-from ._wrong_input import NOT_A_STREAM
 from .load import Loaded, Progress, annotate, load
 from .timing import DEFAULT_STALL, Timing, analyse
 
-__all__ = ["DEFAULT_STALL", "FORMATS", "MAX_INFLATED", "Capture", "InflatedTooLargeError", "InputError", "Loaded",
-           "NOT_A_STREAM", "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture", "transport_notes"]
+__all__ = ["DEFAULT_STALL", "FORMATS", "MAX_INFLATED", "NOT_A_STREAM", "Capture", "InflatedTooLargeError", "InputError",
+           "Loaded", "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture", "transport_notes"]

@@ -29,10 +29,10 @@ from ..findings import Severity
 from ..framing import sniff
 from ._encodings import decode_wide_text
 from ._inflate import MAX_INFLATED, InflatedTooLargeError, Inflater
+from ._not_streams import error_response
 from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
 from ._sdk_repr import from_sdk_repr
 from ._websocket import message_reads
-from ._not_streams import error_response
 from ._wrong_input import is_html
 from .capture import Capture, InputError, Note
 
@@ -199,7 +199,8 @@ def transport_notes(capture: Capture, body_transport: str | None = None) -> list
         return notes  # a 101 upgrade without a Content-Type is how a WebSocket starts: nothing to flag
     if capture.status is not None and not 200 <= capture.status < 300:
         # An HTML page's text or an error response's is no help here (their findings say what they hold).
-        snippet = "" if is_html(capture.body) or error_response(capture.body) else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
+        said = is_html(capture.body) or error_response(capture.body) is not None
+        snippet = "" if said else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
         notes.append(Note("http-status", f"the response status was {capture.status}, not 200: the body is the "
                                          f"server's error, not a reply{snippet}", Severity.ERROR))
     if not capture.response_headers:
