@@ -265,10 +265,12 @@ def _finding(severity: str, code: str, where: str, message: str) -> Text:
         (f" ({where})" if where else "", "dim"), ": ", message)
 
 
-def render_timing(timing: Timing) -> RenderableType:
+def render_timing(timing: Timing, clock: str | None = None) -> RenderableType:
+    """The timing section; `clock` says where the times count from when the front knows it better
+    than the timing does (tail: its own start)."""
     chart = sparkline(timing, 60)
     lines: list[RenderableType] = [Rule(Text("timing", style="bold"), align="left", style="dim"),
-                                   Text(timing.summary())]
+                                   Text(timing.summary(clock))]
     if chart:
         top = chart_top(timing)
         full = f"  full bar = {top * 1000:.0f} ms" if top < 1 else f"  full bar = {top:.2f} s"

@@ -37,9 +37,12 @@ _QUIET = 1.0
 
 @dataclass
 class Progress:
-    """What has arrived so far; times on the monotonic clock, `first_token` in seconds after the first byte."""
+    """What has arrived so far; times on the monotonic clock. `started` is where TTFB and TTFT count
+    from (tail's start, about when a piped curl sent the request: see `tail`); `timed` is False for
+    a regular file, which has no arrival times (no TTFB or TTFT is shown for it)."""
 
     started: float
+    timed: bool = True
     #: What the input is when it must be read whole before it is folded (a HAR file, ...).
     whole: str = ""
     first: float | None = None
@@ -52,21 +55,26 @@ class Progress:
 
     def took(self, events: list[Event], now: float) -> None:
         for event in events:
-            if isinstance(event, TextDelta):
-                self.characters += len(event.text)
-                if self.first_token is None and self.first is not None:
-                    self.first_token = now - self.first
+            # The first text as `services.timing` finds it: content, reasoning, a refusal or arguments.
+            text = event.text if isinstance(event, TextDelta) else \
+                event.arguments if isinstance(event, ToolCallDelta) else ""
+            if text:
+                self.characters += len(text)
+                if self.first_token is None:
+                    self.first_token = now - self.started
             elif isinstance(event, Finding):
                 self.findings += 1
 
     def status(self, now: float) -> str:
         if self.first is None:
             return f"waiting for the first byte · {now - self.started:.1f} s"
-        elapsed = now - self.first
+        elapsed = now - self.started
         parts = [f"{self.frames} frames", f"{self.received} bytes"]
         if self.whole:
             parts = [f"{self.whole}: read whole, folded at its end", f"{self.received} bytes"]
-        parts.append(f"ttft {self.first_token * 1000:.0f} ms" if self.first_token is not None else "ttft -")
+        if self.timed:
+            parts.append(f"TTFB {_ms(self.first - self.started)}")
+            parts.append(f"TTFT {_ms(self.first_token)}" if self.first_token is not None else "TTFT -")
         if self.first_token is not None and elapsed > self.first_token:
             parts.append(f"{self.characters / (elapsed - self.first_token):.0f} chars/s")
         parts.append(f"{elapsed:.1f} s")
@@ -76,6 +84,10 @@ class Progress:
         if idle >= _QUIET:
             parts.append(f"no data for {int(idle)} s")
         return " · ".join(parts)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 class ToolCallNumbers:
