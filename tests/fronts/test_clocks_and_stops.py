@@ -75,7 +75,7 @@ def test_record_and_show_measure_ttfb_and_ttft_from_the_request(upstream: tuple[
     assert said is not None, line
     ttfb, ttft = _seconds(said.group(1)), _seconds(said.group(2))
     # The role frame came at once, the text DELAY later: TTFT holds both, counted from the request.
-    assert DELAY - 0.05 <= ttft - ttfb and ttft < DELAY + 5, line
+    assert ttft >= DELAY and ttft - ttfb >= DELAY / 2 and ttft < DELAY + 10, line
 
     # `show` of the stored exchange: the same two numbers, under the same names, on the same clock.
     shown = subprocess.run([*STREAMFOLD, "show", "--json", f"{db}#1"], capture_output=True, env=ENV, timeout=60)
