@@ -83,6 +83,9 @@ def test_an_error_response_behind_curl_i_is_said_once() -> None:
     b'{"error": {"message": "x"}, "choices": []}\n{"error": {"message": "y"}}\n',  # two documents: a stream
     b'data: {"error": {"message": "overloaded", "type": "server_error"}}\n\n',  # an error inside an SSE stream
     b'{"id": "x", "message": "hello"}',  # an object with a message is no error by that alone
+    # A reply cut by an error carries it beside its output: still a reply (read by its dialect).
+    b'{"id": "resp_1", "object": "response", "status": "failed", "output": [],'
+    b' "error": {"code": "server_error", "message": "The server had an error"}}',
 ])
 def test_what_only_looks_like_an_error_response_is_read_as_before(data: bytes) -> None:
     assert "error-response" not in {d.code for d in load(data).result.diagnostics}

@@ -22,6 +22,9 @@ __all__ = ["binary_format", "describe_error", "error_response"]
 
 # An error response is small: a larger body is not parsed whole to look for one.
 _MAX_ERROR_BODY = 256 * 1024
+# The keys an error response may have at its top: the error, its type and code, a request id.
+_BESIDE_AN_ERROR = frozenset({"error", "type", "error_type", "code", "status", "message", "Message", "__type",
+                              "request_id", "requestId"})
 _SHOWN_MESSAGE = 300
 
 # (magic at offset 0, what the file is). gzip is no entry: the reader inflates it.
@@ -78,7 +81,9 @@ def error_response(body: bytes) -> dict[str, Any] | None:
         return None
     if isinstance(value, list) and len(value) == 1:
         value = value[0]  # Gemini answers a failed streamGenerateContent with a one-element array
-    if not isinstance(value, dict):
+    # An error response holds the error and little else (an id to quote to support): a reply that carries
+    # an `error` beside its output (a Responses object cut by an error, an export) is a reply, not this.
+    if not isinstance(value, dict) or set(value) - _BESIDE_AN_ERROR:
         return None
     error = value.get("error")
     if value.get("type") == "error" and isinstance(error, dict):
@@ -87,7 +92,7 @@ def error_response(body: bytes) -> dict[str, Any] | None:
         if isinstance(error.get("status"), str) and isinstance(error.get("code"), int):
             return _error("Google", error["status"], error["code"], error["message"])
         return _error("OpenAI-style", error.get("type"), error.get("code"), error["message"])
-    if isinstance(error, str) and set(value) <= {"error", "error_type", "code", "status"}:
+    if isinstance(error, str):
         return _error("plain", value.get("error_type"), value.get("code"), error)
     message = value.get("message", value.get("Message"))
     if isinstance(message, str) and set(value) <= {"message", "Message", "__type", "code"}:
