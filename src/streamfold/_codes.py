@@ -71,7 +71,7 @@ Code = Literal[
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "inflated-too-large", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
-    "not-text", "not-a-stream", "input-store", "store-unfinished", "websocket-messages",
+    "not-text", "not-a-stream", "error-response", "input-store", "store-unfinished", "websocket-messages",
 ]
 
 
@@ -268,8 +268,12 @@ _ALL = (
     CodeInfo("empty-input", _N, _WARN, "there was nothing to fold: the body is empty or only whitespace"),
     CodeInfo("html-page", _N, _ERR, "the body is an HTML page (a proxy's error page, a login page), with its "
              "title: not a stream, nothing was folded"),
-    CodeInfo("not-text", _N, _ERR, "the body is neither text nor AWS event-stream nor gzip (the share of bytes "
-             "that are not UTF-8 text is given): nothing was folded"),
+    CodeInfo("not-text", _N, _ERR, "the body is neither text nor AWS event-stream nor gzip: a file of a "
+             "well-known format is named (a PDF, an image, an archive, an executable, a media file), else the share "
+             "of bytes that are not UTF-8 text is given; nothing was folded"),
+    CodeInfo("error-response", _N, _ERR, "the body is an API's error response, not a stream (OpenAI's "
+             "`{\"error\": {…}}`, Anthropic's `{\"type\": \"error\", …}`, Google's, a bare `{\"error\": \"…\"}`, "
+             "AWS's `{\"message\": …}`): the vendor's error type and message in one line; nothing was folded"),
     CodeInfo("not-a-stream", _N, _INFO, "the input is one non-streaming reply (a ChatCompletion, a Message, a "
              "Responses object, `streamfold export`'s output, ...): read by its dialect's reader as the reply"),
 )

@@ -66,7 +66,7 @@ def test_a_stream_passes_through_unchanged_and_is_stored_read_by_read(rig: Rig) 
     assert ("authorization", f"Bearer {KEY}") in rig.upstream.requests[-1]["headers"]
     row = list_exchanges(rig.db)[0]
     assert row["dialect"] == "openai-chat" and row["complete"] is True
-    assert re.fullmatch(r"POST /v1/chat/completions 200 openai-chat complete ttft=\S+ frames=\d+ finish=stop "
+    assert re.fullmatch(r"POST /v1/chat/completions 200 openai-chat complete ttfb=\S+ ttft=\S+ frames=\d+ finish=stop "
                         r"findings=0", rig.lines[0]), rig.lines[0]
     rig.store.close()
     for path in Path(rig.db).parent.glob("captures.sqlite*"):
@@ -239,9 +239,9 @@ def test_the_exchange_lines_of_cuts_and_failures(rig: Rig) -> None:
     with pytest.raises(httpx.HTTPError), httpx.stream("GET", f"{rig.proxy.url}/reset") as response:
         b"".join(response.iter_raw())
     rig.settle(1)
-    assert re.fullmatch(r"GET /reset 200 openai-chat incomplete ttft=\S+ frames=\d+ finish=- findings=\d+.* "
+    assert re.fullmatch(r"GET /reset 200 openai-chat incomplete ttfb=\S+ ttft=\S+ frames=\d+ finish=- findings=\d+.* "
                         r"upstream cut: .+", rig.lines[0]), rig.lines[0]
     with httpx.stream("GET", f"{rig.proxy.url}/endless") as response:
         next(response.iter_raw())
     rig.settle(2)
-    assert re.match(r"GET /endless 200 openai-chat incomplete \(client cut\) ttft=", rig.lines[1]), rig.lines[1]
+    assert re.match(r"GET /endless 200 openai-chat incomplete \(client cut\) ttfb=\S+ ttft=", rig.lines[1]), rig.lines[1]

@@ -26,22 +26,22 @@ from streamfold.store import Summary, get_exchange
 
 
 def summary(*, complete: bool = True, findings: tuple[str, ...] = (), ttft: float | None = 0.2104,
-            finish: str | None = "stop") -> Summary:
+            finish: str | None = "stop", ttfb: float | None = 0.1804) -> Summary:
     return Summary(body_bytes=900, read_count=14, transport="sse", dialect="openai-chat", complete=complete,
-                   ttft=ttft, duration=1.0, frames=14, finish_reason=finish, findings=findings)
+                   ttft=ttft, duration=1.0, frames=14, finish_reason=finish, findings=findings, ttfb=ttfb)
 
 
 def test_the_exchange_line_says_each_thing_once() -> None:
     path = "/v1/chat/completions"
     assert exchange_line("POST", path, 200, "complete", summary()) == (
-        "POST /v1/chat/completions 200 openai-chat complete ttft=0.21s frames=14 finish=stop findings=0")
+        "POST /v1/chat/completions 200 openai-chat complete ttfb=0.18s ttft=0.21s frames=14 finish=stop findings=0")
     cut = exchange_line("POST", path, 200, "client-cut", summary(complete=False, findings=("stream-truncated",),
                                                                    finish=None))
-    assert cut == ("POST /v1/chat/completions 200 openai-chat incomplete (client cut) ttft=0.21s frames=14 "
+    assert cut == ("POST /v1/chat/completions 200 openai-chat incomplete (client cut) ttfb=0.18s ttft=0.21s frames=14 "
                    "finish=- findings=1 [stream-truncated]")
-    upstream = exchange_line("GET", "/reset", 200, "upstream-cut", summary(complete=False, ttft=0.0004),
+    upstream = exchange_line("GET", "/reset", 200, "upstream-cut", summary(complete=False, ttft=0.0004, ttfb=None),
                              "peer closed connection")
-    assert upstream.startswith("GET /reset 200 openai-chat incomplete ttft=0.4ms ")
+    assert upstream.startswith("GET /reset 200 openai-chat incomplete ttfb=- ttft=0.4ms ")
     assert upstream.endswith("findings=0 upstream cut: peer closed connection")
     failed = exchange_line("POST", "/v1/x", 502, "failed", None, "could not reach http://127.0.0.1:9: refused")
     assert failed == "POST /v1/x 502 failed: could not reach http://127.0.0.1:9: refused"
@@ -172,7 +172,7 @@ def test_the_command_on_a_pipe_prints_the_url_first_then_one_plain_line_per_exch
         response = httpx.post(f"{match.group(1)}/v1/chat/completions", content=b'{"stream": true}')
         assert response.status_code == 200 and response.content == OPENAI
         line = read_line(process.stdout.fileno())
-        assert line.startswith("POST /v1/chat/completions 200 openai-chat complete ttft=")
+        assert line.startswith("POST /v1/chat/completions 200 openai-chat complete ttfb=")
         assert re.search(r" frames=\d+ finish=\S+ findings=\d+", line) and "\x1b" not in line
     finally:
         err = stop(process)
@@ -231,7 +231,7 @@ def test_the_command_on_a_terminal_shows_a_live_line_while_the_stream_is_held(
         time.sleep(0.6)  # two redraws: the live line must not come back
         lines = reader.screen().lines()
         assert not any(line.startswith(">") for line in lines), lines
-        assert len(lines) == 2 and lines[1].startswith("GET /hold 200 openai-chat complete ttft=")
+        assert len(lines) == 2 and lines[1].startswith("GET /hold 200 openai-chat complete ttfb=")
     finally:
         stop(process)
         reader.thread.join(5)

@@ -50,7 +50,7 @@ def test_output_appears_before_the_writer_ends(end: str) -> None:
     assert writer_still_running, "the writer ended before the output was checked"
     out = (seen + rest).decode()
     assert out.count("Server-sent events keep one HTTP response open") == 2  # typed live, then in the summary
-    assert "ttft" in out and "complete" in out
+    assert "TTFT" in out and "complete" in out
     assert tail.returncode == 0, errors
 
 

@@ -280,9 +280,9 @@ class StreamfoldRecorder:
         if summary is None:
             line = f"{head} {outcome}"
         else:
-            ttft = "-" if summary.ttft is None else f"{summary.ttft:.3f}s"
+            ttfb, ttft = ("-" if value is None else f"{value:.3f}s" for value in (summary.ttfb, summary.ttft))
             line = (f"{head} {summary.dialect} {'complete' if summary.complete else 'incomplete'} ({outcome}) "
-                    f"ttft={ttft} frames={summary.frames} findings={len(summary.findings)}")
+                    f"ttfb={ttfb} ttft={ttft} frames={summary.frames} findings={len(summary.findings)}")
         emit: Callable[[], None] = lambda: log.info(line)
         loop = self._loop
         if loop is None:

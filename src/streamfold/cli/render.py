@@ -25,6 +25,7 @@ from rich.text import Text
 from .._json import dumps_strict
 from ..findings import BINARY_TRANSPORTS, location
 from ..result import Choice, Result, ToolCall
+from ..services import NOT_A_STREAM
 from ..services.lost import LostText
 from ..services.timing import Timing, chart_top, sparkline
 from .long_text import HEAD, TAIL, clip, clipped_runs, marker
@@ -107,6 +108,13 @@ class _Header:
         status = Text("complete", style="green") if result.complete else Text("incomplete", style="bold yellow")
         # The model and id are the stream's own values: shown as text whatever type the server sent.
         model, reply_id = (_shown(value) for value in (result.model, result.id))
+        unread = next((d for d in result.diagnostics if d.code in NOT_A_STREAM), None)
+        if unread is not None:  # nothing was framed: no transport or dialect to name (the finding says what it is)
+            what = str(unread.details.get("format") or _NOT_A_STREAM[unread.code]).split(" (")[0]
+            if unread.code == "error-response":
+                what += f" ({unread.details.get('vendor')})"
+            yield Text.assemble(("not a stream", "bold"), " · ", (str(what), "bold yellow"))
+            return
         yield Text.assemble(
             (result.dialect, "bold"), " · ", result.transport, " · ", status,
             *((" · ", (model, "bold")) if model else ()))
@@ -119,6 +127,10 @@ class _Header:
             yield frames
             if reply_id:
                 yield Text(reply_id, style="dim")
+
+
+_NOT_A_STREAM = {"empty-input": "nothing to fold", "html-page": "an HTML page", "not-text": "not text",
+                 "error-response": "an error response"}
 
 
 def _shown(value: object) -> str:
@@ -285,10 +297,12 @@ def _finding(severity: str, code: str, where: str, message: str) -> Text:
         (f" ({where})" if where else "", "dim"), ": ", message)
 
 
-def render_timing(timing: Timing) -> RenderableType:
+def render_timing(timing: Timing, clock: str | None = None) -> RenderableType:
+    """The timing section; `clock` says where the times count from when the front knows it better
+    than the timing does (tail: its own start)."""
     chart = sparkline(timing, 60)
     lines: list[RenderableType] = [Rule(Text("timing", style="bold"), align="left", style="dim"),
-                                   Text(timing.summary())]
+                                   Text(timing.summary(clock))]
     if chart:
         top = chart_top(timing)
         full = f"  full bar = {top * 1000:.0f} ms" if top < 1 else f"  full bar = {top:.2f} s"

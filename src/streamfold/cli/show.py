@@ -63,6 +63,15 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
     many characters are left out between them; --full prints it all (--json and export
     always do).
 
+    With arrival times (curl --trace-time, a timestamped log, a stored capture) a timing
+    section follows: TTFB (time to first byte), from the request to the first byte of the
+    body, and TTFT (time to first text), from the request to the first frame that adds
+    reply text (content, reasoning, a refusal or tool-call arguments), as `record` and
+    `tail` measure them. An input that does not say when the request was sent has neither:
+    it gives the first text after the first byte. A body that is no stream (an HTML page,
+    an API's error response, a PDF or other binary file) is named in one finding
+    (html-page, error-response, not-text) and not folded.
+
     \b
     Examples:
       streamfold show examples/openai-reasoning.sse

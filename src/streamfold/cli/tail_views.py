@@ -23,7 +23,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from .._json import dumps_strict
-from ..events import Event, Finding, TextDelta, ToolCallDone
+from ..events import Event, Finding, TextDelta, ToolCallDelta, ToolCallDone
 
 __all__ = ["MARKS", "REASONING", "LiveView", "PipeView", "Progress", "View"]
 
@@ -37,9 +37,12 @@ _QUIET = 1.0
 
 @dataclass
 class Progress:
-    """What has arrived so far; times on the monotonic clock, `first_token` in seconds after the first byte."""
+    """What has arrived so far; times on the monotonic clock. `started` is where TTFB and TTFT count
+    from (tail's start, about when a piped curl sent the request: see `tail`); `timed` is False for
+    a regular file, which has no arrival times (no TTFB or TTFT is shown for it)."""
 
     started: float
+    timed: bool = True
     #: What the input is when it must be read whole before it is folded (a HAR file, ...).
     whole: str = ""
     first: float | None = None
@@ -52,21 +55,26 @@ class Progress:
 
     def took(self, events: list[Event], now: float) -> None:
         for event in events:
-            if isinstance(event, TextDelta):
-                self.characters += len(event.text)
-                if self.first_token is None and self.first is not None:
-                    self.first_token = now - self.first
+            # The first text as `services.timing` finds it: content, reasoning, a refusal or arguments.
+            text = event.text if isinstance(event, TextDelta) else \
+                event.arguments if isinstance(event, ToolCallDelta) else ""
+            if text:
+                self.characters += len(text)
+                if self.first_token is None:
+                    self.first_token = now - self.started
             elif isinstance(event, Finding):
                 self.findings += 1
 
     def status(self, now: float) -> str:
         if self.first is None:
             return f"waiting for the first byte · {now - self.started:.1f} s"
-        elapsed = now - self.first
+        elapsed = now - self.started
         parts = [f"{self.frames} frames", f"{self.received} bytes"]
         if self.whole:
             parts = [f"{self.whole}: read whole, folded at its end", f"{self.received} bytes"]
-        parts.append(f"ttft {self.first_token * 1000:.0f} ms" if self.first_token is not None else "ttft -")
+        if self.timed:
+            parts.append(f"TTFB {_ms(self.first - self.started)}")
+            parts.append(f"TTFT {_ms(self.first_token)}" if self.first_token is not None else "TTFT -")
         if self.first_token is not None and elapsed > self.first_token:
             parts.append(f"{self.characters / (elapsed - self.first_token):.0f} chars/s")
         parts.append(f"{elapsed:.1f} s")
@@ -76,6 +84,27 @@ class Progress:
         if idle >= _QUIET:
             parts.append(f"no data for {int(idle)} s")
         return " · ".join(parts)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+class ToolCallNumbers:
+    """Tool calls numbered as `show`, `--json` and `blame` number them: by their place among the
+    choice's calls in key order, not by the dialect's key (Anthropic's and Bedrock's is the content
+    block's index, which counts the text and thinking blocks before the call too)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, set[int]] = {}
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, (ToolCallDelta, ToolCallDone)):
+            self._keys.setdefault(event.choice, set()).add(event.tool_call)
+
+    def number(self, event: ToolCallDone) -> int:
+        self.see(event)
+        return sorted(self._keys[event.choice]).index(event.tool_call)
 
 
 class View:
@@ -102,10 +131,12 @@ class PipeView(View):
         self._field: str | None = None
         self._line_start = True
         self._wrote = False
+        self._numbers = ToolCallNumbers()
 
     def show(self, events: list[Event], progress: Progress, now: float) -> None:
         pieces: list[str] = []
         for event in events:
+            self._numbers.see(event)
             if isinstance(event, TextDelta):
                 if event.field == "reasoning" and self._reasoning != "mark":
                     if self._reasoning == "stderr":
@@ -115,7 +146,7 @@ class PipeView(View):
                 self._text(pieces, event.field, event.text)
             elif isinstance(event, ToolCallDone):
                 arguments = dumps_strict(event.arguments) if event.error is None else event.error
-                self._text(pieces, "tool", f"[tool call {event.tool_call} {event.name}: {arguments}]\n")
+                self._text(pieces, "tool", f"[tool call {self._numbers.number(event)} {event.name}: {arguments}]\n")
         if pieces:
             self._out.write("".join(pieces))
             self._out.flush()
@@ -153,6 +184,7 @@ class LiveView(View):
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._tools: list[str] = []
+        self._numbers = ToolCallNumbers()
         self._live = Live(console=console, refresh_per_second=10, transient=True, auto_refresh=False)
 
     def __enter__(self) -> LiveView:
@@ -164,11 +196,12 @@ class LiveView(View):
 
     def show(self, events: list[Event], progress: Progress, now: float) -> None:
         for event in events:
+            self._numbers.see(event)
             if isinstance(event, TextDelta):
                 (self._reasoning if event.field == "reasoning" else self._content).append(event.text)
             elif isinstance(event, ToolCallDone):
                 arguments = dumps_strict(event.arguments) if event.error is None else event.error
-                self._tools.append(f"tool call {event.tool_call} {event.name}: {arguments}")
+                self._tools.append(f"tool call {self._numbers.number(event)} {event.name}: {arguments}")
         self.tick(progress, now)
 
     def tick(self, progress: Progress, now: float) -> None:

@@ -57,6 +57,8 @@ class RecordingProxy:
         self.token = token
         self.console = console if console is not None else Console(echo)
         self.read_timeout = read_timeout
+        #: The ids of the exchanges this proxy began recording, in order (what `record` says when it stops).
+        self.recorded: list[int] = []
         self._client: httpx.AsyncClient | None = None
 
     def client(self) -> httpx.AsyncClient:
@@ -94,6 +96,7 @@ class RecordingProxy:
         headers = forwarded_headers(scope["headers"])
         method = scope["method"]
         exchange = await asyncio.to_thread(self.store.begin, method, url, headers, bytes(body))
+        self.recorded.append(exchange.id)
         flight = self.console.begin(method, raw_path.decode("latin-1"))
         try:
             await self._forward(exchange, flight, url, headers, bytes(body), receive, send)

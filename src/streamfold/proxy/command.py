@@ -3,6 +3,8 @@ here, with the proxy; `streamfold.launcher` adds it to the command line's group.
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 
 import click
@@ -32,7 +34,13 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
     read is stored with its arrival time. One line per exchange follows as it ends:
 
     \b
-      POST /v1/chat/completions 200 openai-chat complete ttft=0.21s frames=14 finish=stop findings=0
+      POST /v1/chat/completions 200 openai-chat complete ttfb=0.18s ttft=0.21s frames=14 finish=stop findings=0
+
+    TTFB (time to first byte): from the request reaching the proxy to the first
+    byte of the response body. TTFT (time to first text): from the request to
+    the first frame that adds reply text (content, reasoning, a refusal or
+    tool-call arguments). `show`, `tail` and the page measure them the same way.
+    Ctrl-C stops it and says how many exchanges went into which store.
 
     Bound off loopback (--host 0.0.0.0), the URL printed carries a per-run access
     token as its path prefix (http://HOST:PORT/t/TOKEN): clients use it as their base
@@ -98,3 +106,19 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
         store.close()
         output.close()
         errors.close()
+    click.echo(stopped_line(app.recorded, path), err=True)
+
+
+def stopped_line(recorded: list[int], path: str) -> str:
+    """What `record` says when it stops: how many exchanges went into which store, and how to see them."""
+    where = os.path.abspath(path)
+    if not recorded:
+        return f"streamfold record: stopped; no exchange was recorded (the store is {where})"
+    ids = sorted(recorded)
+    contiguous = ids == list(range(ids[0], ids[-1] + 1))
+    named = (f"capture {ids[0]}" if len(ids) == 1 else f"captures {ids[0]}-{ids[-1]}" if contiguous else
+             "captures " + ", ".join(map(str, ids[:5])) + (f" and {len(ids) - 5} more" if len(ids) > 5 else ""))
+    count = f"{len(ids)} exchange{'s' if len(ids) != 1 else ''}"
+    return (f"streamfold record: stopped; {count} recorded into {where} ({named}): "
+            f"streamfold captures --db {shlex.quote(where)} lists them, "
+            f"streamfold show {shlex.quote(f'{where}#{ids[-1]}')} shows the last")

@@ -85,7 +85,8 @@ def exchange_line(method: str, path: str, status: int | None, outcome: str, summ
                   reason: str | None = None) -> str:
     """The one line printed when an exchange ends, each thing said once:
 
-    `POST /v1/chat/completions 200 openai-chat complete ttft=0.21s frames=14 finish=stop findings=0`,
+    `POST /v1/chat/completions 200 openai-chat complete ttfb=0.18s ttft=0.21s frames=14 finish=stop findings=0`,
+    with TTFB and TTFT from when the proxy got the request (`services.timing`),
     `... incomplete (client cut) ...`, `... findings=1 [stream-truncated] upstream cut: REASON`,
     `POST /v1/x 502 failed: REASON`. `outcome` is how the connection ended (the store's), `summary`
     what the stream said (complete or not); `reason` is the error in a few words."""
@@ -98,9 +99,9 @@ def exchange_line(method: str, path: str, status: int | None, outcome: str, summ
         text = head + (f" {cut}" if cut else " complete")
     else:
         complete = "complete" if summary.complete else "incomplete"
-        ttft = "-" if summary.ttft is None else seconds(summary.ttft)
+        ttfb, ttft = ("-" if value is None else seconds(value) for value in (summary.ttfb, summary.ttft))
         text = (f"{head} {summary.dialect} {complete}{' (client cut)' if outcome == 'client-cut' else ''} "
-                f"ttft={ttft} frames={summary.frames} finish={summary.finish_reason or '-'} "
+                f"ttfb={ttfb} ttft={ttft} frames={summary.frames} finish={summary.finish_reason or '-'} "
                 f"findings={len(summary.findings)}{_codes(summary.findings)}")
         if outcome == "upstream-cut":
             text += " upstream cut"

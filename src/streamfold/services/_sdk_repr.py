@@ -69,7 +69,7 @@ def from_sdk_repr(body: bytes) -> tuple[bytes, Note] | None:
     message = (f"the input is a Python repr() of {read} SDK object(s) (printed chunks), not the stream's bytes: "
                "each was read back into the JSON chunk it prints and framed as SSE, so lines and byte offsets in "
                "the findings refer to that rebuilt stream. An SDK does not hand out the end-of-stream marker "
-               "(`data: [DONE]`), so a missing-terminal finding says nothing about the stream here")
+               "(`data: [DONE]`), so whether the reply ended is read from its finish reasons")
     if kept:
         lines = ", ".join(str(n) for n in kept[:_SHOWN]) + (f" and {len(kept) - _SHOWN} more" if len(kept) > _SHOWN
                                                              else "")

@@ -1,8 +1,10 @@
 """Bodies that are no stream at all, said in one finding instead of thousands:
 nothing (0 bytes, or only whitespace), an HTML page (a proxy's or a login
-page's, with its title), or bytes that are not text. AWS event-stream is
-binary and a stream: it is left to the framer, as is a gzip body that did not
-inflate (its note says so already)."""
+page's, with its title), an API's error response (one JSON object, named by
+`_not_streams.error_response`), a file of a well-known format (a PDF, an
+image, an archive, ...: `_not_streams.binary_format`), or bytes that are not
+text. AWS event-stream is binary and a stream: it is left to the framer, as
+is a gzip body that did not inflate (its note says so already)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,13 @@ import re
 
 from ..findings import Severity
 from ..framing.eventstream import looks_like_eventstream
+from ._not_streams import binary_format, describe_error, error_response
 from .capture import Note
 
 __all__ = ["NOT_A_STREAM", "is_html", "recognise"]
 
 #: The codes of the findings that mean the body was not folded (there was nothing, or nothing to fold).
-NOT_A_STREAM = frozenset({"empty-input", "html-page", "not-text"})
+NOT_A_STREAM = frozenset({"empty-input", "html-page", "not-text", "error-response"})
 
 # How much of the body is read to tell (a huge file is judged by its start).
 _SAMPLE = 1024 * 1024
@@ -49,6 +52,14 @@ def recognise(body: bytes, *, source: str = "raw", input_size: int | None = None
         return Note("html-page", f"the body is an HTML page{_title(body)}, not a stream: a proxy, a gateway, a "
                                  "login page or the wrong URL answered instead of the model; nothing was folded",
                     Severity.ERROR)
+    known = binary_format(body[:64])
+    if known is not None:
+        return Note("not-text", f"the body is {known}, not a stream: nothing was folded (is it the right file? "
+                                "--transport folds it anyway)", Severity.ERROR, details=(("format", known),))
+    error = error_response(body)
+    if error is not None:
+        return Note("error-response", f"the body is an error response, not a stream (nothing was folded): "
+                                      f"{describe_error(error)}", Severity.ERROR, details=tuple(error.items()))
     if body[:2] == b"\x1f\x8b" or looks_like_eventstream(body[:64]):
         return None
     sample = body[:_SAMPLE]

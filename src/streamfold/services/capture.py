@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..findings import Code, Diagnostic, Severity
 
@@ -30,10 +31,14 @@ class Note:
     severity: Severity = Severity.INFO
     #: The byte of the stream body it is about, when it is about one (where a too large body was cut).
     offset: int | None = None
+    #: What a program reading the finding may want apart from its message (`--json`'s `details`).
+    details: tuple[tuple[str, Any], ...] = ()
 
     def diagnostic(self) -> Diagnostic:
         """The note as a finding that points at no frame (at a byte of the body, when it has an offset)."""
         found = Diagnostic.note(self.code, self.message, self.severity)
+        if self.details:
+            found = dataclasses.replace(found, details=dict(self.details))
         return found if self.offset is None else dataclasses.replace(found, offset=self.offset)
 
 

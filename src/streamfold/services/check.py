@@ -17,12 +17,13 @@ from ..dialects import opaque_state
 from ..findings import location
 from ..opaque import Kept, Opaque, kept
 from ..result import Result, ToolCall
-from .diff import Summary, compare, summary_of_response
+from .diff import CHOICE_FIELDS, Summary, compare, summary_of_response
 
 __all__ = ["Divergence", "check_reply"]
 
 #: The fields `check` compares: the reply text, and each tool call's name and arguments.
 CHECKED = ("content", "name", "parsed")
+_FINISH = next(item for item in CHOICE_FIELDS if item.key == "finish_reason")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,10 @@ def check_reply(result: Result, expected_value: Any, *, choice: int = 0) -> list
     divergences: list[Divergence] = []
     content = reference.content if reference else ""
     if any(found.field == "content" for found in differing) and built.content != content:
-        divergences.append(_text_divergence(result, choice, content, built.content))
+        # A client that tells the reply's finish reason read the frame that carries it: it read to the end.
+        read_to_end = client.tells(_FINISH) and reference is not None and reference.finish_reason is not None \
+            and built.finish_reason == reference.finish_reason
+        divergences.append(_text_divergence(result, choice, content, built.content, read_to_end))
     if client.tells_calls and reference is not None:
         if len(built.tool_calls) != len(reference.tool_calls):
             divergences.append(_count_divergence(reference.tool_calls, built.tool_calls))
@@ -137,16 +141,16 @@ def _without_final_newline(text: str, result: Result, choice: int) -> str:
     return text
 
 
-def _text_divergence(result: Result, choice: int, reference: str, client: str) -> Divergence:
+def _text_divergence(result: Result, choice: int, reference: str, client: str, read_to_end: bool) -> Divergence:
     at = next((i for i, (a, b) in enumerate(zip(reference, client)) if a != b), min(len(reference), len(client)))
     frame = result.frame_producing_char(at, choice=choice, field="content") if at < len(reference) else None
     return Divergence("content", at, reference[at : at + 20], client[at : at + 20],
                       frame.index if frame else None, frame.line if frame else None,
-                      _text_cause(result, choice, reference, client), frame.offset if frame else None,
+                      _text_cause(result, choice, reference, client, read_to_end), frame.offset if frame else None,
                       result.transport)
 
 
-def _text_cause(result: Result, choice: int, reference: str, client: str) -> str:
+def _text_cause(result: Result, choice: int, reference: str, client: str, read_to_end: bool) -> str:
     if reference.rstrip() == client.rstrip():
         return ("the only difference is whitespace or newlines at the end of the text: the stream is not at "
                 "fault (an editor, echo or print may have added them, or the client strips them)")
@@ -159,10 +163,18 @@ def _text_cause(result: Result, choice: int, reference: str, client: str) -> str
         if set(dropped) <= glued:
             return (f"the client lost the text of frame(s) {frames}, which hold two JSON documents each (a lost "
                     "blank line glued them): it parsed each frame as one document and dropped it")
-        if set(dropped) == last_frames and client == reference[: len(client)]:
+        # Stopped reading: the text of the frames before is whole and the client read no further. Frames lost
+        # whole while it read on (or while it kept none at all) are what a client that parses each network
+        # read on its own loses: a frame split across two reads fails to parse in both halves.
+        if set(dropped) == last_frames and client and client == reference[: len(client)] and not read_to_end:
             return (f"the client lost the last frame(s) {frames}: it stopped reading before the stream ended "
-                    "(a final frame without its blank line, or the finish_reason taken as the end)")
-        return f"the client dropped frame(s) {frames}; everything else matches"
+                    "(a final frame without its blank line, or the finish_reason taken as the end); or, if it "
+                    "parses each network read on its own, they were split across two reads")
+        kept = "kept no frame's text" if not client else "read on to the end" if read_to_end else \
+            "kept everything around them"
+        return (f"the client dropped frame(s) {frames} and {kept}: a frame split across two network reads, "
+                "which a client that parses each read on its own loses (it must keep the bytes until the blank "
+                "line that ends the frame); or frames that never reached it")
     found = result.choice(choice)
     reasoning = found.reasoning if found is not None else None
     if reasoning and reasoning[:40] in client:

@@ -29,6 +29,7 @@ from ..findings import Severity
 from ..framing import sniff
 from ._encodings import decode_wide_text
 from ._inflate import MAX_INFLATED, InflatedTooLargeError, Inflater
+from ._not_streams import error_response
 from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
 from ._sdk_repr import from_sdk_repr
 from ._websocket import message_reads
@@ -197,8 +198,9 @@ def transport_notes(capture: Capture, body_transport: str | None = None) -> list
     if body_transport == "websocket" or capture.status == 101:
         return notes  # a 101 upgrade without a Content-Type is how a WebSocket starts: nothing to flag
     if capture.status is not None and not 200 <= capture.status < 300:
-        # An HTML page's text is no help here (its title is in the html-page finding).
-        snippet = "" if is_html(capture.body) else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
+        # An HTML page's text or an error response's is no help here (their findings say what they hold).
+        said = is_html(capture.body) or error_response(capture.body) is not None
+        snippet = "" if said else f" ({capture.body[:300].decode('utf-8', 'replace').strip()!r})"
         notes.append(Note("http-status", f"the response status was {capture.status}, not 200: the body is the "
                                          f"server's error, not a reply{snippet}", Severity.ERROR))
     if not capture.response_headers:

@@ -6,6 +6,10 @@ on piece by piece as soon as it is known to be body.
 - `curl -i` output: the header block(s) (a `100 Continue` or a proxy's
   `200 Connection established` may come first) are held back and kept, the
   body after them handed on as it comes;
+- whatever the wrapping, a body that `show` would call no stream (an HTML
+  page, an error response, a binary file: `_wrong_input.recognise`, on its
+  first bytes) is not folded piece by piece: `whole` is set, and the front
+  `load`s the input as `show` does;
 - `curl -v` output (stderr interleaved): its `*`, `>` and `<` lines are
   dropped line by line, the other lines are the body;
 - a timestamped log: each line as `from_log` reads it, its timestamp kept as
@@ -25,7 +29,7 @@ from typing import Literal, overload
 from ._encodings import decode_wide_text
 from ._logs import LogReader
 from ._readers import detect, from_curl_verbose
-from ._wrong_input import recognise
+from ._wrong_input import NOT_A_STREAM, recognise
 from .capture import Capture, Note
 
 __all__ = ["LiveInput"]
@@ -74,6 +78,8 @@ class LiveInput:
         self._log = LogReader()
         self._notes: list[Note] = []
         self._forced = input_format != "auto"
+        #: Whether the body's first bytes were judged a stream (`_judge`); until then the input is kept.
+        self._judged = self._forced
         if self._forced:
             self._start(input_format)
 
@@ -84,7 +90,7 @@ class LiveInput:
 
     def feed(self, chunk: bytes, seconds: float) -> bytes:
         """The body bytes `chunk` completes (maybe none while the format is being detected)."""
-        if self.whole or self.kind is None:
+        if self.whole or not self._judged:
             self.data += chunk
         if self.whole:
             return b""
@@ -100,11 +106,13 @@ class LiveInput:
         return self._drain(seconds, final=False)
 
     def settle(self, seconds: float) -> bytes:
-        """Nothing has come for a while: decide the format on what has come, and hand its body on."""
-        if self.kind is not None or not self._held:
+        """Nothing has come for a while: decide the format (and whether the body is a stream) on what has
+        come, and hand its body on."""
+        if self.whole or not self._held or (self.kind is not None and self._judged):
             return b""
-        self._start(_decide(bytes(self._held), final=True))
-        return b"" if self.whole else self._drain(seconds, final=False)
+        if self.kind is None:
+            self._start(_decide(bytes(self._held), final=True))
+        return b"" if self.whole else self._drain(seconds, final=False, settled=True)
 
     def close(self, seconds: float) -> bytes:
         """The end of the input: whatever body is still held back."""
@@ -133,20 +141,29 @@ class LiveInput:
             kind = "gzip"
         elif kind == "raw" and _CHUNK_SIZE_LINE.match(head) and not self._forced:
             kind = "chunked"
-        elif kind == "raw" and not self._forced and _not_a_stream(bytes(self._held)):
-            kind = "not-a-stream"  # read whole, so its one finding is said as `show` says it
         self.kind = kind
         self.whole = kind in _WHOLE
         if kind == "curl-verbose":
             self._in_head = True  # -i: header block(s) first; -v when no status line starts it
-        if not self.whole:
+        if kind not in ("raw", "curl-verbose"):
+            self._judged = True  # a log's lines, or read whole: `load` judges it
+        if self._judged and not self.whole:
             self.data = bytearray()
 
-    def _drain(self, seconds: float, *, final: bool) -> bytes:
+    def _drain(self, seconds: float, *, final: bool, settled: bool = False) -> bytes:
         if self._in_head:
             self._read_head(final)
             if self._in_head:
                 return b""
+        if not self._judged:
+            body = from_curl_verbose(bytes(self.data)).body if self.kind == "curl-verbose" else bytes(self._held)
+            verdict = _judge(body, final=final or settled)
+            if verdict is None:
+                return b""  # held (and kept) until its first bytes tell
+            if not verdict:  # no stream: read whole, so its one finding is said as `show` says it
+                self.kind, self.whole = "not-a-stream", True
+                return b""
+            self._judged, self.data = True, bytearray()
         if self.kind == "log" or self._verbose:
             return self._lines(seconds, final)
         # Handed on as it is: each piece keeps the time it arrived at.
@@ -255,7 +272,15 @@ def _decide(head: bytes, *, final: bool) -> str | None:
     return None
 
 
-def _not_a_stream(head: bytes) -> bool:
-    """An HTML page or binary from its first bytes (blank first bytes may still become a stream)."""
-    found = recognise(head)
-    return found is not None and found.code in ("html-page", "not-text")
+def _judge(body: bytes, *, final: bool) -> bool | None:
+    """Whether a body that starts with `body` is a stream (False: `show` would call it none: an HTML
+    page, an error response, a binary file), or None while its first bytes cannot tell yet."""
+    stripped = body.lstrip()
+    if not stripped:
+        return True if final else None  # blank first bytes may still become a stream
+    found = recognise(body)
+    if found is not None and found.code in NOT_A_STREAM:
+        return False
+    if final or len(body) >= _HEAD or _RAW_START.match(stripped) or stripped[0] < 0x09:
+        return True
+    return True if len([line for line in stripped.splitlines()[:-1] if line.strip()]) >= _LINES else None

@@ -89,6 +89,8 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
     whole = None if forced or not folded else read_whole_reply(capture.body, result)
     if whole is not None:
         result = whole[0]
+    elif capture.source == "sdk-repr":
+        result = _ended_by_finish_reason(result)
     checks = transport_notes(capture, result.transport if folded else None)
     notes = tuple(note.diagnostic() for note in (
         *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
@@ -96,6 +98,17 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
     timing = analyse(result, capture.reads, start=capture.started, stall=stall) if capture.reads else None
     return Loaded(capture, notes, annotate(result, notes, timing), timing, input_size,
                   time.perf_counter() - started)
+
+
+def _ended_by_finish_reason(result: Result) -> Result:
+    """An SDK hands out no end-of-stream marker (`data: [DONE]`), so chunks it printed never carry one:
+    the reply ended when every choice has its finish reason, and only a reply without one is called cut
+    (`missing-terminal`)."""
+    ended = bool(result.choices) and not result.errors and all(c.finish_reason for c in result.choices)
+    if not ended:
+        return result
+    return dataclasses.replace(result, complete=True,
+                               diagnostics=tuple(d for d in result.diagnostics if d.code != "missing-terminal"))
 
 
 def annotate(result: Result, notes: Iterable[Diagnostic] = (), timing: Timing | None = None) -> Result:

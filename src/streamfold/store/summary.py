@@ -32,6 +32,8 @@ class Summary:
     finish_reason: str | None
     #: The codes of the errors and diagnostics `show` reports, each once, in the order first seen.
     findings: tuple[str, ...]
+    #: Time to first byte, from the request (`services.timing`); `ttft` is from the request too.
+    ttfb: float | None = None
 
 
 def stored_capture(exchange_id: int, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], *,
@@ -92,4 +94,5 @@ def summarize(capture: Capture) -> Summary:
     finish = next((choice.finish_reason for choice in result.choices if choice.finish_reason), None)
     return Summary(len(capture.body), len(capture.reads or ()), result.transport, result.dialect, result.complete,
                    timing.ttft if timing is not None else None, timing.duration if timing is not None else None,
-                   int(result.frame_counts.get("total", 0)), finish, tuple(str(code) for code in codes))
+                   int(result.frame_counts.get("total", 0)), finish, tuple(str(code) for code in codes),
+                   timing.ttfb if timing is not None else None)

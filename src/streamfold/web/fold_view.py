@@ -137,8 +137,9 @@ def loaded_view(loaded: Loaded, data: bytes | None, *, frames: str = "all",
         # The capture carried arrival times (curl --trace-time, a timestamped log): the
         # timeline runs over time (the stalls are among the findings).
         view["arrivals"] = list(loaded.timing.arrivals)
+        # `first_byte` is the TTFB under the name the page has read it by.
         view["stream_timing"] = {**loaded.timing.to_dict(), "stall_threshold": DEFAULT_STALL,
-                                 "first_byte": _first_byte(loaded.capture)}
+                                 "first_byte": loaded.timing.ttfb}
     file = file_part(data, loaded) if data is not None else None
     if file is not None:
         view["file"] = file
@@ -151,13 +152,6 @@ def loaded_view(loaded: Loaded, data: bytes | None, *, frames: str = "all",
     view["timing"] = {"fold_ms": round(loaded.fold_seconds * 1000),
                       "views_ms": round((time.perf_counter() - folded) * 1000)}
     return view
-
-
-def _first_byte(capture: Capture) -> float | None:
-    """Seconds from the request to the first byte of the body, when the input says when it was sent."""
-    if capture.started is None or not capture.reads:
-        return None
-    return round(max(0.0, capture.reads[0][1] - capture.started), 6)
 
 
 def encode(value: Any) -> bytes:

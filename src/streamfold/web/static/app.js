@@ -2021,22 +2021,23 @@ function completeBadge(result) {
   return h('span', { class: 'badge ok', text: 'complete', title: 'the terminal frame arrived and the server sent no error' });
 }
 
-// Arrival times, when the capture has them: first byte (when the request's start is known), first
-// text, longest gap, stalls over the threshold the core used.
+// Arrival times, when the capture has them: TTFB and TTFT (when the request's start is known; else
+// the first text after the first byte), longest gap, stalls over the threshold the core used.
 function timingSummary(view) {
   const timing = view.stream_timing;
   if (!timing && view.entry_timing) return entryTiming(view.entry_timing);
   if (!timing) return null;
   const stalls = view.result.diagnostics.filter((d) => d.code === 'stall').length;
   const parts = [];
-  if (timing.first_byte !== null && timing.first_byte !== undefined) parts.push(`first byte ${formatSeconds(timing.first_byte)}`);
-  parts.push(timing.ttft === null ? 'no text' : `first text ${formatSeconds(timing.ttft)}`);
+  if (timing.ttfb !== null && timing.ttfb !== undefined) parts.push(`TTFB ${formatSeconds(timing.ttfb)}`);
+  if (timing.ttft !== null && timing.ttft !== undefined) parts.push(`TTFT ${formatSeconds(timing.ttft)}`);
+  else parts.push(timing.first_text === null || timing.first_text === undefined ? 'no text' : `first text ${formatSeconds(timing.first_text)} after the first byte`);
   parts.push(timing.gap_max === null ? 'one frame, no gaps' : `longest gap ${formatSeconds(timing.gap_max)}`);
   parts.push(stalls ? `${plural(stalls, 'stall')} over ${timing.stall_threshold} s` : `no stall over ${timing.stall_threshold} s`);
   parts.push(`${formatSeconds(timing.duration)} in all`);
-  const origin = timing.first_byte === null || timing.first_byte === undefined
-    ? 'times count from the first byte received (the capture does not say when the request was sent)'
-    : 'times count from when the request was sent';
+  const origin = timing.origin !== 'request'
+    ? 'times count from the first byte received (the capture does not say when the request was sent, so it has no TTFB or TTFT)'
+    : 'times count from when the request was sent: TTFB (time to first byte) to the first byte of the body, TTFT (time to first text) to the first frame that added reply text';
   return h('span', { class: `timing-summary${stalls ? ' has-stalls' : ''}`, title: origin, text: parts.join(' · ') });
 }
 
@@ -2478,7 +2479,7 @@ function captureRow(row) {
   const ended = row.in_flight ? 'in flight' : row.outcome === 'complete' ? (row.complete ? 'complete' : 'incomplete') : row.outcome;
   const label = [`capture ${row.id}`, clockTime(row.started_at), `${row.method} ${path}`,
     row.status === null ? 'no status yet' : `status ${row.status}`, row.dialect || 'dialect not known yet', ended,
-    row.ttft === null ? 'no first text' : `first text ${formatSeconds(row.ttft)}`,
+    row.ttft === null ? 'no TTFT' : `TTFT ${formatSeconds(row.ttft)}`,
     row.frames === null ? '' : plural(row.frames, 'frame'), plural(findings, 'finding')].filter(Boolean).join(', ');
   const option = h('div', { class: 'capture-row', role: 'option', 'aria-selected': 'false', 'aria-label': label,
     dataset: { id: String(row.id) } },
@@ -2489,7 +2490,7 @@ function captureRow(row) {
   h('span', { class: `c-num${row.status >= 400 ? ' error-text' : ''}`, text: row.status === null ? '—' : String(row.status) }),
   h('span', { class: 'c-dialect', text: row.dialect || '—' }),
   h('span', { class: 'c-state' }, outcomeBadge(row)),
-  h('span', { class: 'c-num', text: row.ttft === null ? '—' : formatSeconds(row.ttft), title: 'time to the first text' }),
+  h('span', { class: 'c-num', text: row.ttft === null ? '—' : formatSeconds(row.ttft), title: 'TTFT, time to first text: from the request to the first frame that added reply text' }),
   h('span', { class: 'c-num', text: row.frames === null ? '—' : formatCount(row.frames),
     title: row.in_flight ? `${formatBytes(row.bytes)} in ${plural(row.reads, 'read')} so far` : `${formatBytes(row.bytes)} in ${plural(row.reads, 'read')}` }),
   h('span', { class: `c-num${findings ? ' warn-text' : ''}`, text: String(findings), title: row.findings.join(', ') || 'no findings' }));
