@@ -84,7 +84,8 @@ SHOWN_CHARS = 200
               help=f"Show every differing frame and whole values (by default the first {SHOWN_FRAMES} frames of "
                    f"each kind and {SHOWN_CHARS} characters of a value, and how many more there are).")
 @click.option("--entry", default=None, metavar="N|URL",
-              help="HAR, cassette or trace-log inputs: the entry to use on both sides, by index or by a substring of its URL.")
+              help="HAR, cassette or trace-log inputs: the entry to use on both sides, by index or by a substring "
+                   "of its URL.")
 @click.option("--entry-a", default=None, metavar="N|URL", help="HAR input A: its entry (overrides --entry for A).")
 @click.option("--entry-b", default=None, metavar="N|URL", help="HAR input B: its entry (overrides --entry for B).")
 def diff(first: str, second: str, dialect: str | None, show_all: bool, entry: str | None, entry_a: str | None,

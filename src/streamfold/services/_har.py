@@ -21,7 +21,7 @@ from typing import Any
 
 from .._json import without_lone_surrogates
 from ..findings import Severity
-from ._exchanges import MAX_URL, Kind, choose, listing, looks_failed, looks_streamed
+from ._exchanges import MAX_URL, Kind, choose, looks_failed, looks_streamed
 from ._exchanges import kind_of as _kind
 from ._websocket import websocket_body
 from .capture import Capture, EntryInfo, InputError, Note

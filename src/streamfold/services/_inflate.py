@@ -119,7 +119,8 @@ class Inflater:
     def _feed_brotli(self, piece: bytes) -> None:
         """As `feed`, for brotli: its decoder gives at most about `_STEP` bytes a call, and is then asked
         for the rest with no input until it can take more (brotli 1.2's bounded output)."""
-        decoder, data = self._brotli, piece
+        decoder: Any = self._brotli
+        data = piece
         if self.ended or self.over:
             self.after_end += len(piece) if self.ended else 0
             return

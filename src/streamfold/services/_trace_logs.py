@@ -60,8 +60,8 @@ def from_trace_log(data: bytes, entry: str | None, *, max_inflated: int, refuse_
     notes = [Note("recording-malformed", f"lines {', '.join(map(str, unread[:10]))}{'…' if len(unread) > 10 else ''}"
                                          " of the log are no record (not a JSON object with a request): left out",
                   Severity.WARNING)] if unread else []
-    return capture_of(records, entry, TRACE_LOG, total=len(lines), how="claude-tap" if tap else "claude-trace", max_inflated=max_inflated,
-                      refuse_larger=refuse_larger, notes=notes)
+    return capture_of(records, entry, TRACE_LOG, total=len(lines), how="claude-tap" if tap else "claude-trace",
+                      max_inflated=max_inflated, refuse_larger=refuse_larger, notes=notes)
 
 
 def _record(index: int, value: dict[str, Any]) -> Recorded | None:
@@ -100,11 +100,11 @@ def _body(found: Recorded, response: dict[str, Any]) -> bytes | None:
         events = response.get(key)
         if isinstance(events, list) and events:
             body = _websocket_lines(events) if as_lines else _sse(events)
-            found.rebuilt = Note("input-recording", f"claude-tap keeps each {'WebSocket message' if as_lines else 'SSE event'} "
-                                                      f"parsed, not the bytes: the stream was rebuilt from its "
-                                                      f"{len(events)} {key}" + ("" if as_lines else
-                                                      ", one frame each (ids, comments and OpenAI's [DONE] are not "
-                                                      "recorded, so their absence says nothing)"))
+            what = "WebSocket message" if as_lines else "SSE event"
+            lost = "" if as_lines else (", one frame each (ids, comments and OpenAI's [DONE] are not recorded, so "
+                                        "their absence says nothing)")
+            found.rebuilt = Note("input-recording", f"claude-tap keeps each {what} parsed, not the bytes: the stream "
+                                                    f"was rebuilt from its {len(events)} {key}{lost}")
             return body
     if "body" in response and response["body"] is not None:
         body = response["body"]

@@ -31,8 +31,16 @@ from ..findings import Severity
 from ..framing import sniff
 from ._encodings import decode_wide_text
 from ._inflate import MAX_INFLATED, InflatedTooLargeError, Inflater
-from ._readers import (detect, from_cassette, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log,
-                       from_trace_log)
+from ._readers import (
+    detect,
+    from_cassette,
+    from_curl_trace,
+    from_curl_verbose,
+    from_devtools,
+    from_har,
+    from_log,
+    from_trace_log,
+)
 from ._sdk_repr import from_sdk_repr
 from ._websocket import message_reads
 from ._wrong_input import is_html

@@ -10,9 +10,10 @@ on piece by piece as soon as it is known to be body.
   dropped line by line, the other lines are the body;
 - a timestamped log: each line as `from_log` reads it, its timestamp kept as
   its arrival time;
-- a HAR file, a VCR cassette, a claude-trace or claude-tap log, a `curl --trace` dump, a gzip body or a body still in chunked
-  transfer-encoding cannot be unwrapped piece by piece: `whole` is set and the
-  front reads the input to its end and `load`s it.
+- a HAR file, a VCR cassette, a claude-trace or claude-tap log, a `curl
+  --trace` dump, a gzip body or a body still in chunked transfer-encoding
+  cannot be unwrapped piece by piece: `whole` is set and the front reads the
+  input to its end and `load`s it.
 
 Pure computation: the caller says when each piece arrived (no clocks here).
 """
