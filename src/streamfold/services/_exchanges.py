@@ -161,8 +161,8 @@ class Recorded:
     #: The request's body, parsed when it is JSON: where the model is read from.
     request_body: Any = None
     problems: list[str] = field(default_factory=list)
-    #: Notes on how the body was rebuilt (a trace log that kept parsed events, not bytes).
-    rebuilt: Note | None = None
+    #: How the body was rebuilt, when the recorder kept parsed events, not bytes (claude-tap).
+    rebuilt: str | None = None
 
     def header(self, name: str, side: str = "response") -> str | None:
         headers = self.response_headers if side == "response" else self.request_headers
@@ -215,11 +215,9 @@ def capture_of(exchanges: Sequence[Recorded], entry: str | None, kind: Kind, *, 
     it was compressed (and it was), the request it answered said in the first note."""
     picked, body, chose = choose(exchanges, entry, kind, total)
     model = picked.model()
-    said = [Note("input-recording", f"read {kind.name} {kind.one} {picked.index} ({how}): {picked.method} "
-                                    f"{picked.url}"[:600] + (f" (model {model})" if model else "")),
-            *notes, *chose]
-    if picked.rebuilt is not None:
-        said.append(picked.rebuilt)
+    read = f"read {kind.name} {kind.one} {picked.index} ({how}): {picked.method} {picked.url}"[:600]
+    read += (f" (model {model})" if model else "") + (f"; {picked.rebuilt}" if picked.rebuilt else "")
+    said = [Note("input-recording", read), *notes, *chose]
     body, inflated = _decode(body, picked.header("content-encoding"), max_inflated, refuse_larger)
     said.extend(inflated)
     if picked.problems:

@@ -103,8 +103,8 @@ def _body(found: Recorded, response: dict[str, Any]) -> bytes | None:
             what = "WebSocket message" if as_lines else "SSE event"
             lost = "" if as_lines else (", one frame each (ids, comments and OpenAI's [DONE] are not recorded, so "
                                         "their absence says nothing)")
-            found.rebuilt = Note("input-recording", f"claude-tap keeps each {what} parsed, not the bytes: the stream "
-                                                    f"was rebuilt from its {len(events)} {key}{lost}")
+            found.rebuilt = (f"claude-tap keeps each {what} parsed, not the bytes: the stream was rebuilt from its "
+                             f"{len(events)} {key}{lost}")
             return body
     if "body" in response and response["body"] is not None:
         body = response["body"]
