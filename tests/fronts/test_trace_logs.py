@@ -49,6 +49,8 @@ def test_claude_trace_s_streamed_pair_is_folded_and_the_others_listed() -> None:
 def test_claude_trace_s_json_reply_and_orphaned_request() -> None:
     reply = load(TRACE, entry="0")
     assert reply.result.choices[0].content == "#" and reply.result.model == "claude-3-5-haiku-20241022"
+    exported = reply.result.export()  # a reply read whole has no usage object as sent: rebuilt from its counts
+    assert isinstance(exported, dict) and exported["usage"] == {"input_tokens": 8, "output_tokens": 1}
     with pytest.raises(InputError, match=r"trace log record 2: the request has no response \(ORPHANED_REQUEST"):
         read_capture(TRACE, entry="2")
 
