@@ -281,3 +281,44 @@ def test_serve_replays_the_cassette_s_stream(cassette: Path) -> None:
         process.terminate()
         process.communicate(timeout=10)
 
+
+
+def test_a_har_entry_says_its_model_as_an_interaction_does() -> None:
+    entry = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions",
+                         "postData": {"mimeType": "application/json", "text": '{"model": "gpt-4.1-mini"}'}},
+             "response": {"status": 200, "content": {"mimeType": "text/event-stream", "text": RAW.decode()}}}
+    capture = read_capture(json.dumps({"log": {"entries": [entry]}}).encode())
+    assert notes(capture)["input-har"] == ("read HAR entry 0: POST https://api.openai.com/v1/chat/completions "
+                                           "(model gpt-4.1-mini)")
+
+
+def test_polly_js_s_recording_of_a_compressed_stream_is_read_as_a_har() -> None:
+    # @pollyjs/adapter-node-http keeps a Content-Encoding body as a JSON list of its chunks, each base64.
+    import base64
+    import gzip
+
+    packed = gzip.compress(RAW)
+    chunks = [base64.b64encode(packed[at:at + 100]).decode() for at in range(0, len(packed), 100)]
+    entry = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions"},
+             "response": {"status": 200, "headers": [{"name": "content-encoding", "value": "gzip"}],
+                          "content": {"mimeType": "text/event-stream", "text": json.dumps(chunks),
+                                      "encoding": "base64"}}}
+    recording = {"log": {"_recordingName": "chat/streams", "creator": {"name": "Polly.JS", "version": "6.0.6"},
+                         "entries": [entry], "pages": [], "version": "1.2"}}
+    capture = read_capture(json.dumps(recording, indent=2).encode())
+    assert capture.source == "har" and capture.body == RAW and "gzip-body" in notes(capture)
+
+
+def test_the_core_and_the_other_inputs_need_no_yaml() -> None:
+    done = subprocess.run([sys.executable, "-c", (
+        "import sys; sys.modules['yaml'] = None\n"
+        "import streamfold\n"
+        "from streamfold.services import InputError, read_capture\n"
+        f"assert streamfold.fold(open({str(INPUTS / 'raw-body.sse')!r}, 'rb').read()).complete\n"
+        f"assert read_capture(open({str(INPUTS / 'base64-two-streams.har')!r}, 'rb').read()).source == 'har'\n"
+        "try:\n"
+        f"    read_capture(open({str(INPUTS / 'cassette-go-vcr.yaml')!r}, 'rb').read())\n"
+        "except InputError as error:\n"
+        "    print(error)\n")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "reading a YAML cassette needs PyYAML (pip install pyyaml)"

@@ -21,7 +21,7 @@ from ._inflate import Inflater, can_inflate
 from ._wrong_input import is_html
 from .capture import Capture, EntryInfo, InputError, Note
 
-__all__ = ["Exchange", "Kind", "Recorded", "capture_of", "choose", "looks_failed", "looks_streamed"]
+__all__ = ["Exchange", "Kind", "Recorded", "capture_of", "choose", "looks_failed", "looks_streamed", "model_of"]
 
 _STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
 # An exchange's URL is listed with at most this many characters (a data: URL can be megabytes).
@@ -199,14 +199,19 @@ class Recorded:
                          self.streamed, self.failed)
 
     def model(self) -> str | None:
-        body = self.request_body
-        if isinstance(body, (str, bytes)) and body[:1] in ("{", b"{"):
-            try:
-                body = json.loads(body)
-            except (ValueError, RecursionError):
-                return None
-        model = body.get("model") if isinstance(body, dict) else None
-        return model[:100] if isinstance(model, str) else None
+        return model_of(self.request_body)
+
+
+def model_of(request_body: Any) -> str | None:
+    """The model a request asked for, from its body (JSON text, or already parsed), when it says."""
+    body = request_body
+    if isinstance(body, (str, bytes)) and body.lstrip()[:1] in ("{", b"{"):
+        try:
+            body = json.loads(body)
+        except (ValueError, RecursionError):
+            return None
+    model = body.get("model") if isinstance(body, dict) else None
+    return model[:100] if isinstance(model, str) else None
 
 
 def capture_of(exchanges: Sequence[Recorded], entry: str | None, kind: Kind, *, total: int, how: str,

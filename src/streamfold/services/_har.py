@@ -21,7 +21,7 @@ from typing import Any
 
 from .._json import without_lone_surrogates
 from ..findings import Severity
-from ._exchanges import MAX_URL, Kind, choose, looks_failed, looks_streamed
+from ._exchanges import MAX_URL, Kind, choose, looks_failed, looks_streamed, model_of
 from ._exchanges import kind_of as _kind
 from ._websocket import websocket_body
 from .capture import Capture, EntryInfo, InputError, Note
@@ -109,6 +109,10 @@ class _Entry:
 
     def label(self) -> str:
         return f"[{self.index}] {self.method} {self.url}"[:120]
+
+    def model(self) -> str | None:
+        posted = self.request.get("postData")
+        return model_of(posted.get("text")) if isinstance(posted, dict) else None
 
     def status(self) -> int | None:
         value = self.response.get("status")
@@ -244,7 +248,8 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
         url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=started,
         entries=tuple(item.info() for item in entries), entry=chosen_entry.index,
-        notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
+        notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"
+                                 + (f" (model {model})" if (model := chosen_entry.model()) else "")),
                *notes, *((repaired,) if repaired is not None else ())),
     )
 
