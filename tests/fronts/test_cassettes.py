@@ -322,3 +322,10 @@ def test_the_core_and_the_other_inputs_need_no_yaml() -> None:
         "    print(error)\n")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "reading a YAML cassette needs PyYAML (pip install pyyaml)"
+
+
+def test_interactions_that_are_not_mappings_are_left_out_and_said() -> None:
+    data = (INPUTS / "cassette-go-vcr.yaml").read_bytes().replace(b"interactions:\n", b"interactions:\n    - 7\n")
+    capture = read_capture(data)
+    assert capture.entry == 1 and capture.body == RAW  # the others keep their numbers
+    assert notes(capture)["recording-malformed"] == "cassette interaction 0 is not a mapping: left out"

@@ -42,8 +42,9 @@ import json
 import re
 from typing import Any
 
+from ..findings import Severity
 from ._exchanges import Kind, Recorded, capture_of, kind_of
-from .capture import Capture, InputError
+from .capture import Capture, InputError, Note
 
 __all__ = ["from_cassette", "looks_like_cassette"]
 
@@ -72,9 +73,13 @@ def from_cassette(data: bytes, entry: str | None, *, max_inflated: int, refuse_l
     if not interactions:
         raise InputError("this cassette holds no interactions: the test recorded no request (was it run with "
                          "recording on, e.g. pytest --record-mode=once?)")
-    exchanges = [_interaction(index, value) for index, value in enumerate(interactions)]
-    return capture_of([item for item in exchanges if item is not None], entry, CASSETTE, total=len(interactions),
-                      how=f"{flavour}, {syntax}", max_inflated=max_inflated, refuse_larger=refuse_larger)
+    exchanges = [_interaction(index, value) for index, value in enumerate(interactions) if isinstance(value, dict)]
+    skipped = [str(index) for index, value in enumerate(interactions) if not isinstance(value, dict)]
+    said = f"interactions {', '.join(skipped[:10])} are not mappings" if len(skipped) > 1 else (
+        f"interaction {skipped[0]} is not a mapping" if skipped else "")
+    notes = [Note("recording-malformed", f"cassette {said}: left out", Severity.WARNING)] if skipped else []
+    return capture_of(exchanges, entry, CASSETTE, total=len(interactions), how=f"{flavour}, {syntax}",
+                      max_inflated=max_inflated, refuse_larger=refuse_larger, notes=notes)
 
 
 # -- the document -------------------------------------------------------------------------------------
@@ -169,10 +174,8 @@ def _interactions(document: Any) -> tuple[list[Any] | None, str]:
 # -- one interaction ------------------------------------------------------------------------------------
 
 
-def _interaction(index: int, value: Any) -> Recorded | None:
+def _interaction(index: int, value: dict[Any, Any]) -> Recorded:
     found = Recorded(CASSETTE, index)
-    if not isinstance(value, dict):
-        return None
     request, response = value.get("request"), value.get("response")
     request = _object(found, request, "request")
     response = _object(found, response, "response")
