@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from .._json import without_lone_surrogates
 from ..findings import Code, Severity
 from ._inflate import Inflater, can_inflate
 from ._wrong_input import is_html
@@ -201,6 +202,15 @@ class Recorded:
     def model(self) -> str | None:
         return model_of(self.request_body)
 
+    def make_text(self) -> None:
+        """Lone surrogates (a JSON `\\ud800`) in what is shown of the exchange become U+FFFD, so every
+        output stays strict UTF-8; the body keeps them, for the fold to report at their offset."""
+        shown = [self.method, self.url, self.missing, self.request_headers, self.response_headers, self.problems]
+        self.method, self.url, self.missing, request, response, self.problems = without_lone_surrogates(
+            [[list(pair) for pair in item] if isinstance(item, tuple) else item for item in shown])[0]
+        self.request_headers = tuple(tuple(pair) for pair in request)
+        self.response_headers = tuple(tuple(pair) for pair in response)
+
 
 def model_of(request_body: Any) -> str | None:
     """The model a request asked for, from its body (JSON text, or already parsed), when it says."""
@@ -211,13 +221,15 @@ def model_of(request_body: Any) -> str | None:
         except (ValueError, RecursionError):
             return None
     model = body.get("model") if isinstance(body, dict) else None
-    return model[:100] if isinstance(model, str) else None
+    return without_lone_surrogates(model[:100])[0] if isinstance(model, str) else None
 
 
 def capture_of(exchanges: Sequence[Recorded], entry: str | None, kind: Kind, *, total: int, how: str,
                max_inflated: int, refuse_larger: bool, notes: Sequence[Note] = ()) -> Capture:
     """The `Capture` of the exchange `choose` picks: its body inflated when its Content-Encoding says
     it was compressed (and it was), the request it answered said in the first note."""
+    for exchange in exchanges:
+        exchange.make_text()
     picked, body, chose = choose(exchanges, entry, kind, total)
     model = picked.model()
     read = f"read {kind.name} {kind.one} {picked.index} ({how}): {picked.method} {picked.url}"[:600]
