@@ -114,3 +114,14 @@ def test_lines_that_are_no_record_are_left_out_and_said() -> None:
     capture = read_capture(b"garbage\n" + TRACE + b"[1, 2]\n", input_format="trace-log")
     assert capture.body == ANTHROPIC and capture.entry == 2
     assert "lines 1, 5 of the log are no record" in notes(capture)["recording-malformed"]
+
+
+def test_events_nested_to_the_parser_s_limit_never_raise() -> None:
+    for depth in range(940, 1010, 3):  # around the recursion limit: parsed, then written back as SSE
+        nested = b"[" * depth + b"]" * depth
+        line = (b'{"request":{"timestamp":1},"response":{"status_code":200,"headers":{"content-type":'
+                b'"text/event-stream"},"sse_events":[{"event":"x","data":' + nested + b'}]}}\n')
+        try:
+            load(line)
+        except InputError:
+            pass  # said in a sentence

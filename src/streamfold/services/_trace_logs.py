@@ -93,6 +93,14 @@ def _record(index: int, value: dict[str, Any]) -> Recorded | None:
 
 
 def _body(found: Recorded, response: dict[str, Any]) -> bytes | None:
+    try:
+        return _rebuilt(found, response)
+    except (RecursionError, ValueError):  # a value nested just deep enough to parse, one level too deep to write
+        found.problems.append("its response is nested too deeply to write back as JSON: left out")
+        return None
+
+
+def _rebuilt(found: Recorded, response: dict[str, Any]) -> bytes | None:
     raw = response.get("body_raw")
     if isinstance(raw, str):
         return raw.encode("utf-8", "surrogatepass")
