@@ -329,3 +329,17 @@ def test_interactions_that_are_not_mappings_are_left_out_and_said() -> None:
     capture = read_capture(data)
     assert capture.entry == 1 and capture.body == RAW  # the others keep their numbers
     assert notes(capture)["recording-malformed"] == "cassette interaction 0 is not a mapping: left out"
+
+
+def test_an_ndjson_body_whose_headers_were_scrubbed_is_still_a_stream() -> None:
+    # openinference's cassettes drop response headers: an Ollama reply is known by its lines alone.
+    from vcr.serializers import yamlserializer
+
+    lines = b"".join(json.dumps({"model": "llama3", "message": {"role": "assistant", "content": word},
+                                 "done": word == "."}).encode() + b"\n" for word in ("Hi", " there", "."))
+    interaction = {"request": {"method": "POST", "uri": "http://127.0.0.1:11434/api/chat", "headers": {},
+                               "body": '{"model": "llama3", "stream": true}'},
+                   "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": lines}}}
+    data = yamlserializer.serialize({"version": 1, "interactions": [interaction]}).encode()
+    loaded = load(data)
+    assert loaded.capture.entries[0].streamed and loaded.result.choices[0].content == "Hi there."

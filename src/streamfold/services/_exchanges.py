@@ -24,7 +24,8 @@ from .capture import Capture, EntryInfo, InputError, Note
 
 __all__ = ["Exchange", "Kind", "Recorded", "capture_of", "choose", "looks_failed", "looks_streamed", "model_of"]
 
-_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
+_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream",
+                 "application/stream+json")
 # An exchange's URL is listed with at most this many characters (a data: URL can be megabytes).
 MAX_URL = 500
 
@@ -70,7 +71,12 @@ def looks_streamed(mime: str | None, text: str) -> bool:
     if mime and any(kind in mime.lower() for kind in _STREAM_TYPES):
         return True
     head = text[:2000]
-    return head.startswith(("data:", "event:", ":")) or "\ndata:" in head
+    if head.startswith(("data:", "event:", ":")) or "\ndata:" in head:
+        return True
+    # NDJSON without a Content-Type that says so (a recorder that scrubbed the headers): JSON objects a line.
+    lines = head.lstrip().split("\n", 2)
+    return len(lines) > 2 and lines[0].rstrip().startswith("{") and lines[0].rstrip().endswith("}") and (
+        lines[1].startswith("{"))
 
 
 def looks_failed(status: Any, mime: str | None, text: str) -> bool:
