@@ -37,8 +37,8 @@ _ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
 #: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
 #: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
 _SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.py" for name in (
-    "capture_inproc", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server", "tail",
-    "tail_inputs", "tail_live", "web_server_limits", "web_store")))
+    "capture_inproc", "cassettes", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server",
+    "tail", "tail_inputs", "tail_live", "web_server_limits", "web_store")))
 
 
 #: A share of each Hypothesis test's examples (`STREAMFOLD_HYPOTHESIS_SHARE=0.25`), for CI's other Pythons:

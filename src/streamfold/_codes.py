@@ -67,7 +67,8 @@ Code = Literal[
     "realtime-other-responses",
     "part-missing-start", "tool-error", "envelope",
     # notes on the input and the transport
-    "input-har", "har-entries", "har-malformed", "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
+    "input-har", "har-entries", "har-malformed", "input-recording", "recording-entries", "recording-malformed",
+    "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
     "trace-malformed", "skipped-responses", "input-log", "log-lines-skipped", "clock-rollover", "clock-backwards",
     "gzip-body", "inflated-too-large", "chunked-transfer-encoding", "http-status", "content-type", "content-encoding",
     "buffered-response", "proxy-buffering", "text-encoding", "sdk-repr", "input-devtools", "empty-input", "html-page",
@@ -232,6 +233,12 @@ _ALL = (
              "request when none streamed"),
     CodeInfo("har-malformed", _N, _WARN, "HAR entries or fields of the wrong type, read when they can be and left "
              "out when not"),
+    CodeInfo("input-recording", _N, _INFO, "the body was read from a VCR cassette's interaction or a claude-trace or "
+             "claude-tap log's record; the request it answered (method, URL, model) is said"),
+    CodeInfo("recording-entries", _N, _INFO, "which interaction or record was used: the last of several streamed "
+             "ones, or a failed request when none streamed"),
+    CodeInfo("recording-malformed", _N, _WARN, "interactions or records, or fields of them, of the wrong type: read "
+             "when they can be and left out when not"),
     CodeInfo("websocket-messages", _N, _INFO, "a HAR WebSocket entry: its `_webSocketMessages` became the "
              "capture, one JSONL message record a line, their times kept as arrival times"),
     CodeInfo("input-curl", _N, _INFO, "the body was read from `curl -v` or `-i` output"),

@@ -67,11 +67,13 @@ def input_options(command: Any, *, several: bool = False) -> Any:
     """FILE plus how to read it: shared by every command that takes a capture."""
     command = click.option(
         "--entry", default=None, metavar="N|URL",
-        help="HAR input: the entry to use, by index or by a substring of its URL.")(command)
+        help="HAR, VCR cassette or claude-trace/claude-tap log: the entry (interaction, record) to use, by "
+             "index or by a substring of its URL.")(command)
     command = click.option(
         "--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
-        help="What FILE is: a raw body, a HAR, curl -v/-i output, a curl --trace dump, a timestamped log, "
-             "or a chunked body. Detected by default.")(command)
+        help="What FILE is: a raw body, a HAR, a VCR cassette (vcrpy, pytest-recording, Ruby VCR, go-vcr), a "
+             "claude-trace or claude-tap log (trace-log), curl -v/-i output, a curl --trace dump, a timestamped "
+             "log, or a chunked body. Detected by default.")(command)
     if several:
         return click.argument("capture", metavar="FILE|-...", nargs=-1, required=True)(command)
     return _input_argument(command)

@@ -88,7 +88,8 @@ SHOWN_CHARS = 200
                    "dialect, transport, complete, model, frames), the frames that differ with their summaries, "
                    "each difference {path, a, b, first_difference, frames}, and notes on values alike as JSON.")
 @click.option("--entry", default=None, metavar="N|URL",
-              help="HAR inputs: the entry to use on both sides, by index or by a substring of its URL.")
+              help="HAR, cassette or trace-log inputs: the entry to use on both sides, by index or by a substring "
+                   "of its URL.")
 @click.option("--entry-a", default=None, metavar="N|URL", help="HAR input A: its entry (overrides --entry for A).")
 @click.option("--entry-b", default=None, metavar="N|URL", help="HAR input B: its entry (overrides --entry for B).")
 def diff(first: str, second: str, dialect: str | None, show_all: bool, as_json: bool, entry: str | None,

@@ -21,17 +21,16 @@ from typing import Any
 
 from .._json import without_lone_surrogates
 from ..findings import Severity
+from ._exchanges import MAX_URL, Kind, choose, looks_failed, looks_streamed, model_of
+from ._exchanges import kind_of as _kind
 from ._websocket import websocket_body
-from ._wrong_input import is_html
 from .capture import Capture, EntryInfo, InputError, Note
 
 __all__ = ["from_har"]
 
-_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/vnd.amazon.eventstream")
+HAR = Kind("HAR", "entry", "entries", "har", "har-entries", "har-malformed")
 # Past this a HAR time (milliseconds) is no time at all, and would not divide into a float.
 _MAX_MILLISECONDS = 1e300
-# An entry's URL is listed with at most this many characters (a data: URL can be megabytes).
-_MAX_URL = 500
 # Repairs listed in one note, per entry; more are counted.
 _MAX_LISTED = 8
 
@@ -88,24 +87,16 @@ class _Entry:
     def failed(self) -> bool:
         """A request that failed with a JSON error body (a 429, a 401, ...) or a proxy's HTML error page (a 502):
         the finding when nothing streamed."""
-        status = self.response.get("status")
         mime = self.content.get("mimeType")
-        json_body = (self.text or "").lstrip()[:1] in ("{", "[") or (isinstance(mime, str) and "json" in mime.lower())
-        json_body = json_body or is_html((self.text or "")[:4096].encode("utf-8", "replace"))
-        return (isinstance(status, int) and not isinstance(status, bool) and not 200 <= status < 400
-                and status != 0 and not self.preflight and bool(self.text) and json_body)
+        return not self.preflight and looks_failed(self.response.get("status"), mime if isinstance(mime, str) else None,
+                                                   self.text or "")
 
     @property
     def streamed(self) -> bool:
         if self.messages is not None:
             return any(isinstance(message, dict) and message.get("type") == "receive" for message in self.messages)
-        if self.preflight:
-            return False
         mime = self.content.get("mimeType")
-        if isinstance(mime, str) and any(kind in mime.lower() for kind in _STREAM_TYPES):
-            return True
-        text = (self.text or "")[:2000]
-        return text.startswith(("data:", "event:", ":")) or "\ndata:" in text
+        return not self.preflight and looks_streamed(mime if isinstance(mime, str) else None, self.text or "")
 
     def info(self) -> EntryInfo:
         """What a picker lists of this entry (no repair is noted: `status()` does that for the one used)."""
@@ -113,11 +104,15 @@ class _Entry:
         mime = self.content.get("mimeType")
         known = isinstance(status, int) and not isinstance(status, bool) and 0 <= status <= 999
         shown = "websocket" if self.messages is not None else mime[:100] if isinstance(mime, str) else ""
-        return EntryInfo(self.index, self.method[:20], self.url[:_MAX_URL], status if known else None,
+        return EntryInfo(self.index, self.method[:20], self.url[:MAX_URL], status if known else None,
                          shown, self.streamed, self.failed)
 
     def label(self) -> str:
         return f"[{self.index}] {self.method} {self.url}"[:120]
+
+    def model(self) -> str | None:
+        posted = self.request.get("postData")
+        return model_of(posted.get("text")) if isinstance(posted, dict) else None
 
     def status(self) -> int | None:
         value = self.response.get("status")
@@ -171,7 +166,8 @@ class _Entry:
                              "no body to read")
         if self.content.get("encoding") == "base64":
             try:
-                return base64.b64decode(text)
+                chunks = _polly_chunks(text)
+                return b"".join(map(base64.b64decode, chunks)) if chunks is not None else base64.b64decode(text)
             except (binascii.Error, ValueError) as exc:
                 raise InputError(f"HAR entry {self.index}: the base64 body does not decode: {exc}") from None
         return text.encode("utf-8", "surrogatepass")
@@ -234,48 +230,8 @@ def from_har(data: bytes, entry: str | None) -> Capture:
                           if len(skipped) > 1 else f"HAR entry {skipped[0]} is not an object: left out",
                           Severity.WARNING))
     entries = [item for item in entries if item.valid]
-    streamed = [item for item in entries if item.streamed]
-    if entry is not None:
-        number = entry.strip()
-        if number.isascii() and number.isdigit():
-            chosen = [item for item in entries if str(item.index) == (number.lstrip("0") or "0")]
-        else:
-            chosen = [item for item in entries if entry in item.url]
-        if not chosen:
-            raise InputError(f"no HAR entry matches {entry[:80]!r}; streamed entries: "
-                             f"{_list_entries(streamed or entries)}")
-        # Of the entries a URL part matches, the streams that succeeded: a 429 around the retry that streamed is not it.
-        streams = [item for item in chosen if item.streamed]
-        streamed = [item for item in streams if (item.status() or 200) < 400] or streams or chosen
-        if len(streamed) < len(chosen):
-            notes.append(Note("har-entries", f"--entry {entry[:80]!r} also matches entries that did not stream or "
-                                             f"failed: {_list_entries([i for i in chosen if i not in streamed])}"))
-    failed = [item for item in entries if item.failed]
-    if not streamed and failed:
-        # No stream came: the request that failed (a 429, a 401) and its error body are the finding.
-        streamed = failed[-1:]
-        also_failed = f" (others failed too: {_list_entries(failed[:-1])})" if len(failed) > 1 else ""
-        notes.append(Note("har-entries", f"the HAR holds no streamed response; entry {failed[-1].index} failed, "
-                                         f"so its error body is shown{also_failed}"))
-    if not streamed:
-        counted = f"{len(listed)} entr{'y' if len(listed) == 1 else 'ies'}"
-        raise InputError(f"the HAR has {counted} and none is a streamed response; "
-                         f"pick one with --entry N: {_list_entries(entries)}")
-    failures: list[InputError] = []
-    for chosen_entry in reversed(streamed):
-        try:
-            body = chosen_entry.body()
-            break
-        except InputError as exc:  # the last entry with a body is used; the ones after it are said
-            failures.append(exc)
-    else:
-        raise failures[0]
-    if len(streamed) > 1:
-        others = [item for item in streamed if item is not chosen_entry]
-        notes.append(Note("har-entries", f"the HAR has {len(streamed)} streamed entries; using entry "
-                                         f"{chosen_entry.index} (the last{' with a body' if failures else ''}). "
-                                         f"Others: {_list_entries(others)}. Pick with --entry"))
-    notes.extend(Note("har-malformed", str(failure), Severity.WARNING) for failure in failures)
+    chosen_entry, body, chose = choose(entries, entry, HAR, len(listed))
+    notes.extend(chose)
     status = chosen_entry.status()
     response_headers, request_headers = chosen_entry.headers("response"), chosen_entry.headers("request")
     reads, started = _reads(chosen_entry.reads, len(body)), None
@@ -292,9 +248,22 @@ def from_har(data: bytes, entry: str | None) -> Capture:
         body, "har", reads=reads, status=status, response_headers=response_headers, request_headers=request_headers,
         url=chosen_entry.url or None, entry_timing=chosen_entry.timing(), started=started,
         entries=tuple(item.info() for item in entries), entry=chosen_entry.index,
-        notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"),
+        notes=(Note("input-har", f"read HAR entry {chosen_entry.index}: {chosen_entry.method} {chosen_entry.url}"
+                                 + (f" (model {model})" if (model := chosen_entry.model()) else "")),
                *notes, *((repaired,) if repaired is not None else ())),
     )
+
+
+def _polly_chunks(text: str) -> list[str] | None:
+    """Polly.js records a body sent with a Content-Encoding as a JSON list of its chunks, each base64
+    (`@pollyjs/adapter-node-http`, getBodyFromChunks): the compressed bytes, inflated as any other."""
+    if not text.startswith("["):
+        return None
+    try:
+        chunks = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return chunks if isinstance(chunks, list) and all(isinstance(chunk, str) for chunk in chunks) else None
 
 
 def _reads(value: Any, size: int) -> tuple[tuple[int, float], ...] | None:
@@ -340,17 +309,8 @@ def _integer(digits: str) -> int | float:
     return int(digits) if len(digits) <= 4000 else float(digits)
 
 
-def _list_entries(entries: list[_Entry]) -> str:
-    return "; ".join(item.label() for item in entries[:10])
-
-
 def _numbers(indexes: list[int]) -> str:
     return ", ".join(str(index) for index in indexes[:10]) + ("…" if len(indexes) > 10 else "")
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "a boolean", int: "a number", float: "a number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _short(value: Any) -> str:

@@ -1,5 +1,6 @@
-"""Inflating a compressed body (gzip, zlib or raw deflate) to at most a limit: the one way every
-reader does it (the input readers' gzip body, a stored exchange sent with Content-Encoding, the
+"""Inflating a compressed body (gzip, zlib or raw deflate, and brotli when the `brotli` package,
+1.2 or later, is installed) to at most a limit: the one way every reader does it (the input
+readers' gzip body, a cassette's recorded body, a stored exchange sent with Content-Encoding, the
 recorders' summaries).
 
 A few kilobytes of gzip can inflate to gigabytes, so the output is bounded where it is produced:
@@ -12,22 +13,39 @@ limit) raises `InflatedTooLargeError`.
 
 from __future__ import annotations
 
+import importlib
 import io
 import zlib
+from typing import Any
 
 from .._sizes import format_size
 from ..findings import Severity
 from .capture import InputError, Note
 
-__all__ = ["ENCODINGS", "MAX_INFLATED", "InflatedTooLargeError", "Inflater"]
+__all__ = ["ENCODINGS", "MAX_INFLATED", "InflatedTooLargeError", "Inflater", "can_inflate"]
 
 #: A compressed body is inflated to at most this many bytes by default (`--max-inflated`; a zip bomb
 #: would eat the machine): far more than any real stream, far less than a bomb's gigabytes.
 MAX_INFLATED = 256 * 1024 * 1024
-#: The Content-Encodings inflated (brotli is not: it would need a library the core does not have).
+#: The Content-Encodings always inflated; brotli ("br") too when `can_inflate` says so.
 ENCODINGS = ("gzip", "x-gzip", "deflate")
 #: Bytes inflated per step: what is held outside the buffer at any moment.
 _STEP = 1024 * 1024
+
+
+def _brotli() -> Any:
+    """The `brotli` module when it can inflate to a limit (1.2 added `output_buffer_limit`), else None.
+    An optional dependency, imported only when a brotli body comes."""
+    try:
+        module = importlib.import_module("brotli")
+    except ImportError:
+        return None
+    return module if hasattr(module.Decompressor(), "can_accept_more_data") else None
+
+
+def can_inflate(encoding: str) -> bool:
+    """Whether a body sent with this Content-Encoding can be inflated here."""
+    return encoding in ENCODINGS or (encoding == "br" and _brotli() is not None)
 
 
 class InflatedTooLargeError(InputError):
@@ -40,8 +58,9 @@ class InflatedTooLargeError(InputError):
 
 class Inflater:
     """Inflates one body fed piece by piece, to at most `limit` bytes. `encoding`: gzip (or x-gzip) or
-    deflate, whose zlib wrapper is told from its first two bytes (servers send raw deflate too).
-    Raises `zlib.error` from `feed` when the bytes do not inflate."""
+    deflate, whose zlib wrapper is told from its first two bytes (servers send raw deflate too), or br
+    (when `can_inflate("br")`). Raises `zlib.error` from `feed` when the bytes do not inflate (a brotli
+    error too, so callers catch one error)."""
 
     def __init__(self, encoding: str, limit: int, head: bytes = b"") -> None:
         if limit < 1:
@@ -51,6 +70,7 @@ class Inflater:
         self.encoding = "gzip" if encoding == "x-gzip" else encoding
         self.limit = limit
         self._inflater = zlib.decompressobj(wbits)
+        self._brotli = _brotli().Decompressor() if encoding == "br" else None
         self._out = io.BytesIO()
         #: Bytes inflated so far (at most `limit`).
         self.size = 0
@@ -68,10 +88,13 @@ class Inflater:
     @property
     def ended(self) -> bool:
         """Whether the compressed stream's end came (a cut-off body never gets there)."""
-        return self._inflater.eof
+        return bool(self._brotli.is_finished()) if self._brotli is not None else self._inflater.eof
 
     def feed(self, piece: bytes) -> None:
         self.fed += len(piece)
+        if self._brotli is not None:
+            self._feed_brotli(piece)
+            return
         if self._inflater.eof:
             self.after_end += len(piece)
             return
@@ -92,6 +115,33 @@ class Inflater:
                 break  # every byte of the piece taken and inflated
         if self._inflater.eof:
             self.after_end += len(self._inflater.unused_data)
+
+    def _feed_brotli(self, piece: bytes) -> None:
+        """As `feed`, for brotli: its decoder gives at most about `_STEP` bytes a call, and is then asked
+        for the rest with no input until it can take more (brotli 1.2's bounded output)."""
+        decoder: Any = self._brotli
+        data = piece
+        if self.ended or self.over:
+            self.after_end += len(piece) if self.ended else 0
+            return
+        try:
+            while True:
+                if not decoder.can_accept_more_data():
+                    part = decoder.process(b"", output_buffer_limit=_STEP)
+                elif data:
+                    part, data = decoder.process(data, output_buffer_limit=_STEP), b""
+                else:
+                    break
+                room = self.limit - self.size
+                self._out.write(part[:room])
+                self.size += min(room, len(part))
+                if len(part) > room:
+                    self.read_when_over = self.fed
+                    break
+                if not part and decoder.can_accept_more_data() and not data:
+                    break
+        except Exception as exc:  # brotli.error: the bytes are not brotli
+            raise zlib.error(f"brotli: {exc}") from None
 
     def body(self) -> bytes:
         """What was inflated (its buffer is handed over, not copied: call once, at the end)."""

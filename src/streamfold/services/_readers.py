@@ -1,7 +1,8 @@
 """The input formats other than a raw body: detecting them, and reading
 `curl -v`/`-i` output and a `curl --trace`/`--trace-ascii` dump into a
 `Capture` (see `inputs.read_capture`; a HAR is `_har.py`'s, a log
-`_logs.py`'s). A part that cannot be read is left out and reported with its
+`_logs.py`'s, a VCR cassette `_cassettes.py`'s, a claude-trace or claude-tap log `_trace_logs.py`'s).
+A part that cannot be read is left out and reported with its
 line; timestamps are kept from going backwards (`_logs.Clock`)."""
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ from __future__ import annotations
 import re
 
 from ..findings import Code, Severity
+from ._cassettes import from_cassette, looks_like_cassette
 from ._devtools import from_devtools, looks_like_devtools
 from ._har import from_har
 from ._logs import Clock, from_log, is_log_line
 from ._sdk_repr import looks_like_sdk_repr
+from ._trace_logs import from_trace_log, looks_like_trace_log
 from .capture import Capture, Note, Segment
 
-__all__ = ["detect", "from_curl_trace", "from_curl_verbose", "from_devtools", "from_har", "from_log"]
+__all__ = ["detect", "from_cassette", "from_curl_trace", "from_curl_verbose", "from_devtools", "from_har", "from_log",
+           "from_trace_log"]
 
 
 # -- detection ------------------------------------------------------------------
@@ -29,6 +33,10 @@ def detect(data: bytes) -> str:
     head = data[:4096].lstrip()
     if head.startswith(b"{") and b'"log"' in head[:200] and b'"entries"' in data[:65536]:
         return "har"
+    if looks_like_cassette(data[:4096]):
+        return "cassette"
+    if looks_like_trace_log(data[:4096]):
+        return "trace-log"
     if len(_TRACE_LINE.findall(head)) >= 2:
         return "curl-trace"
     if _STATUS_LINE.match(head) or len(_VERBOSE_LINE.findall(head)) >= 3:

@@ -2,7 +2,9 @@
 arrival times and HTTP headers when the input carries them.
 
 UTF-16 or UTF-32 text (PowerShell's `>`) is decoded to UTF-8 first. Then
-recognised, in this order: a HAR file; a `curl --trace`/`--trace-ascii`
+recognised, in this order: a HAR file (Polly.js recordings are HARs); a VCR
+cassette (vcrpy, pytest-recording, Ruby's and R's VCR, go-vcr: `_cassettes.py`);
+a claude-trace or claude-tap JSONL log (`_trace_logs.py`); a `curl --trace`/`--trace-ascii`
 dump (with `--trace-time` per-read times); `curl -v` or `-i` output (headers
 stripped and kept, the responses before the reply skipped); a log (a
 timestamp prefix kept as arrival times, or Python logging's default formats);
@@ -30,7 +32,16 @@ from ..framing import sniff
 from ._encodings import decode_wide_text
 from ._inflate import MAX_INFLATED, InflatedTooLargeError, Inflater
 from ._not_streams import error_response
-from ._readers import detect, from_curl_trace, from_curl_verbose, from_devtools, from_har, from_log
+from ._readers import (
+    detect,
+    from_cassette,
+    from_curl_trace,
+    from_curl_verbose,
+    from_devtools,
+    from_har,
+    from_log,
+    from_trace_log,
+)
 from ._sdk_repr import from_sdk_repr
 from ._websocket import message_reads
 from ._wrong_input import is_html
@@ -39,7 +50,7 @@ from .capture import Capture, InputError, Note
 __all__ = ["FORMATS", "MAX_INFLATED", "Capture", "InflatedTooLargeError", "InputError", "Note", "read_capture",
            "transport_notes"]
 
-FORMATS = ("auto", "raw", "har", "curl-verbose", "curl-trace", "log", "chunked")
+FORMATS = ("auto", "raw", "har", "cassette", "trace-log", "curl-verbose", "curl-trace", "log", "chunked")
 
 def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None = None,
                  max_inflated: int | None = None, refuse_larger: bool = False) -> Capture:
@@ -57,8 +68,13 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
     if decoded is not None:
         data = decoded[0]
     kind = detect(data) if input_format == "auto" else input_format
+    limit = MAX_INFLATED if max_inflated is None else max_inflated
     if kind == "har":
         capture = from_har(data, entry)
+    elif kind == "cassette":
+        capture = from_cassette(data, entry, max_inflated=limit, refuse_larger=refuse_larger)
+    elif kind == "trace-log":
+        capture = from_trace_log(data, entry, max_inflated=limit, refuse_larger=refuse_larger)
     elif kind == "curl-trace":
         capture = from_curl_trace(data)
     elif kind == "curl-verbose":
@@ -74,9 +90,7 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
             capture = dataclasses.replace(capture, reads=message_reads(data))
     if decoded is not None:
         capture = dataclasses.replace(capture, notes=(decoded[1], *capture.notes))
-    return _unwrap_body(capture, force_chunked=kind == "chunked",
-                        max_inflated=MAX_INFLATED if max_inflated is None else max_inflated,
-                        refuse_larger=refuse_larger)
+    return _unwrap_body(capture, force_chunked=kind == "chunked", max_inflated=limit, refuse_larger=refuse_larger)
 
 
 # -- body encodings --------------------------------------------------------------------

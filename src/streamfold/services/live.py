@@ -14,9 +14,10 @@ on piece by piece as soon as it is known to be body.
   dropped line by line, the other lines are the body;
 - a timestamped log: each line as `from_log` reads it, its timestamp kept as
   its arrival time;
-- a HAR file, a `curl --trace` dump, a gzip body or a body still in chunked
-  transfer-encoding cannot be unwrapped piece by piece: `whole` is set and the
-  front reads the input to its end and `load`s it.
+- a HAR file, a VCR cassette, a claude-trace or claude-tap log, a `curl
+  --trace` dump, a gzip body or a body still in chunked transfer-encoding
+  cannot be unwrapped piece by piece: `whole` is set and the front reads the
+  input to its end and `load`s it.
 
 Pure computation: the caller says when each piece arrived (no clocks here).
 """
@@ -29,6 +30,7 @@ from typing import Literal, overload
 from ._encodings import decode_wide_text
 from ._logs import LogReader
 from ._readers import detect, from_curl_verbose
+from ._trace_logs import looks_like_trace_log
 from ._wrong_input import NOT_A_STREAM, recognise
 from .capture import Capture, Note
 
@@ -46,7 +48,8 @@ _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _STATUS = re.compile(rb"\s*HTTP/[\d.]+ \d{3}")
 # What may still become a status line.
 _STATUS_BEGUN = re.compile(rb"(?:H|HT|HTT|HTTP|HTTP/[\d.]*(?: \d{0,2})?)?")
-_WHOLE = {"har": "a HAR file", "curl-trace": "a curl --trace dump", "gzip": "a gzip body",
+_WHOLE = {"har": "a HAR file", "cassette": "a VCR cassette", "trace-log": "a claude-trace or claude-tap log",
+          "curl-trace": "a curl --trace dump", "gzip": "a gzip body",
           "chunked": "a body in chunked transfer-encoding", "wide-text": "UTF-16 or UTF-32 text",
           "devtools": "Chrome DevTools EventStream rows", "sdk-repr": "a Python repr() of SDK objects",
           "not-a-stream": "not a stream (an HTML page, binary or nothing)"}
@@ -257,6 +260,8 @@ def _decide(head: bytes, *, final: bool) -> str | None:
         return detect(head)
     if len(head) < _WIDE_HEAD and head[:1] == b"\x00":
         return None  # UTF-16BE or UTF-32BE text, or AWS event-stream (its prelude is longer anyway)
+    if looks_like_trace_log(head[:_HEAD]):
+        return "trace-log"  # its first line, a whole request, is often longer than the head
     # Only whole lines: a line cut short may still turn out a trace's or a log's.
     lines = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
     found = detect(lines) if lines.strip() else "raw"

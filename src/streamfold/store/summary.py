@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..findings import Severity
-from ..services._inflate import ENCODINGS, MAX_INFLATED, Inflater
+from ..services._inflate import MAX_INFLATED, Inflater, can_inflate
 from ..services.capture import Capture, Note
 from ..services.load import fold_capture
 
@@ -63,7 +63,7 @@ def _decode(chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], encodin
             max_inflated: int) -> tuple[bytes, Sequence[tuple[int, float]], list[Note]]:
     if encoding in ("identity", "", "none"):
         return b"".join(chunks), reads, []
-    if encoding not in ENCODINGS:
+    if not can_inflate(encoding):
         return b"".join(chunks), reads, [Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r}, "
                                                            "which streamfold cannot decode: it is folded as received",
                                               Severity.WARNING)]

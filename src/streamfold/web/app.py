@@ -240,7 +240,8 @@ def _fold_options(request: Request) -> dict[str, str | None] | Response:
         return _error(400, f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
     entry = request.query_params.get("entry") or None
     if entry is not None and len(entry) > _MAX_ENTRY:
-        return _error(400, f"entry must be a HAR entry's number or a part of its URL, at most {_MAX_ENTRY} characters")
+        return _error(400, f"entry must be an entry's number (a HAR entry, a cassette interaction, a trace log "
+                          f"record) or a part of its URL, at most {_MAX_ENTRY} characters")
     return {"dialect": dialect, "transport": transport, "entry": entry}
 
 

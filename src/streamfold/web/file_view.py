@@ -1,13 +1,15 @@
 """What the raw pane needs to show a line-based input's own bytes (a log, curl -v/-i output),
-not only the stream body read out of it, and which HAR entry the page folded.
+not only the stream body read out of it, and which HAR entry (cassette interaction, trace log
+record) the page folded.
 
     "file":        {"size": bytes, "base64": the input's bytes | null, "omitted": why not | null,
                     "converted": "UTF-16LE" ... when the input was wide text (the spans are in its UTF-8)}
                    when the body was read out of the input line by line (`Capture.segments`);
     row "file_span": [start, end]: the bytes of the input the frame came from (whole lines for a log,
                    the frame's own bytes for curl -v output);
-    "har":         {"entries": [EntryInfo.to_dict(), ...], "entry": the index folded}, for a HAR of
-                   more than one entry.
+    "har":         {"entries": [EntryInfo.to_dict(), ...], "entry": the index folded, "noun": "HAR entry" |
+                   "cassette interaction" | "trace log record"}, for a HAR, a VCR cassette or a claude-trace /
+                   claude-tap log of more than one exchange.
 """
 
 from __future__ import annotations
@@ -71,8 +73,12 @@ def file_part(data: bytes, loaded: Loaded) -> dict[str, Any] | None:
 
 
 def har_part(loaded: Loaded) -> dict[str, Any] | None:
-    """The view's "har": the entries to pick from, and the one folded (a HAR of one entry has no choice)."""
+    """The view's "har": the exchanges to pick from, and the one folded (a file of one has no choice)."""
     capture = loaded.capture
-    if capture.source != "har" or len(capture.entries) < 2:
+    if len(capture.entries) < 2:
         return None
-    return {"entries": [entry.to_dict() for entry in capture.entries], "entry": capture.entry}
+    return {"entries": [entry.to_dict() for entry in capture.entries], "entry": capture.entry,
+            "noun": _NOUNS.get(capture.source, "entry")}
+
+
+_NOUNS = {"har": "HAR entry", "cassette": "cassette interaction", "trace-log": "trace log record"}

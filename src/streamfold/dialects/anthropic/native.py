@@ -104,7 +104,10 @@ def export_message(result: Result) -> dict[str, Any]:
     for name in ("stop_details", "container", "context_management", "input_transformations"):
         if native.get(name) is not None:
             message[name] = native[name]
-    message["usage"] = None if result.usage is None else dict(result.usage.raw)
+    usage = result.usage
+    # A reply read whole (not streamed) has its counts but no usage object as sent: rebuilt from the counts.
+    message["usage"] = None if usage is None else dict(usage.raw) if isinstance(usage.raw, dict) else {
+        "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
     return message
 
 

@@ -369,7 +369,8 @@ function visibleControls(text) {
 
 // What the raw pane shows: the file itself, or the stream body read out of it (a HAR's entry, the
 // response part of curl's output, a log's data lines), which is not the file's own bytes.
-const SOURCE_LABEL = { har: 'the HAR entry', 'curl-verbose': "curl's output", 'curl-trace': "curl's trace",
+const SOURCE_LABEL = { har: 'the HAR entry', cassette: 'the cassette interaction', 'trace-log': 'the trace log record',
+  'curl-verbose': "curl's output", 'curl-trace': "curl's trace",
   log: 'the log', raw: null };
 // The size of what was opened (a 4.8 KB log whose lines held no stream data is not "0 B"), and
 // the stream body read out of it when that differs.
@@ -1595,6 +1596,8 @@ function axisNote(byTime, timed, source, capture) {
   const pasted = capture && capture.name === 'pasted text';
   const why = {
     har: 'a HAR times the response as a whole, not each frame',
+    cassette: 'a cassette keeps no arrival times',
+    'trace-log': 'a trace log times the response as a whole, not each frame',
     'curl-verbose': 'curl -v output has no arrival times; curl --trace-time output has',
     'curl-trace': 'this trace has no timestamps; record it with --trace-time',
     log: 'the log lines carry no timestamps',
@@ -1825,12 +1828,13 @@ function inspectQuery() {
   return query.toString();
 }
 
-// A HAR of several entries: the entry folded, and the others to pick (streamed ones first). A URL is
-// the HAR's, so untrusted: text only, and a bidi or invisible character in it is spelled out.
+// A HAR (a cassette, a trace log) of several entries: the entry folded, and the others to pick (streamed ones
+// first). A URL is the file's, so untrusted: text only, and a bidi or invisible character in it is spelled out.
 function renderEntryPicker(view) {
   const har = view && view.har;
   $('entry-bar').hidden = !har;
   if (!har) return;
+  $('entry-label').textContent = har.noun || 'HAR entry';
   const option = (entry) => Object.assign(h('option', { text: entryLabel(entry) }), { value: String(entry.index) });
   const group = (label, entries) => (entries.length
     ? Object.assign(h('optgroup', null, entries.map(option)), { label }) : null);
@@ -1839,7 +1843,9 @@ function renderEntryPicker(view) {
     group('other requests', har.entries.filter((entry) => !entry.streamed)));
   $('entry-select').value = String(har.entry);
   const count = har.entries.length;
-  $('entry-note').textContent = `${formatCount(streamed.length)} of ${formatCount(count)} entr${count === 1 ? 'y' : 'ies'} streamed`;
+  const noun = (har.noun || 'entry').split(' ').pop();
+  const nouns = noun === 'entry' ? 'entries' : `${noun}s`;
+  $('entry-note').textContent = `${formatCount(streamed.length)} of ${formatCount(count)} ${count === 1 ? noun : nouns} streamed`;
 }
 
 function entryLabel(entry) {
