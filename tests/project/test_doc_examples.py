@@ -1,7 +1,8 @@
 """Every command example of README.md and docs/ is run, so none can drift from what streamfold does.
 
 The rules (docs/about.md says them to the reader):
-- a ```console block runs as one bash script in a temporary directory holding a copy of examples/: each
+- a ```console block runs as one bash script in a temporary directory holding a copy of examples/ and of
+  tests/inputs/ (the input formats' samples, which a clone has too): each
   line starting with `$ ` is a command (a trailing backslash continues it), the lines under it what it
   prints, stdout and stderr together. Each command must exit 0; its output must match, with whitespace
   collapsed (the terminal's width wraps lines), rules of any width equal, the temporary directory, ports
@@ -119,6 +120,7 @@ def commands(body: str) -> list[tuple[str, str]]:
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    shutil.copytree(ROOT / "tests" / "inputs", tmp_path / "tests" / "inputs")
     bin_dir = tmp_path / ".bin"
     bin_dir.mkdir()
     program = bin_dir / "streamfold"
