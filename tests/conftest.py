@@ -37,7 +37,7 @@ _ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
 #: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
 #: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
 _SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.py" for name in (
-    "capture_inproc", "cassettes", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server",
+    "capture_inproc", "cassettes", "clocks_and_stops", "mitmproxy_addon", "proxy", "proxy_concurrency", "proxy_console", "replay_server",
     "tail", "tail_inputs", "tail_live", "web_server_limits", "web_store")))
 
 

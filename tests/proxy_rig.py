@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -42,13 +43,21 @@ def serving(app: Any) -> Iterator[str]:
         sock.close()
 
 
+def as_in_the_foreground() -> None:
+    """A child's SIGINT as a foreground process has it (Ctrl-C stops it): a suite started in the background
+    by a script (`pytest &`, as .ci/run runs its other Pythons) passes on SIGINT ignored, and Python then
+    installs no KeyboardInterrupt, so a test's Ctrl-C would stop nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def record_process(target: str, db: str, stdout: int | IO[bytes], *extra: str) -> subprocess.Popen[bytes]:
     """`python -m streamfold record --target TARGET --port 0 --db DB` with this checkout first on the path."""
     # Not PYTHONUNBUFFERED: the lines must reach a pipe as they are printed without it.
     env = {**os.environ, "PYTHONPATH": SOURCES + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("STREAMFOLD_DB", None)
     return subprocess.Popen([sys.executable, "-m", "streamfold", "record", "--target", target, "--port", "0",
-                             "--db", db, *extra], stdout=stdout, stderr=subprocess.PIPE, env=env)
+                             "--db", db, *extra], stdout=stdout, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=as_in_the_foreground if os.name == "posix" else None)
 
 
 def stop(process: subprocess.Popen[bytes]) -> str:

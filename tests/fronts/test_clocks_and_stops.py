@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy_rig import SOURCES, read_line, record_process, serving, stop
+from proxy_rig import SOURCES, as_in_the_foreground, read_line, record_process, serving, stop
 from proxy_upstream import OPENAI, Upstream, frames
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,7 +187,7 @@ def test_tail_save_keeps_exactly_the_bytes_it_read(tmp_path: Path, data: bytes) 
 def test_tail_save_keeps_what_came_before_ctrl_c(tmp_path: Path) -> None:
     target = tmp_path / "stopped.sse"
     tail = subprocess.Popen([*STREAMFOLD, "tail", "--save", str(target)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, preexec_fn=as_in_the_foreground)
     assert tail.stdin is not None
     pieces = frames(PLAIN)[:5]
     sent = b"".join(pieces)
