@@ -123,3 +123,28 @@ def test_an_empty_stream_body_read_out_of_a_har_names_the_har_and_its_size() -> 
     data = json.dumps(har).encode()
     message = {note.code: note.message for note in load(data).notes}.get("empty-input")
     assert message is not None and message.endswith(f"read out of the HAR ({len(data):,} bytes) is empty")
+
+
+def _logged(lines: list[str], label: str) -> bytes:
+    """Each payload line of a shipped capture as an app logs it, a frame every 100 ms."""
+    return "".join(f"2025-07-01 10:00:{n // 10:02d},{n % 10 * 100:03d} DEBUG app: {label}{line}\n"
+                   for n, line in enumerate(lines, 1)).encode()
+
+
+def test_a_log_of_the_chunks_an_sdk_hands_out_is_not_called_cut_for_lacking_done() -> None:
+    # An SDK never hands out `data: [DONE]`, so a log of its chunks never holds it: the reply ended when
+    # its choice has a finish reason (as for a printed repr), and is cut only when it has none.
+    payloads = [line[6:] for line in (ROOT / "examples" / "openai-plain-text.sse").read_text().splitlines()
+                if line.startswith("data: {")]
+    whole, cut = _logged(payloads, "chunk: "), _logged(payloads[:-3], "chunk: ")
+    codes = {name: [d.code for d in load(data).result.diagnostics] for name, data in (("whole", whole), ("cut", cut))}
+    assert load(whole).result.complete and "missing-terminal" not in codes["whole"]
+    assert not load(cut).result.complete and codes["cut"].count("missing-terminal") == 1
+    # A log of the stream's own SSE lines, [DONE] included, is the stream as it came: not rebuilt, not excused.
+    sse_lines = (ROOT / "examples" / "openai-plain-text.sse").read_text().splitlines()
+    assert not load(_logged([line for line in sse_lines if line.strip()], "")).capture.handed_out
+    for data, complete in ((whole, True), (cut, False)):  # tail, reading the log line by line, agrees
+        done = subprocess.run([sys.executable, "-m", "streamfold", "tail"], input=data, capture_output=True,
+                              timeout=60)
+        said = done.stdout.decode()
+        assert ("· complete ·" in said) is complete and ("missing-terminal" in said) is not complete, said

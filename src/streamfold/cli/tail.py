@@ -44,7 +44,17 @@ from rich.text import Text
 from ..findings import Diagnostic, Severity
 from ..folding import Folder
 from ..result import Result
-from ..services import DEFAULT_STALL, FORMATS, InputError, Timing, analyse, annotate, load, transport_notes
+from ..services import (
+    DEFAULT_STALL,
+    FORMATS,
+    InputError,
+    Timing,
+    analyse,
+    annotate,
+    ended_by_finish_reason,
+    load,
+    transport_notes,
+)
 from ..services.live import LiveInput
 from .common import EXIT_USAGE, console, dialect_option, end, settings, transport_option
 from .render import render_result, render_timing
@@ -248,6 +258,8 @@ def _finish(live: LiveInput, result: Result, *, dialect: str | None, transport: 
                       transport=transport, stall=stall, max_inflated=settings().max_inflated)
         return loaded.timing, loaded.result, None
     capture = live.capture()
+    if capture.handed_out:
+        result = ended_by_finish_reason(result)  # as `load` decides it: no end marker is no cut here
     notes = tuple(note.diagnostic() for note in (*capture.notes, *transport_notes(capture)))
     timing, clock = None, None
     if live.reads and live.kind == "log":  # the log's own clock: from its first timestamp

@@ -22,9 +22,9 @@ from .inputs import (
            read_capture,
            transport_notes,
 )
-from .load import Loaded, Progress, annotate, load
+from .load import Loaded, Progress, annotate, ended_by_finish_reason, load
 from .timing import DEFAULT_STALL, Timing, analyse
 
 __all__ = ["DEFAULT_STALL", "FORMATS", "MAX_INFLATED", "NOT_A_STREAM", "Capture", "InflatedTooLargeError",
-           "InputError", "Loaded", "Note", "Progress", "Timing", "analyse", "annotate", "load", "read_capture",
-           "transport_notes"]
+           "InputError", "Loaded", "Note", "Progress", "Timing", "analyse", "annotate", "ended_by_finish_reason",
+           "load", "read_capture", "transport_notes"]

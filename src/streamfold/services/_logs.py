@@ -73,7 +73,7 @@ def from_log(data: bytes) -> Capture:
             segments.append((len(body), len(body) + len(frame), *spans[number - 1]))
         body += frame
     return Capture(bytes(body), "log", reads=tuple(reads) or None, notes=tuple(reader.notes()),
-                   segments=tuple(segments))
+                   segments=tuple(segments), handed_out=reader.objects_only)
 
 
 # What str.splitlines() breaks a line at, as UTF-8 bytes (never inside a character, even next to bad bytes).
@@ -100,6 +100,7 @@ class LogReader:
         self._data_lines = 0
         self._stamps = 0
         self._wrapped = 0
+        self._done = 0
         self._skipped: list[int] = []
         self._levels: Counter[str] = Counter()
 
@@ -121,7 +122,14 @@ class LogReader:
         self._data_lines += 1
         self._stamps += seconds is not None
         self._wrapped += not frame.startswith(message.encode())
+        self._done += frame == b"data: [DONE]\n\n"
         return frame, seconds
+
+    @property
+    def objects_only(self) -> bool:
+        """Every line of stream data was a logged object (an SDK's chunk or event, never `data:` lines or
+        `[DONE]`): an app logs what its SDK hands out, and an SDK hands out no end marker."""
+        return self._data_lines > 0 and self._wrapped == self._data_lines and not self._done
 
     def notes(self) -> list[Note]:
         stamps, skipped = self._stamps, self._skipped

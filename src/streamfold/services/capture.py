@@ -82,6 +82,9 @@ class Capture:
     #: A HAR's entries (every one the file holds), and the index of the one `body` is from.
     entries: tuple[EntryInfo, ...] = ()
     entry: int | None = None
+    #: The body was rebuilt from the objects an SDK hands out (a `repr()`, a log of chunk objects), which
+    #: never include the stream's end marker: the reply ended when every choice has its finish reason.
+    handed_out: bool = False
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()

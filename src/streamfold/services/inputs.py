@@ -85,7 +85,8 @@ def read_capture(data: bytes, *, input_format: str = "auto", entry: str | None =
         capture = from_devtools(data)
     else:
         rebuilt = from_sdk_repr(data) if kind == "sdk-repr" else None
-        capture = Capture(data, "raw") if rebuilt is None else Capture(rebuilt[0], "sdk-repr", notes=(rebuilt[1],))
+        capture = Capture(data, "raw") if rebuilt is None else \
+            Capture(rebuilt[0], "sdk-repr", notes=(rebuilt[1],), handed_out=True)
         if rebuilt is None and sniff(data[:65536], final=True) == "websocket":
             capture = dataclasses.replace(capture, reads=message_reads(data))
     if decoded is not None:

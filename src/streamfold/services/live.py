@@ -134,7 +134,8 @@ class LiveInput:
             notes.append(Note("input-curl", "curl -v/-i output: request and response headers were stripped from "
                                             "the body and kept for the transport checks"))
         return Capture(b"", self.kind or "raw", status=self._status, response_headers=self._headers,
-                       request_headers=tuple(self._request), notes=tuple(notes))
+                       request_headers=tuple(self._request), notes=tuple(notes),
+                       handed_out=self.kind == "log" and self._log.objects_only)
 
     # -- inside -------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from .inputs import Capture, read_capture, transport_notes
 from .rows import RowBounds, fold_rows
 from .timing import DEFAULT_STALL, Timing, analyse
 
-__all__ = ["Loaded", "Progress", "annotate", "fold_capture", "load"]
+__all__ = ["Loaded", "Progress", "annotate", "ended_by_finish_reason", "fold_capture", "load"]
 
 #: `progress(done, total)`: bytes of the stream body folded so far, and its size.
 Progress = Callable[[int, int], None]
@@ -89,8 +89,8 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
     whole = None if forced or not folded else read_whole_reply(capture.body, result)
     if whole is not None:
         result = whole[0]
-    elif capture.source == "sdk-repr":
-        result = _ended_by_finish_reason(result)
+    elif capture.handed_out:
+        result = ended_by_finish_reason(result)
     checks = transport_notes(capture, result.transport if folded else None)
     notes = tuple(note.diagnostic() for note in (
         *capture.notes, *((wrong,) if wrong is not None else ()), *((whole[1],) if whole is not None else ()),
@@ -100,10 +100,10 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
                   time.perf_counter() - started)
 
 
-def _ended_by_finish_reason(result: Result) -> Result:
-    """An SDK hands out no end-of-stream marker (`data: [DONE]`), so chunks it printed never carry one:
-    the reply ended when every choice has its finish reason, and only a reply without one is called cut
-    (`missing-terminal`)."""
+def ended_by_finish_reason(result: Result) -> Result:
+    """An SDK hands out no end-of-stream marker (`data: [DONE]`), so chunks it printed or an app logged never
+    carry one: the reply ended when every choice has its finish reason, and only a reply without one is
+    called cut (`missing-terminal`)."""
     ended = bool(result.choices) and not result.errors and all(c.finish_reason for c in result.choices)
     if not ended:
         return result
