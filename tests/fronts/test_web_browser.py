@@ -173,6 +173,18 @@ def test_pasted_capture_shows_every_stage(page: Page, server: RunningServer) -> 
     assert path.stat().st_size > 10_000
 
 
+def test_what_is_no_stream_claims_no_dialect_or_transport_in_the_summary(page: Page, server: RunningServer) -> None:
+    open_page(page, server)
+    fold_text(page, '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error",'
+                    '"code":"invalid_api_key"}}')
+    summary = page.text_content("#summary-bar")
+    assert "not a stream (error-response)" in summary, summary
+    assert "sse" not in summary.split("·") and " sse " not in f" {summary} " and "unknown" not in summary, summary
+    fold_text(page, (EXAMPLES / "openai-plain-text.sse").read_text(encoding="utf-8"))
+    summary = page.text_content("#summary-bar")
+    assert "not a stream" not in summary and "openai-chat" in summary and "sse" in summary, summary
+
+
 def test_broken_frame_is_highlighted_and_the_rest_folds(page: Page, server: RunningServer) -> None:
     text = (EXAMPLES / "openai-broken.sse").read_text(encoding="utf-8")
     result = streamfold.fold(text)

@@ -3,7 +3,8 @@ runs the core on what the page posts.
 
     GET  /                the page (static/index.html)
     GET  /static/...      app.js, app.css, the icon
-    GET  /api/meta        version, dialects, transports, size limit, the command line's FILE and --db store if any
+    GET  /api/meta        version, dialects, transports, size limit, the command line's FILE and --db store if any,
+                          the finding codes that say the input is no stream
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
     GET  /api/captures    the --db store's captures, newest first, and the ones after -> see stored.py
                           /ID/fold (a stored capture folded with its arrival times), /ID/body
@@ -34,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 from .. import __version__
 from ..dialects import DIALECTS
 from ..framing.sniff import TRANSPORTS
-from ..services import InputError
+from ..services import NOT_A_STREAM, InputError
 from .access import CONTENT_SECURITY_POLICY, LOOPBACK_HOSTS, LocalOnly, is_loopback_host
 from .diff import diff_captures
 from .fold_view import build_fold_view, encode, read_posted
@@ -89,7 +90,8 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                 described = {"name": capture.name, "error": _reason(exc)}
         listed = None if store is None else {"name": store.name, "open": open_stored}
         return JSONResponse({"version": __version__, "dialects": sorted(DIALECTS), "transports": list(TRANSPORTS),
-                             "max_size": max_size, "capture": described, "store": listed})
+                             "max_size": max_size, "capture": described, "store": listed,
+                             "not_a_stream": sorted(NOT_A_STREAM)})
 
     async def capture_bytes(request: Request) -> Response:
         if capture is None:

@@ -2066,13 +2066,16 @@ function renderSummary() {
   }
   const result = state.result;
   const counts = result.frames;
+  // What is no stream (an HTML page, an error response, a PDF) claims no dialect or transport: its finding says what it is.
+  const notAStream = (state.meta ? state.meta.not_a_stream || [] : []);
+  const unread = result.diagnostics.find((finding) => notAStream.includes(finding.code));
   const items = [
     h('span', { class: 'source-name' }, streamNodes(state.capture ? state.capture.name : 'capture')),
     state.view.stored ? storedSummary(state.view.stored) : null,
     inputSize(state.view.capture),
-    completeBadge(result),
-    h('span', { text: result.dialect }),
-    h('span', { text: result.transport }),
+    unread ? h('span', { class: 'error-text', text: `not a stream (${unread.code})` }) : completeBadge(result),
+    unread ? null : h('span', { text: result.dialect }),
+    unread ? null : h('span', { text: result.transport }),
     result.model ? h('span', { class: 'mono' }, streamNodes(result.model)) : null,
     h('span', { class: 'muted' }, `${plural(counts.total, 'frame')}: ${formatCount(counts.data)} data, ${formatCount(counts.comments)} comments, `,
       h('span', { class: counts.invalid ? 'error-text' : '', text: `${formatCount(counts.invalid)} invalid` })),
