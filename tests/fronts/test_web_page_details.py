@@ -37,12 +37,15 @@ SHOTS = Path("/tmp") if Path("/tmp").is_dir() else ROOT / "tests" / "artifacts"
 
 
 
-def new_page(browser: Browser, server: RunningServer, width: int = 1400, height: int = 900) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": width, "height": height})
+def new_page(browser: Browser, server: RunningServer | str, width: int = 1400, height: int = 900,
+             scheme: str = "light") -> Iterator[Page]:
+    """The page of `server` (or at a URL) in a fresh context; fails the test if its script threw."""
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  color_scheme=scheme)  # type: ignore[arg-type]
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(server.url)
+    opened.goto(server if isinstance(server, str) else server.url)
     opened.wait_for_selector("#capture-text", state="visible")
     yield opened
     context.close()

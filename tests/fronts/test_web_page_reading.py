@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from test_web_page_details import new_page
 
 from proxy_rig import read_line
 from streamfold.web.limits import too_large_response
@@ -35,17 +36,8 @@ BROKEN = ROOT / "examples" / "openai-broken.sse"
 WAIT = 30.0
 
 
-@contextmanager
-def opened_page(browser: Browser, url: str, scheme: str = "light") -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)  # type: ignore[arg-type]
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(url)
-    opened.wait_for_selector("#capture-text", state="visible")
-    yield opened
-    context.close()
-    assert errors == [], "the page's script threw"
+#: The page in a fresh context (light or dark `scheme`), as a `with` block.
+opened_page = contextmanager(new_page)
 
 
 @pytest.fixture()
@@ -179,7 +171,7 @@ def low_contrast(page: Page, selector: str) -> list[tuple[str, float]]:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_focused_and_selected_links_and_rows_meet_wcag_aa(browser: Browser, server: RunningServer,
                                                           scheme: str) -> None:
-    with opened_page(browser, server.url, scheme) as page:
+    with opened_page(browser, server.url, scheme=scheme) as page:
         choose_file(page, BROKEN)
         link = page.locator("#result-view .frame-link").first
         link.click()  # selected, focused, and the pointer still on it
