@@ -73,7 +73,8 @@ def _table(name: str, description: str, *columns: tuple[str, str, bool, str], on
     return Table(name, description, tuple(Column(*column) for column in columns), on_request)
 
 
-_ID = ("capture_id", "string", False, "The capture's id, as the caller named it (`db#3`, a path, a fleet key).")
+_ID = ("capture_id", "string", False,
+       "The capture's id, as the caller named it (the store's `PATH#ID`, a path, a fleet key).")
 _CHOICE = ("choice", "int64", False, "The choice's index.")
 _FRAME_FIELDS = (("frame", "int64", True, "The frame it points at, if any."),
                  ("offset", "int64", True, "Its byte offset in the stream body, if known."),
@@ -83,7 +84,7 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
     _table("captures", "One row per capture: how the stream ended and what the reply says about itself.",
            _ID,
            ("source", "string", True, "What the input was: `store`, `har`, `raw`, `curl-verbose`, ..."),
-           ("location", "string", True, "Where to open the capture again (a path, `db#N`, a URL)."),
+           ("location", "string", True, "Where to open the capture again (a path, the store's `PATH#ID`, a URL)."),
            ("method", "string", True, "The request's HTTP method."),
            ("url", "string", True, "The request's URL (credentials redacted by the store)."),
            ("host", "string", True, "The host of `url`: the API or gateway the request went to."),
@@ -111,8 +112,10 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
            ("body_bytes", "int64", True, "Bytes of the stream body as recorded."),
            ("read_count", "int64", True, "Reads the body arrived in, when arrival times were recorded."),
            ("ttfb", "float64", True, "Seconds from the request to the body's first byte, if known."),
-           ("ttft", "float64", True, "Seconds from the request to the first text, if known."),
-           ("duration", "float64", True, "Seconds the body took to arrive, if known."),
+           ("ttft", "float64", True, "Seconds from the request to the first text (content, reasoning, refusal or "
+                                      "tool arguments), if known."),
+           ("duration", "float64", True,
+            "Seconds from the request (its time unknown: the first byte) to the last frame, if known."),
            ("native", "json", True, "What the dialect's export needs beyond the reply (JSON result's `native`).")),
     _table("choices", "One row per choice of the reply.",
            _ID, _CHOICE,
