@@ -268,16 +268,20 @@ def _finding_row(capture_id: str, position: int, finding: StreamError | Diagnost
 
 def _frame_rows(result: Result, capture_id: str) -> list[dict[str, Any]]:
     binary = result.transport in BINARY_TRANSPORTS
-    kinds = result.frame_kinds
+    kinds = [kind.value for kind in result.frame_kinds]
     return [{"capture_id": capture_id, "frame": frame.index, "offset": frame.offset,
-             "line": None if binary else frame.line, "kind": kinds[frame.index].value, "event": frame.event,
+             "line": None if binary else frame.line, "kind": kinds[frame.index], "event": frame.event,
              "event_id": frame.id, "bytes": len(frame.raw), "terminated": frame.terminated,
              "issue_codes": [issue.code for issue in frame.issues]}
             for frame in result.frames]
 
 
+#: One encoder for every value: `json.dumps` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def _host(url: str | None) -> str | None:
