@@ -3,6 +3,7 @@ as every front reads it again, and a summary its caller already folded is writte
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import sqlite3
@@ -22,7 +23,7 @@ def db(tmp_path: Path) -> str:
 
 
 def stored_columns(db: str, exchange_id: int) -> tuple[object, ...]:
-    with sqlite3.connect(db) as connection:
+    with contextlib.closing(sqlite3.connect(db)) as connection:
         row: tuple[object, ...] = connection.execute(
             f"SELECT {', '.join(SUMMARY_COLUMNS)} FROM exchanges WHERE id = ?", (exchange_id,)).fetchone()
     return row
