@@ -40,7 +40,9 @@ ARROW_TYPES: Mapping[str, str] = {
     "int64": "int64",
     "float64": "float64",
     "string": "string",
-    "json": "string (JSON text; Arrow's canonical extension type arrow.json)",
+    # JSON text, as Arrow's canonical JSON extension type (string storage: a reader that does not know it
+    # reads a string).
+    "json": "extension<arrow.json>",
     "list<string>": "list<string>",
     "list<int64>": "list<int64>",
     "timestamp[us, UTC]": "timestamp[us, tz=UTC]",
@@ -331,5 +333,7 @@ def table_docs() -> str:
                      f"{column.description} |" for column in table.columns)
         parts.append("")
     parts.append("## Types\n\n| Type | Arrow type |\n|---|---|")
-    parts.extend(f"| `{name}` | {arrow} |" for name, arrow in ARROW_TYPES.items())
+    parts.extend(f"| `{name}` | `{arrow}` |" for name, arrow in ARROW_TYPES.items())
+    parts.append("\nA `json` column holds JSON text; its Arrow type stores it as a string, so a reader that "
+                 "does not know the extension reads a string.")
     return "\n".join(parts) + "\n"
