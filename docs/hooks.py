@@ -3,6 +3,8 @@ time, so they cannot drift from it, and the build fails when the code gains some
 
 - `<!-- help: streamfold CMD [SUB] -->` becomes that command's `--help`, rendered by click itself;
 - `<!-- codes -->` becomes the tables of every finding code (`streamfold._codes.code_tables`);
+- `<!-- tables -->` becomes every table and column of the table schema (`streamfold.tables.table_docs`),
+  and tables.md must hold it;
 - `DIALECT_NAMES` (in the JSON contract) becomes every registered dialect, as `a | b | … | unknown`;
 - every command of the `streamfold` program must have its help on a page, and every registered dialect
   a heading on dialects.md: the build stops (PluginError) naming what is missing.
@@ -19,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from streamfold._codes import code_tables
 from streamfold.dialects import DIALECTS
 from streamfold.launcher import cli
+from streamfold.tables import table_docs
 
 HELP_MARKER = re.compile(r"<!-- help: streamfold((?: [a-z-]+)*) -->")
 WIDTH = 100
@@ -64,6 +67,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
     markdown = HELP_MARKER.sub(help_block, markdown)
     markdown = markdown.replace("<!-- codes -->", code_tables())
+    if page.file.src_uri == "tables.md" and "<!-- tables -->" not in markdown:
+        raise PluginError("docs/tables.md: the `<!-- tables -->` marker, where the table schema is generated, is gone")
+    markdown = markdown.replace("<!-- tables -->", table_docs())
     markdown = markdown.replace("DIALECT_NAMES", dialect_names())
     if page.file.src_uri == "dialects.md":
         headings = set(re.findall(r"^#{2,3} `([a-z0-9-]+)`", markdown, re.MULTILINE))

@@ -19,7 +19,8 @@ How the body ended, from what the transport saw:
   read so far decides instead: all of a `Content-Length`, or a stream the fold
   finds complete, is `complete`; anything else is `client-cut`. The fold runs
   in the closing thread, once, only on this path (about a millisecond for a
-  typical reply).
+  typical reply), and its summary is the one the store keeps: it does not fold
+  the exchange again.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from ..store import CaptureStore, Exchange
-from ..store.summary import stored_capture, summarize
+from ..store import CaptureStore, Exchange, Summary
 
 __all__ = ["CaptureWarning", "Recording", "error_sentence", "start"]
 
@@ -72,10 +72,8 @@ def _gives_up(exc: BaseException) -> bool:
 class Recording:
     """The recording of one exchange; every method is safe to call whatever the store does."""
 
-    def __init__(self, store: CaptureStore, exchange: Exchange | None, method: str, url: str) -> None:
+    def __init__(self, store: CaptureStore, exchange: Exchange | None) -> None:
         self._store, self._exchange = store, exchange
-        self._method, self._url = method, url
-        self._status: int | None = None
         self._headers: list[tuple[str, str]] = []
         self._length: int | None = None
         self._chunks: list[bytes] = []
@@ -91,7 +89,7 @@ class Recording:
         """The response head, as the inner transport returned it."""
         if self._exchange is None:
             return
-        self._status, self._headers = status, _pairs(raw_headers)
+        self._headers = _pairs(raw_headers)
         self._length = next((int(value) for name, value in self._headers
                              if name.lower() == "content-length" and value.strip().isdigit()), None)
         self._safely(lambda exchange: exchange.response(status, self._headers))
@@ -121,29 +119,30 @@ class Recording:
 
     def closed_early(self) -> None:
         """The client closed the body before the transport saw its end (see the module's docstring)."""
-        if self._exchange is None:
+        exchange = self._exchange
+        if exchange is None:
             return
-        self._end("complete" if self._reply_arrived() else "client-cut")
+        arrived, summary = self._reply_arrived(exchange)
+        self._end("complete" if arrived else "client-cut", summary=summary)
 
     def failed(self, exc: BaseException) -> None:
         """The request got no response (connection refused, TLS, timeout...): `failed`."""
         self._end("failed", error_sentence(exc))
 
-    def _reply_arrived(self) -> bool:
+    def _reply_arrived(self, exchange: Exchange) -> tuple[bool, Summary | None]:
+        """Whether the whole reply arrived, and the summary of it as `complete` when it took a fold to tell."""
         if self._length is not None:
-            return self._size >= self._length
+            return self._size >= self._length, None
         if not self._chunks:
-            return False
+            return False, None
         try:
-            capture = stored_capture(0, self._chunks, self._reads, status=self._status,
-                                     response_headers=self._headers, request_headers=(), url=self._url,
-                                     method=self._method, outcome="complete", error=None)
-            return summarize(capture).complete
+            summary = exchange.summarize(self._chunks, self._reads, "complete")
         except Exception:  # a fold bug must not break the client: say cut, the store's own fold says more
-            return False
+            return False, None
+        return summary.complete, summary if summary.complete else None
 
-    def _end(self, outcome: str, error: str | None = None) -> None:
-        self._safely(lambda exchange: exchange.end(outcome, error))
+    def _end(self, outcome: str, error: str | None = None, *, summary: Summary | None = None) -> None:
+        self._safely(lambda exchange: exchange.end(outcome, error, summary=summary))
         self._exchange, self._chunks, self._reads = None, [], []
 
     def _safely(self, step: Any) -> None:
@@ -168,4 +167,4 @@ def start(store: CaptureStore, method: str, url: str, raw_headers: Iterable[tupl
     except Exception as exc:
         _warn_once(store, exc)
         exchange = None
-    return Recording(store, exchange, method, url)
+    return Recording(store, exchange)

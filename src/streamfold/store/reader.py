@@ -18,7 +18,7 @@ from typing import Any
 
 from ..services.capture import Capture
 from .schema import SQLITE_MAGIC, UNREADABLE, StoreError, connect, sqlite_message
-from .summary import MAX_INFLATED, stored_capture
+from .stored import MAX_INFLATED, stored_capture
 
 __all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges", "parse_ref",
            "read_stored"]

@@ -1,22 +1,23 @@
-"""One stored exchange as a `Capture` (the body, its reads with their arrival
-times, the HTTP status and headers), and the summary the store keeps in
-columns: what `show` would say about it, folded once when the exchange ends."""
+"""The summary the store keeps in columns of `exchanges` (what the capture list
+shows): a projection of the `captures` row of `streamfold.tables`, so the store
+and a fleet's tables say the same thing about a capture. Folding is the
+caller's (`summarizer.py`); this module only projects."""
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ..findings import Severity
-from ..services._inflate import MAX_INFLATED, Inflater, can_inflate
-from ..services.capture import Capture, Note
-from ..services.load import fold_capture
+from .._json import dumps_strict
 
-__all__ = ["MAX_INFLATED", "OUTCOMES", "Summary", "stored_capture", "summarize"]
+__all__ = ["OUTCOMES", "SUMMARY_COLUMNS", "Summary", "column_values", "summary_of"]
 
 #: How an exchange ended. NULL in the store while it is in flight.
 OUTCOMES = ("complete", "client-cut", "upstream-cut", "failed")
+
+#: The columns of `exchanges` a summary fills, in the order of `column_values`.
+SUMMARY_COLUMNS = ("transport", "dialect", "complete", "ttft", "duration", "frames", "finish_reason", "findings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,63 +37,16 @@ class Summary:
     ttfb: float | None = None
 
 
-def stored_capture(exchange_id: int, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], *,
-                   status: int | None, response_headers: Sequence[tuple[str, str]],
-                   request_headers: Sequence[tuple[str, str]], url: str, method: str, outcome: str | None,
-                   error: str | None, max_inflated: int = MAX_INFLATED) -> Capture:
-    """The `Capture` every front folds: arrival times in seconds from the request's start (0.0). A body
-    sent gzip- or deflate-compressed is inflated read by read, so each read's offset is exact, to at
-    most `max_inflated` bytes (an `inflated-too-large` finding says where it was cut)."""
-    encoding = next((value.strip().lower() for name, value in reversed(response_headers)
-                     if name.lower() == "content-encoding"), "identity")
-    body, reads, decoded = _decode(chunks, reads, encoding, max_inflated)
-    ended = {None: "it is still in flight (not ended yet)", "complete": None,
-             "client-cut": "the client closed the connection before the reply ended",
-             "upstream-cut": "the upstream closed the connection before the reply ended",
-             "failed": f"the exchange failed: {error or 'no reason recorded'}"}.get(outcome, f"it ended {outcome!r}")
-    notes = [Note("input-store", f"stored capture {exchange_id}: {method} {url}, {len(reads)} read(s) with their "
-                                 "arrival times")]
-    notes.extend(decoded)
-    if ended is not None:
-        notes.append(Note("store-unfinished", f"stored capture {exchange_id}: {ended}", Severity.WARNING))
-    return Capture(body, "store", tuple(reads) or None, status, tuple(response_headers), tuple(request_headers),
-                   url, tuple(notes), 0.0 if reads else None)
+def summary_of(capture: Mapping[str, Any]) -> Summary:
+    """The store's summary of one `captures` row (`streamfold.tables`)."""
+    return Summary(capture["body_bytes"] or 0, capture["read_count"] or 0, capture["transport"], capture["dialect"],
+                   capture["complete"], capture["ttft"], capture["duration"], capture["frames_total"],
+                   capture["finish_reason"],
+                   # Every stored capture has this note (which exchange it is): the list would say it on each row.
+                   tuple(code for code in capture["finding_codes"] if code != "input-store"), capture["ttfb"])
 
 
-def _decode(chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], encoding: str,
-            max_inflated: int) -> tuple[bytes, Sequence[tuple[int, float]], list[Note]]:
-    if encoding in ("identity", "", "none"):
-        return b"".join(chunks), reads, []
-    if not can_inflate(encoding):
-        return b"".join(chunks), reads, [Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r}, "
-                                                           "which streamfold cannot decode: it is folded as received",
-                                              Severity.WARNING)]
-    inflater = Inflater(encoding, max_inflated, b"".join(chunks[:2])[:2])
-    offsets: list[tuple[int, float]] = []
-    try:
-        for chunk, (_, seconds) in zip(chunks, reads, strict=True):
-            if inflater.over:
-                break  # the reads past the limit are dropped with their bytes
-            offsets.append((inflater.size, seconds))
-            inflater.feed(chunk)
-    except zlib.error as exc:
-        return b"".join(chunks), reads, [Note("gzip-body", f"the body was sent with Content-Encoding {encoding!r} "
-                                                           f"but does not decompress ({exc}): it is folded as "
-                                                           "received", Severity.WARNING)]
-    notes = [inflater.note(what="the body, read by read,")]
-    if inflater.over:
-        notes.append(inflater.limit_note())
-    return inflater.body(), offsets, notes
-
-
-def summarize(capture: Capture) -> Summary:
-    """Fold `capture` as `show` does and keep what the capture list shows."""
-    loaded = fold_capture(capture)
-    result, timing = loaded.result, loaded.timing
-    codes = dict.fromkeys([*(error.code for error in result.errors),
-                           *(diagnostic.code for diagnostic in result.diagnostics if diagnostic.code != "input-store")])
-    finish = next((choice.finish_reason for choice in result.choices if choice.finish_reason), None)
-    return Summary(len(capture.body), len(capture.reads or ()), result.transport, result.dialect, result.complete,
-                   timing.ttft if timing is not None else None, timing.duration if timing is not None else None,
-                   int(result.frame_counts.get("total", 0)), finish, tuple(str(code) for code in codes),
-                   timing.ttfb if timing is not None else None)
+def column_values(summary: Summary) -> tuple[Any, ...]:
+    """The values of `SUMMARY_COLUMNS` as SQLite keeps them."""
+    return (summary.transport, summary.dialect, int(summary.complete), summary.ttft, summary.duration, summary.frames,
+            summary.finish_reason, dumps_strict(list(summary.findings), ensure_ascii=True))

@@ -24,14 +24,15 @@ import sys
 import threading
 import time
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
 from .._json import dumps_strict
 from .redact import redact_headers, redact_url
 from .schema import StoreError, connect
-from .summary import OUTCOMES, Summary, stored_capture, summarize
+from .summarizer import Summarizer, summarize_recorded
+from .summary import OUTCOMES, SUMMARY_COLUMNS, Summary, column_values
 
 __all__ = ["CaptureStore", "Exchange"]
 
@@ -55,11 +56,10 @@ class CaptureStore:
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"streamfold-store {path}", daemon=True)
         self._thread.start()
-        # Summaries are folded one at a time on a thread of their own: the recording threads never fold.
-        self._folds: queue.SimpleQueue[_Op] = queue.SimpleQueue()
-        self._folder = threading.Thread(target=self._fold_ended, name=f"streamfold-store-summary {path}",
-                                        daemon=True)
-        self._folder.start()
+        # Summaries are folded one at a time by the summarizer: the recording threads never fold, and
+        # the writer thread only writes the columns it is handed.
+        self._summarizer = Summarizer(f"streamfold-store-summary {path}", self._write_summary,
+                                      lambda done: self._queue.put(("flush", done)))
 
     @classmethod
     def open(cls, path: str, *, keep_secrets: bool = False, summarize: bool = True) -> CaptureStore:
@@ -84,7 +84,7 @@ class CaptureStore:
         row = (time.time() if started is None else started, method, url, dumps_strict(pairs, ensure_ascii=True),
                bytes(body), int(not self.keep_secrets))
         future: Future[int] = Future()
-        exchange = Exchange(self, method, url, pairs, clock)
+        exchange = Exchange(self, method, url, pairs, clock, row[0])
         self._queue.put(("begin", row, future, exchange))
         while True:
             try:
@@ -97,7 +97,7 @@ class CaptureStore:
         """Wait until everything recorded so far is committed (readers see it)."""
         self._check()
         done = threading.Event()
-        self._folds.put(("flush", done))  # after the summaries asked for so far
+        self._summarizer.flush(done)  # after the summaries asked for so far
         while not done.wait(0.1):
             self._check()
 
@@ -105,8 +105,7 @@ class CaptureStore:
         """Commit what is left and close the file. Raises `StoreError` if writing failed."""
         if not self._closed:
             self._closed = True
-            self._folds.put(("close",))
-            self._folder.join()
+            self._summarizer.close()
             self._queue.put(("close",))
             self._thread.join()
             self._connection.close()
@@ -127,27 +126,11 @@ class CaptureStore:
     def _put(self, op: _Op) -> None:
         self._queue.put(op)
 
-    def _fold_ended(self) -> None:
-        """The summary thread: fold each ended exchange, then hand its summary columns to the writer."""
-        while True:
-            op = self._folds.get()
-            if op[0] == "close":
-                return
-            if op[0] == "flush":
-                self._queue.put(op)
-                continue
-            exchange_id, arguments, future = op[1], op[2], op[3]
-            try:
-                summary = summarize(stored_capture(exchange_id, *arguments[:2], **arguments[2]))
-            except BaseException as exc:  # a bug in folding: the recorder's future says it; the store goes on
-                future.set_exception(exc)
-                continue
-            self._queue.put(("update", "UPDATE exchanges SET transport = ?, dialect = ?, complete = ?, ttft = ?, "
-                                       "duration = ?, frames = ?, finish_reason = ?, findings = ? WHERE id = ?",
-                             (summary.transport, summary.dialect, int(summary.complete), summary.ttft,
-                              summary.duration, summary.frames, summary.finish_reason,
-                              dumps_strict(list(summary.findings), ensure_ascii=True), exchange_id), 0))
-            future.set_result(summary)
+    def _write_summary(self, exchange_id: int, summary: Summary) -> None:
+        """Hand a summary's columns to the writer thread (the summarizer's `write`)."""
+        assignments = ", ".join(f"{column} = ?" for column in SUMMARY_COLUMNS)
+        self._queue.put(("update", f"UPDATE exchanges SET {assignments} WHERE id = ?",
+                         (*column_values(summary), exchange_id), 0))
 
     # -- the writer thread -------------------------------------------------------------
 
@@ -220,7 +203,7 @@ class Exchange:
     """One exchange being recorded. Not shared between threads: the thread that began it records it."""
 
     def __init__(self, store: CaptureStore, method: str, url: str, request_headers: tuple[tuple[str, str], ...],
-                 clock: float) -> None:
+                 clock: float, started: float) -> None:
         self.id = 0
         # Reads not yet written, and how many reads and bytes were: the writer thread takes them (`_take`).
         self._lock = threading.Lock()
@@ -229,7 +212,7 @@ class Exchange:
         self._written = (0, 0)
         self._store = store
         self._method, self._url, self._request_headers = method, url, request_headers
-        self._clock = clock
+        self._clock, self._started = clock, started
         self._chunks: list[bytes] = []
         self._reads: list[tuple[int, float]] = []
         self._size = 0
@@ -269,12 +252,27 @@ class Exchange:
             self._chunks.append(data)
         self._size += len(data)
 
-    def end(self, outcome: str = "complete", error: str | None = None, *,
-            at: float | None = None) -> Future[Summary | None]:
+    def summarize(self, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]], outcome: str,
+                  error: str | None = None) -> Summary:
+        """The summary the store would keep had the exchange ended as `outcome` after `chunks` (read at
+        `reads`: body offset, seconds), folded now in the calling thread. A caller that must fold anyway
+        (the in-process recorder, to tell whether the reply arrived) hands it to `end`, which then does
+        not fold again."""
+        return summarize_recorded(self.id, self.location, chunks, reads, self._recorded(outcome, error),
+                                  self._started)
+
+    @property
+    def location(self) -> str:
+        """`PATH#ID`: where every front opens this capture again."""
+        return f"{self._store.path}#{self.id}"
+
+    def end(self, outcome: str = "complete", error: str | None = None, *, at: float | None = None,
+            summary: Summary | None = None) -> Future[Summary | None]:
         """How the exchange ended. Returns at once; the summary (what `show` would say: dialect, complete,
         TTFT, ...) is folded on the store's summary thread and written to its columns, and the returned
-        future gives it (None when the store was opened with `summarize=False`). Raises `StoreError` if
-        writing the store failed."""
+        future gives it (None when the store was opened with `summarize=False`). A `summary` the caller
+        already made (`summarize`) is written as it is instead. Raises `StoreError` if writing the store
+        failed."""
         if outcome not in OUTCOMES:
             raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
         if self._ended:
@@ -285,15 +283,22 @@ class Exchange:
                                     "read_count = ? WHERE id = ?",
                           (outcome, error, self._at(at), self._size, len(self._reads), self.id), self.id))
         future: Future[Summary | None] = Future()
-        if self._store.summarize:
-            keywords = {"status": self._status, "response_headers": self._response_headers,
-                        "request_headers": self._request_headers, "url": self._url, "method": self._method,
-                        "outcome": outcome, "error": error}
-            self._store._folds.put(("fold", self.id, (self._chunks, self._reads, keywords), future))
+        if summary is not None:
+            self._store._write_summary(self.id, summary)
+            future.set_result(summary)
+        elif self._store.summarize:
+            self._store._summarizer.fold(self.id, self.location, self._chunks, self._reads,
+                                         self._recorded(outcome, error), self._started, future)
         else:
             future.set_result(None)
         self._chunks, self._reads = [], []
         return future
+
+    def _recorded(self, outcome: str, error: str | None) -> dict[str, Any]:
+        """What `stored_capture` takes of this exchange besides its reads."""
+        return {"status": self._status, "response_headers": self._response_headers,
+                "request_headers": self._request_headers, "url": self._url, "method": self._method,
+                "outcome": outcome, "error": error}
 
     def _take(self) -> tuple[int, int, int, int, float, float, bytes, bytes, bytes] | None:
         """The reads recorded since the last call, as one `reads` row (the writer thread's)."""

@@ -1,0 +1,93 @@
+"""The fold at the end of a recording: each ended exchange is folded as `show`
+would fold it, made into the rows of `streamfold.tables`, and projected onto
+the store's summary columns (`summary.py`). The writer thread only writes
+what it is handed; folding happens here, on a thread of its own, one exchange
+at a time, so the recording threads never fold either.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from ..services.capture import Capture
+from ..services.load import fold_capture
+from ..tables import CaptureInfo, tables
+from .stored import stored_capture
+from .summary import Summary, summary_of
+
+__all__ = ["Summarizer", "capture_tables", "summarize", "summarize_recorded"]
+
+
+def capture_tables(capture: Capture, capture_id: str, *, method: str | None = None, outcome: str | None = None,
+                   started_at: float | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Fold `capture` as `show` does and return its rows (`streamfold.tables`), with what the recording
+    knows of it (where it is, the request, how it ended, its times) in the `captures` row."""
+    loaded = fold_capture(capture)
+    timing = loaded.timing
+    info = CaptureInfo(source=capture.source, location=capture_id or None, method=method, url=capture.url,
+                       started_at=started_at, status=capture.status, outcome=outcome,
+                       ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
+                       duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
+                       read_count=len(capture.reads or ()))
+    return tables(loaded.result, capture_id, capture=info)
+
+
+def summarize(capture: Capture, capture_id: str = "") -> Summary:
+    """Fold `capture` as `show` does and keep what the capture list shows."""
+    return summary_of(capture_tables(capture, capture_id)["captures"][0])
+
+
+def summarize_recorded(exchange_id: int, location: str, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
+                       recorded: dict[str, Any], started_at: float | None) -> Summary:
+    """The summary of one recorded exchange (`recorded`: the keywords of `stored_capture`), in the caller's
+    thread. `location` (`PATH#ID`) is its capture id in the tables."""
+    capture = stored_capture(exchange_id, chunks, reads, **recorded)
+    rows = capture_tables(capture, location, method=recorded["method"], outcome=recorded["outcome"],
+                          started_at=started_at)
+    return summary_of(rows["captures"][0])
+
+
+class Summarizer:
+    """Folds each ended exchange on its own thread and hands the summary to `write(exchange_id, summary)`.
+    `passed_on(done)` is called, in order, for each `flush(done)`: after the summaries asked for before it."""
+
+    def __init__(self, name: str, write: Callable[[int, Summary], None],
+                 passed_on: Callable[[threading.Event], None]) -> None:
+        self._write, self._passed_on = write, passed_on
+        self._asked: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def fold(self, exchange_id: int, location: str, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
+             recorded: dict[str, Any], started_at: float, future: Future[Summary | None]) -> None:
+        """Fold one ended exchange (`recorded`: the keywords of `stored_capture`); `future` gets its summary."""
+        self._asked.put(("fold", exchange_id, location, chunks, reads, recorded, started_at, future))
+
+    def flush(self, done: threading.Event) -> None:
+        self._asked.put(("flush", done))
+
+    def close(self) -> None:
+        """Fold what was asked for, then stop."""
+        self._asked.put(("close",))
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            asked = self._asked.get()
+            if asked[0] == "close":
+                return
+            if asked[0] == "flush":
+                self._passed_on(asked[1])
+                continue
+            exchange_id, future = asked[1], asked[-1]
+            try:
+                summary = summarize_recorded(*asked[1:-1])
+            except BaseException as exc:  # a bug in folding: the recorder's future says it; the store goes on
+                future.set_exception(exc)
+                continue
+            self._write(exchange_id, summary)
+            future.set_result(summary)
