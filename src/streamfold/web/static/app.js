@@ -3,13 +3,25 @@
  *
  *   raw bytes → events (frames) → JSON per frame → merged result
  *
- * All computation happens in the Python core, behind the local server
- * (POST /api/fold, POST /api/diff, and for a capture store GET /api/captures);
- * this file only shows what it returns.
+ * Native ES modules, no build step: this entry starts the page; the rest is under js/:
+ *
+ *   backend.js       the one way to the Python core (every server call; its interface is documented
+ *                    there, for a second backend such as a Web Worker running the core)
+ *   state.js         what is open and selected; panes.js the panes made at start
+ *   dom.js           building elements, stream text as text nodes with hidden characters marked;
+ *                    format.js sizes, counts, places
+ *   raw.js, events.js, payload.js, result.js, timeline.js
+ *                    the stages and the timeline (virtual-list.js under the first two);
+ *                    provenance.js which frame made which character, selection.js one frame in all
+ *   frames.js        a fold's rows by range; load.js a fold shown; input.js paste, drop, open, keys
+ *   diff.js          two captures compared; captures.js a capture store's list (web --db)
+ *
+ * All computation happens in the Python core, behind the backend; the modules only show what it
+ * returns.
  *
  * Safety: every string that came from a stream reaches the DOM as text
- * (text nodes, textContent), never as markup: this file never parses HTML
- * from a string (tests/fronts/test_web.py checks), and no link or URL is ever built
+ * (text nodes, textContent), never as markup: no module parses HTML
+ * from a string (tests/fronts/test_web.py and ESLint check), and no link or URL is ever built
  * from stream data. The server's Content-Security-Policy (no inline script,
  * no other origin) stands behind that.
  *
@@ -29,8 +41,6 @@ import { createPanes } from './js/panes.js';
 import { renderJsonView } from './js/payload.js';
 import { setupResultPointer } from './js/result.js';
 import { state } from './js/state.js';
-
-// Start.
 
 async function start() {
   createPanes();

@@ -7,9 +7,9 @@ import { state } from './state.js';
 import { formatSeconds } from './timeline.js';
 
 // A capture store (streamfold web --db PATH): its captures, newest first, polled every second
-// (GET /api/captures answers "unchanged" when its version is the one the page has), so the list
-// fills in while a recorder writes. Opening one folds it on the server with the store's arrival
-// times (GET /api/captures/ID/fold); the URL keeps it (#capture=ID), so a reload reopens it.
+// (backend.captures answers "unchanged" when its version is the one the page has), so the list
+// fills in while a recorder writes. Opening one folds it where it is stored, with the store's arrival
+// times (backend.fold of {stored: id}); the URL keeps it (#capture=ID), so a reload reopens it.
 // Everything in a row came from a recorded request or its reply: text nodes only.
 
 const CAPTURES_POLL_MS = 1000;

@@ -7,9 +7,9 @@ import { renderJsonView } from './payload.js';
 import { state, timings } from './state.js';
 
 // Frames by range. The fold answers with its progress, then the result without
-// the frames' rows (POST /api/fold?frames=range); the rows come from
-// GET /api/frames by range: the ones in view first, then the rest in order, so
-// the raw view, the search and the timeline get every frame in the end.
+// the frames' rows (backend.fold); the rows come from backend.frames by range:
+// the ones in view first, then the rest in order, so the raw view, the search
+// and the timeline get every frame in the end.
 
 const FRAME_RANGE = 2000;
 const KIND_NAMES = { j: 'json', c: 'comment', d: 'done', e: 'empty', g: 'glued', i: 'invalid' };

@@ -39,7 +39,7 @@ export async function foldOpened(capture) {
   }
 }
 
-// A file over the server's --max-size (from /api/meta) is refused here, at once, in the server's words,
+// A file over the server's --max-size (backend.meta) is refused here, at once, in the server's words,
 // rather than after its upload. The server still checks every capture, a pasted one too.
 function foldFile(file) {
   const limit = state.meta && state.meta.max_size;

@@ -1,10 +1,11 @@
 
-// State
+// What is open and selected, shared by every module; `timings`, what the last fold took (tests read
+// them as window.streamfold.timings).
 
 export const state = {
   meta: null,
   capture: null,      // {body: Uint8Array, name, size}
-  view: null,         // the /api/fold response
+  view: null,         // the fold view (backend.fold)
   frames: [],
   result: null,
   problems: new Int8Array(0),   // per frame: 0 fine, 1 info, 2 warning, 3 error
