@@ -2,7 +2,7 @@
 runs the core on what the page posts.
 
     GET  /                the page (static/index.html)
-    GET  /static/...      app.js, app.css, the icon
+    GET  /static/...      app.js and its modules (static/js/), app.css, the icon
     GET  /api/meta        version, dialects, transports, size limit, the command line's FILE and --db store if any,
                           the finding codes that say the input is no stream
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
@@ -88,17 +88,18 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             await drain(request)
             return slots.refusal()
         try:
-            prepared = await _options_and_body(request, max_size)
-            if isinstance(prepared, Response):
-                return prepared
-            return await _answer(work, *prepared)
+            options = _query_options(request)
+            body = await read_body(request, max_size)
+            if isinstance(body, Response):
+                return body
+            return await _answer(work, body, options)
         finally:
             slots.give_back()
 
     async def fold_endpoint(request: Request) -> Response:
         if request.query_params.get("frames") == "range":
             return await fold_by_range(request)
-        return await folding(request, lambda body, options: api.fold(body, options))
+        return await folding(request, api.fold)
 
     async def fold_by_range(request: Request) -> Response:
         """The page's fold: progress as it folds, the view without its rows (they come by range)."""
@@ -106,17 +107,14 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             await drain(request)
             return slots.refusal()
         try:
-            prepared = await _options_and_body(request, max_size)
-            if isinstance(prepared, Response):
+            options = _query_options(request)
+            body = await read_body(request, max_size)
+            if isinstance(body, Response):
                 slots.give_back()
-                return prepared
-            body, options = prepared
+                return body
             # Read before the answer starts: a capture over the limit once inflated gets 413, as one over it as
             # sent does; an unusable one is said in the answer's last line, as whatever the fold finds.
             capture = await run_in_threadpool(api.read, body, options)
-        except ApiError as exc:
-            slots.give_back()
-            return _error(exc.status, exc.message)
         except BaseException:
             slots.give_back()
             raise
@@ -134,19 +132,13 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
 
     async def captures_list(request: Request) -> Response:
         params = request.query_params
-        try:
-            status, answer = await run_in_threadpool(api.captures, params.get("since"),
-                                                     params.get("limit", str(DEFAULT_LIST_LIMIT)))
-        except ApiError as exc:
-            return _error(exc.status, exc.message)
+        status, answer = await run_in_threadpool(api.captures, params.get("since"),
+                                                 params.get("limit", str(DEFAULT_LIST_LIMIT)))
         return Response(encode(answer), status_code=status, media_type="application/json")
 
     async def stored_fold(request: Request) -> Response:
-        try:
-            capture_id = api.stored_id(request.path_params["capture_id"])
-            options = _query_options(request)
-        except ApiError as exc:
-            return _error(exc.status, exc.message)
+        capture_id = api.stored_id(request.path_params["capture_id"])
+        options = _query_options(request)
         if not slots.take():
             return slots.refusal()
         if request.query_params.get("frames") == "range":
@@ -158,33 +150,39 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
             slots.give_back()
 
     async def stored_body(request: Request) -> Response:
-        try:
-            capture_id = api.stored_id(request.path_params["capture_id"])
-        except ApiError as exc:
-            return _error(exc.status, exc.message)
-        return await _answer(api.stored_body, capture_id)
+        return await _answer(api.stored_body, api.stored_id(request.path_params["capture_id"]))
 
     app = Starlette(routes=[
         Route("/", index),
-        Route("/api/meta", meta),
-        Route("/api/capture", opened_file),
-        Route("/api/fold", fold_endpoint, methods=["POST"]),
-        Route("/api/frames", frames_endpoint),
-        Route("/api/diff", diff_endpoint, methods=["POST"]),
-        Route("/api/captures", captures_list),
-        Route("/api/captures/{capture_id}/fold", stored_fold),
-        Route("/api/captures/{capture_id}/body", stored_body),
+        Route("/api/meta", _answering(meta)),
+        Route("/api/capture", _answering(opened_file)),
+        Route("/api/fold", _answering(fold_endpoint), methods=["POST"]),
+        Route("/api/frames", _answering(frames_endpoint)),
+        Route("/api/diff", _answering(diff_endpoint), methods=["POST"]),
+        Route("/api/captures", _answering(captures_list)),
+        Route("/api/captures/{capture_id}/fold", _answering(stored_fold)),
+        Route("/api/captures/{capture_id}/body", _answering(stored_body)),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ])
     return LocalOnly(app, token)
 
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _answering(endpoint: Endpoint) -> Endpoint:
+    """`endpoint`, with a refusal of the operations (`ApiError`) answered as its status and sentence."""
+    async def answered(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ApiError as exc:
+            return _error(exc.status, exc.message)
+    return answered
+
+
 async def _answer(operation: Callable[..., Any], *args: Any) -> Response:
-    """`operation(*args)` run in a thread: its bytes as they are, anything else as JSON, a refusal as its error."""
-    try:
-        value = await run_in_threadpool(operation, *args)
-    except ApiError as exc:
-        return _error(exc.status, exc.message)
+    """`operation(*args)` run in a thread: its bytes as they are, anything else as JSON."""
+    value = await run_in_threadpool(operation, *args)
     if isinstance(value, bytes):
         return Response(value, media_type="application/octet-stream")
     return await run_in_threadpool(_json, value)
@@ -197,18 +195,6 @@ def _json(value: Any) -> Response:
 def _query_options(request: Request) -> FoldOptions:
     params = request.query_params
     return fold_options(params.get("dialect"), params.get("transport"), params.get("entry"))
-
-
-async def _options_and_body(request: Request, max_size: int) -> tuple[bytes, FoldOptions] | Response:
-    """What both fold endpoints start with: the dialect/transport options and the capture, or the refusal."""
-    try:
-        options = _query_options(request)
-    except ApiError as exc:
-        return _error(exc.status, exc.message)
-    body = await read_body(request, max_size)
-    if isinstance(body, Response):
-        return body
-    return body, options
 
 
 def _fold_stream(work: Callable[[Callable[[int, int], None]], dict[str, Any]],
