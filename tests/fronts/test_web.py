@@ -386,6 +386,14 @@ def test_page_script_never_parses_html_from_strings() -> None:
     assert re.findall(r"\.href\s*=\s*([^;]+);", script) == ["url"]
 
 
+def test_only_the_backend_module_talks_to_the_server() -> None:
+    """Every call to the core goes through static/js/backend.js, so another backend (a Web Worker) can replace it."""
+    talking = {path.name for path in STATIC_FILES if path.suffix == ".js"
+               if re.search(r"\bfetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|/api/",
+                            path.read_text(encoding="utf-8"))}
+    assert talking == {"backend.js"}
+
+
 def test_static_files_are_package_data() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"web/static/*"' in pyproject
