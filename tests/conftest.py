@@ -33,7 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 #: Tests whose outcome does not depend on the Python they run on (lint, types): CI runs them on one.
-_ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py")
+_ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py", "tests/project/test_javascript_lint.py")
 #: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
 #: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
 _SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.py" for name in (

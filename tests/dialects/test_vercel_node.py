@@ -6,50 +6,31 @@ parts. Every capture of tests/captures/vercel-data is read by ai 4's `processDat
 `ai` to ship the data stream protocol, installed as `ai-v4`; tests/node/read_data_stream.mjs), and
 the text, reasoning, tool calls, finish reason, usage and errors must agree.
 
-npm installs `ai` into tests/node/node_modules once (kept, gitignored; reinstalled only when
-package.json is newer). Without node or npm, or when the install fails (no registry), the tests
+npm installs `ai` into tests/node/node_modules once (tests/node_packages.py: kept, gitignored; reinstalled
+only when package.json or its lock is newer). Without node or npm, or when the install fails (no registry), the tests
 skip with the reason: the suite stays green without them.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from node_packages import NODE_DIR, missing
 from streamfold import fold
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_DIR = ROOT / "tests" / "node"
 CAPTURES = sorted((ROOT / "tests" / "captures" / "vercel-ui").glob("*.sse"))
 DATA_CAPTURES = sorted((ROOT / "tests" / "captures" / "vercel-data").glob("*.txt"))
 
 
-def _installed() -> str | None:
-    """None once `ai` is installed under tests/node, else why it cannot be."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        return "node or npm is not on PATH"
-    stamp = NODE_DIR / "node_modules" / ".package-lock.json"
-    if stamp.exists() and stamp.stat().st_mtime >= (NODE_DIR / "package.json").stat().st_mtime:
-        return None
-    try:
-        done = subprocess.run([npm, "install", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund"],
-                              capture_output=True, text=True, timeout=240)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"npm install failed: {exc}"
-    if done.returncode != 0 or not (NODE_DIR / "node_modules" / "ai-v4").is_dir():
-        return f"npm install failed: {done.stderr.strip()[-400:]}"
-    return None
-
-
 def _read(script: str, captures: list[Path]) -> dict[str, Any]:
     """{capture name: what the script's reader says of it}, for every capture at once (one node run)."""
-    reason = _installed()
+    reason = missing("ai", "ai-v4")
     if reason is not None:
         pytest.skip(f"the ai package's reader is not available: {reason}")
     done = subprocess.run(["node", str(NODE_DIR / script), *map(str, captures)],

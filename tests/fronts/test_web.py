@@ -8,6 +8,7 @@ The browser itself is driven in test_web_browser.py.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import subprocess
@@ -29,6 +30,7 @@ from streamfold.web.server import parse_size, start_in_thread
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 STATIC = ROOT / "src" / "streamfold" / "web" / "static"
+STATIC_FILES = sorted(path for path in STATIC.rglob("*") if path.is_file())
 LOCAL = "http://127.0.0.1"
 
 
@@ -363,7 +365,7 @@ def test_parse_size_and_format_size() -> None:
 # -- the page's files -----------------------------------------------------------
 
 def test_static_page_loads_nothing_from_elsewhere() -> None:
-    for path in STATIC.iterdir():
+    for path in STATIC_FILES:
         text = path.read_text(encoding="utf-8")
         # The SVG namespace is a name, not something fetched.
         urls = [url for url in re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"')]*", text)
@@ -376,7 +378,7 @@ def test_static_page_loads_nothing_from_elsewhere() -> None:
 
 
 def test_page_script_never_parses_html_from_strings() -> None:
-    script = (STATIC / "app.js").read_text(encoding="utf-8")
+    script = "\n".join(path.read_text(encoding="utf-8") for path in STATIC_FILES if path.suffix == ".js")
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser",
                  "createContextualFragment", "eval(", "new Function", "setAttribute('style'"):
         assert sink not in script, sink
@@ -384,10 +386,40 @@ def test_page_script_never_parses_html_from_strings() -> None:
     assert re.findall(r"\.href\s*=\s*([^;]+);", script) == ["url"]
 
 
+def test_only_the_backend_module_talks_to_the_server() -> None:
+    """Every call to the core goes through static/js/backend.js, so another backend (a Web Worker) can replace it."""
+    talking = {path.name for path in STATIC_FILES if path.suffix == ".js"
+               if re.search(r"\bfetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|/api/",
+                            path.read_text(encoding="utf-8"))}
+    assert talking == {"backend.js"}
+
+
 def test_static_files_are_package_data() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"web/static/*"' in pyproject
     assert {path.name for path in STATIC.iterdir()} >= {"index.html", "app.js", "app.css"}
+    # Every file the page loads is in the wheel: setuptools' package-data globs match no subfolder's files.
+    declared = re.search(r"^\[tool\.setuptools\.package-data\]\nstreamfold = \[([^\]]*)\]", pyproject, re.M)
+    assert declared is not None
+    globs = json.loads(f"[{declared.group(1)}]")
+    package = STATIC.parent.parent
+    for path in STATIC_FILES:
+        name = path.relative_to(package).as_posix()
+        assert any(fnmatch.fnmatchcase(name, glob) and name.count("/") == glob.count("/") for glob in globs), name
+
+
+def test_the_page_s_modules_all_load_from_its_entry() -> None:
+    """Every module under static/ is reached from app.js by relative imports (none left over, none missing)."""
+    reached, waiting = set(), [STATIC / "app.js"]
+    while waiting:
+        module = waiting.pop()
+        if module in reached:
+            continue
+        reached.add(module)
+        for target in re.findall(r"^import .* from '(\./[\w./-]+\.js)';$", module.read_text(encoding="utf-8"), re.M):
+            assert (module.parent / target).resolve().is_file(), f"{module.name} imports {target}"
+            waiting.append((module.parent / target).resolve())
+    assert reached == {path.resolve() for path in STATIC_FILES if path.suffix == ".js"}
 
 
 # -- the command ----------------------------------------------------------------

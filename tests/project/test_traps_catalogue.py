@@ -118,8 +118,9 @@ def expand(run: str) -> tuple[str, ...]:
 def scanned_files(roots: Iterable[Path] = SCANNED) -> Iterator[Path]:
     for root in roots:
         for path in sorted(root.rglob("*")):
+            # Installed npm packages (tests/node/node_modules, gitignored) are other projects' text.
             if (path.suffix in SUFFIXES and path.is_file() and "__pycache__" not in path.parts
-                    and path.resolve() != THIS_FILE):
+                    and "node_modules" not in path.parts and path.resolve() != THIS_FILE):
                 yield path
 
 

@@ -1,9 +1,10 @@
 """The local web page: `streamfold web [FILE]` serves it on 127.0.0.1.
 
-The page (plain HTML, CSS and JavaScript in `static/`, no build step) shows
+The page (plain HTML, CSS and JavaScript modules in `static/`, no build step) shows
 the pipeline stage by stage: raw bytes, events, JSON per frame, the merged
-result. Every computation is the Python core, reached through the local
-server (`app.py`) and the services layer; nothing is sent anywhere else.
+result. Every computation is the Python core: the page's operations
+(`api.py`, plain functions over the services layer) served by the local
+server (`app.py`); nothing is sent anywhere else.
 
 The names below are imported on first use: the `streamfold` program loads
 this package for its `web` command (`command.py`), and the other commands

@@ -53,7 +53,7 @@ from ..services.lost import lost_text
 from ..services.rows import frame_rows
 from ..services.timing import DEFAULT_STALL
 from .file_view import SpanMap, file_part, har_part
-from .limits import TooLargeError, inflated_too_large
+from .refusal import TooLargeError, inflated_too_large
 
 __all__ = ["KIND_LETTERS", "build_fold_view", "frame_kinds", "frame_views", "loaded_view", "provenance_runs",
            "read_posted", "text_fields", "utf16_position"]

@@ -16,8 +16,8 @@ from starlette.responses import Response
 
 from .._json import dumps_strict
 from .._sizes import format_size
-from ..services import InputError
 from ..services._inflate import Inflater
+from .refusal import TooLargeError, inflated_too_large, too_large_message
 
 __all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "TooLargeError", "error", "format_size", "inflated_too_large",
            "read_body"]
@@ -121,30 +121,8 @@ async def drain(request: Request) -> None:
         return
 
 
-class TooLargeError(InputError):
-    """A capture over the page's `--max-size` as sent, once inflated, or as stored: answered 413 with
-    its message, a sentence the page shows."""
-
-
-def inflated_too_large(max_size: int) -> str:
-    """Why a capture that inflates past `max_size` is refused, whichever way its gzip came (the request's
-    Content-Encoding, or gzip bytes the input readers inflate: a raw body, a HAR's)."""
-    return (f"The capture was sent gzip-compressed and inflates to more than {format_size(max_size)}; this server "
-            f"accepts at most {format_size(max_size)} per request, once inflated. Start it with a larger limit, for "
-            f"example: streamfold web --max-size {format_size(_suggested_limit(max_size, max_size), compact=True)}")
-
-
 def too_large_response(size: int, max_size: int) -> Response:
-    return error(413, f"The capture is {format_size(size)}; this server accepts at most {format_size(max_size)} "
-                      f"per request. Start it with a larger limit, for example: "
-                      f"streamfold web --max-size {format_size(_suggested_limit(size, max_size), compact=True)}")
-
-
-def _suggested_limit(size: int, max_size: int) -> int:
-    suggestion = 1024 * 1024
-    while suggestion < max(size + 1, 2 * max_size):
-        suggestion *= 2
-    return suggestion
+    return error(413, too_large_message(size, max_size))
 
 
 def error(status: int, message: str) -> Response:

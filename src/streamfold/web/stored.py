@@ -26,13 +26,14 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._sizes import format_size
 from ..result import Result
 from ..services.capture import Capture
 from ..services.load import fold_capture
 from ..store import StoredExchange, StoreError, get_exchange, list_exchanges
 from .file_view import SpanMap
 from .fold_view import encode, loaded_view
-from .limits import TooLargeError, format_size
+from .refusal import TooLargeError
 
 __all__ = ["DEFAULT_LIST_LIMIT", "MAX_LIST_LIMIT", "CaptureTooLargeError", "StoreSource", "parse_id"]
 
