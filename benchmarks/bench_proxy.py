@@ -106,7 +106,7 @@ async def upstream(scope: MutableMapping[str, Any], receive: Any, send: Any) -> 
 def serve_upstream() -> None:
     import uvicorn
 
-    from streamfold._serving import bind
+    from streamfold.fronts.serving import bind
 
     sock = bind("127.0.0.1", 0)
     print(f"http://127.0.0.1:{sock.getsockname()[1]}", flush=True)

@@ -19,7 +19,7 @@ from typing import IO, Any
 import uvicorn
 
 import streamfold
-from streamfold._serving import bind
+from streamfold.fronts.serving import bind
 
 SOURCES = str(Path(streamfold.__file__).resolve().parents[1])
 

@@ -25,10 +25,10 @@ from click.testing import CliRunner
 import streamfold
 import streamfold.capture
 from proxy_upstream import ANTHROPIC, CAPTURES, OPENAI, RATE_LIMITED, Upstream, frames
-from streamfold._serving import bind
 from streamfold.capture import AsyncRecordingTransport, CaptureWarning, RecordingTransport
 from streamfold.capture._stores import shared_store
 from streamfold.cli import cli
+from streamfold.fronts.serving import bind
 from streamfold.store import CaptureStore, StoredExchange, StoreError, get_exchange, list_exchanges
 
 httpx2 = pytest.importorskip("httpx2")

@@ -21,7 +21,7 @@ import pytest
 
 from proxy_rig import record_process, stop
 from proxy_upstream import OPENAI, Upstream
-from streamfold._serving import admit, is_loopback_address
+from streamfold.fronts.serving import admit, is_loopback_address
 from streamfold.store import list_exchanges
 from streamfold.web.access import cookie_name
 from streamfold.web.app import create_app

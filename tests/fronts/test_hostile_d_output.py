@@ -1,7 +1,7 @@
 """Issue 20, part 3: `streamfold serve` froze for good once its stdout pipe was full (after ~700
 requests when the caller read only the URL line, or after one request with a 60 KB `/@NAME` path).
 A server's lines never block serving now: they go out through a bounded backlog on a thread of their
-own (`_serving.LineOutput`), what does not fit is dropped and counted, and echoed names are cut to
+own (`fronts.serving.LineOutput`), what does not fit is dropped and counted, and echoed names are cut to
 200 characters. `streamfold record` printed from the same places, and every server's uvicorn wrote
 a warning per invalid request to stderr, which froze `streamfold web` the same way (after ~1,600
 invalid requests with its stderr unread).
@@ -28,7 +28,7 @@ import pytest
 
 from proxy_rig import read_line, record_process, serving, stop
 from proxy_upstream import Upstream
-from streamfold._serving import MAX_ECHOED, LineOutput, shorten
+from streamfold.fronts.serving import MAX_ECHOED, LineOutput, shorten
 from streamfold.proxy.console import Console
 
 #: Real servers and `streamfold` processes over sockets and pipes (tests/conftest.py: CI runs them on one Python).

@@ -33,9 +33,9 @@ from click.testing import CliRunner
 
 import streamfold
 from proxy_upstream import OPENAI, RATE_LIMITED, Upstream, frames
-from streamfold._serving import bind
 from streamfold.capture.command import ADDON
 from streamfold.capture.mitmproxy_addon import asks_to_stream, cut_outcome, is_stream_type
+from streamfold.fronts.serving import bind
 from streamfold.launcher import cli
 from streamfold.store import StoredExchange, get_exchange, list_exchanges
 

@@ -18,7 +18,7 @@ import pytest
 
 from proxy_rig import serving
 from proxy_upstream import ANTHROPIC, OPENAI, RATE_LIMITED, Upstream, frames
-from streamfold._serving import RunningServer as RunningProxy
+from streamfold.fronts.serving import RunningServer as RunningProxy
 from streamfold.proxy.app import RecordingProxy
 from streamfold.proxy.server import start_in_thread
 from streamfold.store import CaptureStore, get_exchange, list_exchanges

@@ -19,7 +19,7 @@ import pytest
 
 from replay_helpers import CAPTURES, recording
 from store_helpers import record
-from streamfold._serving import RunningServer
+from streamfold.fronts.serving import RunningServer
 from streamfold.replay import ReplayServer, parse_fault, plan_response, reference, reply_part
 from streamfold.replay.server import start_in_thread
 from streamfold.store import CaptureStore

@@ -26,7 +26,7 @@ import uvicorn
 
 import streamfold
 from proxy_upstream import OPENAI, Upstream
-from streamfold._serving import bind
+from streamfold.fronts.serving import bind
 from streamfold.proxy.app import RecordingProxy
 from streamfold.proxy.server import start_in_thread as start_proxy
 from streamfold.store import CaptureStore

@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 import streamfold
-from streamfold._serving import RunningServer, bind, run_in_thread
+from streamfold.fronts.serving import RunningServer, bind, run_in_thread
 
 anyio = pytest.importorskip("anyio")
 mcp_types = pytest.importorskip("mcp.types")

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from .._serving import admit, is_loopback_host
+from ..fronts.serving import admit, is_loopback_host
 from ..store import CaptureStore, Exchange, Summary
 from .console import Console, InFlight, exchange_line
 from .forward import Target, forwarded_headers
@@ -52,7 +52,7 @@ class RecordingProxy:
         self.target = Target(target)
         self.store = store
         self.host, self.port = host, port
-        #: The access token every request must carry when the proxy is bound off loopback (`_serving.admit`);
+        #: The access token every request must carry when the proxy is bound off loopback (`fronts.serving.admit`);
         #: None on loopback, where the Host check is what keeps other pages out.
         self.token = token
         self.console = console if console is not None else Console(echo)

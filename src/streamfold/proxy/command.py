@@ -9,6 +9,8 @@ import sys
 
 import click
 
+from ..fronts.extras import require
+
 __all__ = ["record"]
 
 EXIT_USAGE = 2
@@ -58,8 +60,9 @@ def record(target: str, host: str, port: int, db: str | None, keep_secrets: bool
       OpenAI(base_url="http://127.0.0.1:PORT/v1")
       streamfold captures
     """
+    require("record", "streamfold record")
     # Imported here: the other commands need neither httpx nor uvicorn.
-    from .._serving import LineOutput, is_loopback_address, log_through, new_token
+    from ..fronts.serving import LineOutput, is_loopback_address, log_through, new_token
     from ..store import CaptureStore, StoreError, default_db
     from .app import RecordingProxy
     from .console import Console

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .._serving import MAX_ECHOED, shorten
+from ..fronts.serving import MAX_ECHOED, shorten
 from ..store import Summary
 
 __all__ = ["Console", "InFlight", "exchange_line", "live_lines"]
@@ -37,7 +37,7 @@ _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class Output(Protocol):
-    """Where the live block is drawn: a terminal's stream, or a `_serving.LineOutput` over it."""
+    """Where the live block is drawn: a terminal's stream, or a `fronts.serving.LineOutput` over it."""
 
     def write(self, text: str, /) -> int: ...
     def flush(self) -> None: ...

@@ -4,7 +4,7 @@ before uvicorn starts, so port 0 gives a URL that is printed at once."""
 
 from __future__ import annotations
 
-from .._serving import RunningServer, bind, pass_through_server, run_in_thread, url_of
+from ..fronts.serving import RunningServer, bind, pass_through_server, run_in_thread, url_of
 from .app import RecordingProxy
 
 __all__ = ["serve", "start_in_thread"]

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from .._json import dumps_strict
-from .._serving import TOKEN_PATH, admit, is_loopback_host, shorten
+from ..fronts.serving import TOKEN_PATH, admit, is_loopback_host, shorten
 from .choose import CAPTURE_HEADER, choose
 from .faults import Fault, FaultError, refusal
 from .plan import Plan, Recording, plan_response
@@ -69,7 +69,7 @@ class ReplayServer:
         self.host, self.port = host, port
         self.expect_out = expect_out
         self.echo = echo
-        #: The access token every request must carry when bound off loopback (`_serving.admit`): the path
+        #: The access token every request must carry when bound off loopback (`fronts.serving.admit`): the path
         #: prefix /t/TOKEN, the X-Streamfold-Token header, or `Authorization: Bearer TOKEN` (an SDK's api_key).
         self.token = token
         self.log = ServedLog()

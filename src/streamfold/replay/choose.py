@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._serving import shorten
+from ..fronts.serving import shorten
 from .plan import Recording
 
 __all__ = ["CAPTURE_HEADER", "PATH_DIALECTS", "choose"]

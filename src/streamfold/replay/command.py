@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from ..fronts.extras import require
+
 __all__ = ["serve"]
 
 EXIT_USAGE = 2
@@ -83,7 +85,8 @@ def serve(sources: tuple[str, ...], host: str, port: int, speed: str | float, fa
       streamfold serve streamfold.sqlite#12 --speed 2 --fault cut:20
       curl -s http://127.0.0.1:PORT/_streamfold/expect | jq '.choices[0].content'
     """
-    from .._serving import LineOutput, is_loopback_address, log_through, new_token, shorten
+    require("serve", "streamfold serve")
+    from ..fronts.serving import LineOutput, is_loopback_address, log_through, new_token, shorten
     from .app import ReplayServer
     from .faults import FaultError, parse_fault
     from .server import serve as run

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._serving import RunningServer, bind, pass_through_server, run_in_thread, url_of
+from ..fronts.serving import RunningServer, bind, pass_through_server, run_in_thread, url_of
 from .app import ReplayServer
 
 __all__ = ["serve", "start_in_thread"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..result import Result
 
 if TYPE_CHECKING:
-    from .._serving import RunningServer
+    from ..fronts.serving import RunningServer
     from ..replay import Recording, ReplayServer
 
 __all__ = ["SDK_BASE_PATHS", "StreamfoldServer", "start_server"]

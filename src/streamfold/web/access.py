@@ -25,7 +25,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .._serving import LOOPBACK_NAMES, TOKEN_HEADER, split_host, token_matches
+from ..fronts.serving import LOOPBACK_NAMES, TOKEN_HEADER, split_host, token_matches
 from .limits import error
 
 __all__ = ["CONTENT_SECURITY_POLICY", "LOOPBACK_HOSTS", "SECURITY_HEADERS", "LocalOnly", "cookie_name",

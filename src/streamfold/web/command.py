@@ -10,6 +10,8 @@ from typing import Literal, NoReturn
 
 import click
 
+from ..fronts.extras import require
+
 __all__ = ["web"]
 
 EXIT_USAGE = 2
@@ -55,8 +57,9 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
       streamfold web streamfold.sqlite#3
       streamfold web --port 8765
     """
+    require("web", "streamfold web")
     # Imported here: the other commands need neither starlette nor uvicorn.
-    from .._serving import LineOutput, is_loopback_address, log_through, new_token
+    from ..fronts.serving import LineOutput, is_loopback_address, log_through, new_token
     from .app import create_app
     from .server import Timeouts, parse_size, serve
 

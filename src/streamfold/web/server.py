@@ -17,8 +17,8 @@ from typing import Any
 
 import uvicorn
 
-from .._serving import RunningServer, bind, run_in_thread
 from .._sizes import parse_size
+from ..fronts.serving import RunningServer, bind, run_in_thread
 from .protocol import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE, deadline_protocol
 
 __all__ = ["RunningServer", "Timeouts", "bind", "parse_size", "serve", "start_in_thread", "url_for"]
@@ -49,7 +49,7 @@ def _config(app: Any, timeouts: Timeouts) -> uvicorn.Config:
     # No proxy headers: nothing sits in front of this server, and X-Forwarded-* must not
     # change what the app believes about a request. The h11 protocol with read deadlines
     # (protocol.py); h11 itself refuses a request line plus headers over 16 KiB (400). uvicorn's logging is
-    # left as the program set it (`streamfold web` sends it through `_serving.log_through`).
+    # left as the program set it (`streamfold web` sends it through `fronts.serving.log_through`).
     return uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False, log_config=None,
                           server_header=False, lifespan="off", ws="none",
                           http=deadline_protocol(timeouts.header, timeouts.body),
