@@ -97,11 +97,13 @@ class Folder(RunFolding):
         'Hi'
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
+    `trace=False` builds no `Trace` (`result.trace` is None), and the Folder lets go of its frames
+    and text buffers when the stream ends: for fleets, which keep only the Result.
     Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True,
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True, trace: bool = True,
                  max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
                  max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> None:
         if dialect is not None and dialect not in DIALECTS:
@@ -110,6 +112,7 @@ class Folder(RunFolding):
             raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
         self.max_frame_size = max_frame_size
         self.transport = transport
+        self._trace = trace
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
         self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
@@ -195,8 +198,12 @@ class Folder(RunFolding):
         assert self.transport is not None
         self._result = build_result(self.transport, dialect, self._merger, self._frames,
                                     (self._kinds, self._comments, self._invalid),
-                                    self._report.errors, self._report.diagnostics)
-        return self._drain()
+                                    self._report.errors, self._report.diagnostics, trace=self._trace)
+        events = self._drain()
+        if not self._trace:
+            self._frames.clear()  # nothing reads them now: the Result is all that is kept
+            self._merger.texts.clear()
+        return events
 
     def close(self) -> Result:
         """End the stream (if `finish()` did not) and return the folded `Result`."""

@@ -14,16 +14,18 @@ __all__ = ["fold"]
 
 def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None = None,
          max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, progress: Callable[[int, int], None] | None = None,
-         **limits: int) -> Result:
+         trace: bool = True, **limits: int) -> Result:
     """Fold a whole capture at once: `Folder(...).feed(data)` then `close()`.
 
     `progress(done, total)` is called after each slice (bytes), for a progress bar; `limits` are `Folder`'s.
+    `trace=False` builds no `Trace` (`result.trace` is None): for fleets, which keep only the Result.
     A str (also in `Folder.feed`) is its UTF-8 bytes; a lone surrogate (`"\\ud800"`, no UTF-8 form)
     is encoded as its 3 bytes anyway (surrogatepass): `invalid-utf8` at that offset, U+FFFD in the text.
     """
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
-    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, **limits)
+    folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, trace=trace,
+                    **limits)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     for done, piece in slices(data, lambda: folder._frames.records):

@@ -283,6 +283,11 @@ class FrameStore(Sequence[FrameRecord]):
             run = PackedRun(stretch, self.rebuild)  # type: ignore[arg-type]
             self._slots[run.first : run.first + run.count] = [run] * run.count
 
+    def clear(self) -> None:
+        """Let go of every frame (a fold that keeps no trace, once it has ended)."""
+        self._slots = []
+        self._loose_from = 0
+
     def replace_last(self, record: FrameRecord) -> None:
         """The last frame again, now complete (SSE: its raw got the LF after a CR)."""
         assert type(self._slots[-1]) is tuple and self._slots[-1][_INDEX] == record[_INDEX]
