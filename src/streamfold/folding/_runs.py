@@ -93,6 +93,8 @@ class RunFolding:
             index += 1
             dialect, decode, fold_fast = self._fold_state(index)
         run.release()
+        if self._frames.stream is not None:
+            run.refer_to(self._frames.stream)
 
     def _fold_state(self, frame: int) -> tuple[Dialect | None, Callable[[bytes], Any] | None, _FoldFast]:
         """The dialect that folds payload `frame` (None before detection and after the terminal

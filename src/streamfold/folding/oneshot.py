@@ -26,11 +26,23 @@ def fold(data: bytes | str, *, dialect: str | None = None, transport: str | None
         raise TypeError(f"fold() takes bytes or str, got {type(data).__name__}")
     folder = Folder(dialect, transport=transport, max_frame_size=max_frame_size, events=False, trace=trace,
                     **limits)
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
+    data = _immutable(data)
+    # The frames refer to `data` by offsets once folded, instead of holding a copy of it.
+    folder._frames.stream = data
     for done, piece in slices(data, lambda: folder._frames.records):
         folder._feed(piece)
         del piece  # a slice is a copy (up to 1 MiB): not held while the result is built
         if progress is not None:
             progress(done, len(data))
     return folder.close()
+
+
+def _immutable(data: bytes | bytearray | memoryview | str) -> bytes:
+    """The bytes of `data`, as an object no one can change: the trace refers to them. A bytearray
+    (or a view of one) is copied once, so a caller reusing their buffer does not change the trace."""
+    if isinstance(data, str):
+        return data.encode("utf-8", "surrogatepass")
+    if isinstance(data, memoryview) and data.readonly and type(data.obj) is bytes and data.nbytes == len(data.obj) \
+            and data.c_contiguous:
+        return data.obj  # a view of a whole bytes object: that object
+    return data if type(data) is bytes else bytes(data)
