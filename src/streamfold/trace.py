@@ -10,9 +10,9 @@ offsets, so holding a trace costs little beyond the caller's own buffer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from .decoding import Payload, PayloadKind, decode_frame
 from .framing import Frame
@@ -20,9 +20,47 @@ from .framing import Frame
 if TYPE_CHECKING:
     from .merge import ChoiceField
 
-__all__ = ["TEXT_FIELDS", "Provenance", "Trace"]
+__all__ = ["KIND_CODES", "TEXT_FIELDS", "FrameKinds", "Provenance", "Trace"]
 
 TEXT_FIELDS: tuple[ChoiceField, ...] = ("content", "reasoning", "refusal")
+#: The payload kinds by their code in `FrameKinds` (JSON, the kind of most frames, is 0).
+_KINDS: tuple[PayloadKind, ...] = tuple(PayloadKind)
+KIND_CODES: Mapping[PayloadKind, int] = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+class FrameKinds(Sequence[PayloadKind]):
+    """The payload kind of each frame, one byte a frame (a list of kinds cost 8 bytes a frame, and
+    a tuple of it as many again, at the peak of a fold of a million frames)."""
+
+    __slots__ = ("_codes",)
+
+    def __init__(self, codes: bytes | bytearray) -> None:
+        self._codes = codes
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, index: int) -> PayloadKind: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[PayloadKind]: ...
+    def __getitem__(self, index: int | slice) -> PayloadKind | list[PayloadKind]:
+        if isinstance(index, slice):
+            return [_KINDS[code] for code in self._codes[index]]
+        return _KINDS[self._codes[index]]
+
+    def __iter__(self) -> Iterator[PayloadKind]:
+        return map(_KINDS.__getitem__, self._codes)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<FrameKinds of {len(self)} frames>"
 
 
 class Provenance(Protocol):

@@ -6,13 +6,12 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any
 
-from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
 from ..framing._records import FrameSequence, FrameStore
 from ..merge import BlockPath, Merger, Path, TextBuffer, ToolCallPath, ToolField, ToolPath
 from ..result import Block, Choice, Result, ToolCall, Usage
-from ..trace import TEXT_FIELDS, Provenance, Trace
+from ..trace import TEXT_FIELDS, FrameKinds, Provenance, Trace
 
 __all__ = ["build_result"]
 
@@ -20,7 +19,7 @@ _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal
 
 
 def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore,
-                 kinds: tuple[list[PayloadKind], int, int], errors: list[StreamError],
+                 kinds: tuple[bytearray, int, int], errors: list[StreamError],
                  diagnostics: list[Diagnostic], *, trace: bool = True) -> Result:
     """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
     normalised, its `native` snapshot taken (by the vendor's dialect a carrier found). `kinds`:
@@ -101,7 +100,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
         usage=usage,
         errors=tuple(errors),
         diagnostics=tuple(diagnostics),
-        trace=Trace(FrameSequence(frames), tuple(kinds[0]), _Sources(merger.texts), _tool_keys(choices))
+        trace=Trace(FrameSequence(frames), FrameKinds(bytes(kinds[0])), _Sources(merger.texts), _tool_keys(choices))
         if trace else None,
     )
 
@@ -168,5 +167,5 @@ def _counts_only(dialect: Dialect, usage: dict[str, Any], frames: tuple[int, int
     return usage
 
 
-def _counts(kinds: list[PayloadKind], comments: int, invalid: int) -> dict[str, int]:
+def _counts(kinds: bytearray, comments: int, invalid: int) -> dict[str, int]:
     return {"total": len(kinds), "data": len(kinds) - comments, "comments": comments, "invalid": invalid}

@@ -42,6 +42,7 @@ from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequenc
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
+from ..trace import KIND_CODES, FrameKinds
 from ._build import build_result
 from ._issues import report_frame_issues, report_lenient, report_stream_end
 from ._journal import events_of
@@ -62,6 +63,7 @@ _DOCUMENTS_LISTED = 100
 _STARTS_LISTED = 20
 
 _JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
+_CODES = KIND_CODES
 
 
 class Phase(enum.Enum):
@@ -118,7 +120,7 @@ class Folder(RunFolding):
         self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
         self._head = bytearray()
         self._frames = FrameStore()
-        self._kinds: list[PayloadKind] = []
+        self._kinds = bytearray()  # each frame's `KIND_CODES`
         self._comments = self._invalid = 0  # counted as kinds are set (counting them at the end cost 3%)
         if (max_findings_per_code is not DEFAULT_MAX_FINDINGS_PER_CODE or max_choices is not DEFAULT_MAX_CHOICES
                 or max_tool_calls is not DEFAULT_MAX_TOOL_CALLS):
@@ -151,7 +153,7 @@ class Folder(RunFolding):
     def settled(self) -> tuple[int, Sequence[PayloadKind], Sequence[StreamError]]:
         """For a front that lists frames as they fold: how many are final (record and kind: a frame
         held for its CR's LF is not), every frame's kind, and the errors so far."""
-        return len(self._frames) - (self._held is not None), self._kinds, self._report.errors
+        return len(self._frames) - (self._held is not None), FrameKinds(self._kinds), self._report.errors
 
     @property
     def dialect(self) -> str | None:
@@ -315,9 +317,9 @@ class Folder(RunFolding):
     def _kind(self, frame: int, kind: PayloadKind) -> None:
         kinds = self._kinds
         if frame < len(kinds):
-            kinds[frame] = kind  # a run's frame, taken for JSON (its kind is set here once)
+            kinds[frame] = _CODES[kind]  # a run's frame, taken for JSON (its kind is set here once)
         else:
-            kinds.append(kind)
+            kinds.append(_CODES[kind])
         if kind is _COMMENT:
             self._comments += 1
         elif kind is _INVALID:
