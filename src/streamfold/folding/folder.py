@@ -63,7 +63,6 @@ _DOCUMENTS_LISTED = 100
 _STARTS_LISTED = 20
 
 _JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
-_CODES = KIND_CODES
 
 
 class Phase(enum.Enum):
@@ -317,9 +316,9 @@ class Folder(RunFolding):
     def _kind(self, frame: int, kind: PayloadKind) -> None:
         kinds = self._kinds
         if frame < len(kinds):
-            kinds[frame] = _CODES[kind]  # a run's frame, taken for JSON (its kind is set here once)
+            kinds[frame] = KIND_CODES[kind]  # a run's frame, taken for JSON (its kind is set here once)
         else:
-            kinds.append(_CODES[kind])
+            kinds.append(KIND_CODES[kind])
         if kind is _COMMENT:
             self._comments += 1
         elif kind is _INVALID:
