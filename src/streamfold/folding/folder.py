@@ -315,10 +315,11 @@ class Folder(RunFolding):
 
     def _kind(self, frame: int, kind: PayloadKind) -> None:
         kinds = self._kinds
+        code = 0 if kind is _JSON else KIND_CODES[kind]  # (most are JSON: an Enum hashes in Python code)
         if frame < len(kinds):
-            kinds[frame] = KIND_CODES[kind]  # a run's frame, taken for JSON (its kind is set here once)
+            kinds[frame] = code  # a run's frame, taken for JSON (its kind is set here once)
         else:
-            kinds.append(KIND_CODES[kind])
+            kinds.append(code)
         if kind is _COMMENT:
             self._comments += 1
         elif kind is _INVALID:
