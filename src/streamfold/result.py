@@ -133,7 +133,11 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """Everything streamfold learned from one capture."""
+    """Everything streamfold learned from one capture: a value, compared by what its JSON holds.
+
+    The fold's frames and provenance are its `trace`, which is not part of the value: a pickled
+    Result leaves it out (and so costs about its JSON's size), as its JSON does.
+    """
 
     transport: str
     dialect: str
