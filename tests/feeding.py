@@ -3,7 +3,7 @@ random chunkings and cut at every third of the way, and insists they agree (the
 model is h11's `tests/test_io.py` `tr()`). Not a test module.
 
     frames = tr_framer(SSEParser, data)     # the frames, the same however fed
-    result = tr_fold(data)                  # the Result, frames and feed() events, the same however fed
+    result = tr_fold(data)                  # the Result, its trace and feed() events, the same however fed
 """
 
 from __future__ import annotations
@@ -54,14 +54,17 @@ def tr_framer(parser_cls: type[Framer], data: bytes, **options: Any) -> list[Fra
 
 
 def tr_fold(data: bytes, **options: Any) -> Result:
-    """`fold(data)`, checked against a Folder fed every chunking: the same Result, the same frames,
-    and the same events put end to end."""
+    """`fold(data)`, checked against a Folder fed every chunking: the same Result, the same trace
+    (frames, kinds, provenance), and the same events put end to end; and `fold(data, trace=False)`
+    gives the same value."""
     reference = fold(data, **options)
     kinds = [kind.value for kind in reference.frame_kinds]
     # The counts are kept as the fold goes; they are those of the kinds.
     assert dict(reference.frame_counts) == {
         "total": len(kinds), "data": len(kinds) - kinds.count("comment"), "comments": kinds.count("comment"),
         "invalid": kinds.count("invalid")}
+    # Without a trace, the same value.
+    assert fold(data, trace=False, **options).to_dict() == reference.to_dict()
     events_reference: list[Event] | None = None
     for name, chunks in chunkings(data):
         folder = Folder(**options)
@@ -72,8 +75,14 @@ def tr_fold(data: bytes, **options: Any) -> Result:
         result = folder.close()
         assert result == reference, f"fed {name}, the Result differs from fold()"
         assert list(result.frames) == list(reference.frames), f"fed {name}, the frames differ"
+        assert list(result.frame_kinds) == list(reference.frame_kinds), f"fed {name}, the kinds differ"
+        assert _provenance(result) == _provenance(reference), f"fed {name}, the provenance differs"
         if events_reference is None:
             events_reference = events
         else:
             assert events == events_reference, f"fed {name}, the events differ"
     return reference
+
+
+def _provenance(result: Result) -> dict[tuple[int, str], tuple[list[int], list[int]]]:
+    return {key: (list(source.frames), list(source.ends)) for key, source in result.sources.items()}

@@ -28,6 +28,7 @@ from .framing import (
                       sniff,
 )
 from .result import Block, Choice, Result, ToolCall, Usage
+from .trace import Trace
 
 __version__ = "0.1.0"
 
@@ -58,6 +59,7 @@ __all__ = [
                       "ToolCall",
                       "ToolCallDelta",
                       "ToolCallDone",
+                      "Trace",
                       "Usage",
                       "UsageUpdate",
                       "decode_frame",

@@ -2,29 +2,28 @@
 
 These types are pure values: a Result holds no live object of the fold, and
 `Result.from_dict(result.to_dict()) == result`. Equality compares what the
-JSON contract holds; the frames and the provenance of each character are
-kept beside it (they are not in the JSON, so a Result read back from JSON has
-none). `export()` works on any Result, read back or not: what the vendor's
+JSON contract holds. The frames and the provenance of each character live in
+the fold's `Trace` (`result.trace`), beside the value: not in the JSON, not
+compared, not pickled, so a Result read back from JSON or unpickled has none.
+`export()` works on any Result, read back or not: what the vendor's
 non-streaming object needs beyond the reply travels in `native`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any
 
-from .decoding import Payload, PayloadKind, decode_frame
+from .decoding import Payload, PayloadKind
 from .findings import Diagnostic, StreamError
 from .framing import Frame
+from .trace import TEXT_FIELDS, Provenance, Trace
 
-if TYPE_CHECKING:
-    from .merge import ChoiceField
-
-__all__ = ["SCHEMA", "Block", "Choice", "Provenance", "Result", "ToolCall", "Usage", "register_exporter"]
+__all__ = ["SCHEMA", "TEXT_FIELDS", "Block", "Choice", "Provenance", "Result", "ToolCall", "Usage",
+           "register_exporter"]
 
 SCHEMA = 1
-TEXT_FIELDS: tuple[ChoiceField, ...] = ("content", "reasoning", "refusal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,20 +131,13 @@ class Usage:
                 f"total_tokens={self.total_tokens})")
 
 
-class Provenance(Protocol):
-    """Which frame produced each character of a text (the merger's APPEND buffers are one):
-    the frame of each piece and where each piece ends in the text."""
-
-    @property
-    def frames(self) -> Sequence[int]: ...
-    @property
-    def ends(self) -> Sequence[int]: ...
-    def frame_at(self, offset: int) -> int | None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Result:
-    """Everything streamfold learned from one capture."""
+    """Everything streamfold learned from one capture: a value, compared by what its JSON holds.
+
+    The fold's frames and provenance are its `trace`, which is not part of the value: a pickled
+    Result leaves it out (and so costs about its JSON's size), as its JSON does.
+    """
 
     transport: str
     dialect: str
@@ -161,38 +153,27 @@ class Result:
     diagnostics: tuple[Diagnostic, ...]
     #: What the dialect's `export` needs beyond the reply (JSON values), or None.
     native: Any = None
-    #: The frames of the stream (empty in a Result read back from JSON).
-    frames: Sequence[Frame] = field(default=(), compare=False, repr=False)
-    #: The payload kind of each frame, by frame index (empty in a Result read back from JSON).
-    frame_kinds: tuple[PayloadKind, ...] = field(default=(), compare=False, repr=False)
-    #: (choice, "content" | "reasoning" | "refusal" | "tool:KEY") -> the provenance of that text.
-    sources: Mapping[tuple[int, str], Provenance] = field(default_factory=dict, compare=False, repr=False)
+    #: The fold's frames and provenance (`streamfold.Trace`); None when the fold built none
+    #: (`trace=False`) and in a Result read back from JSON or unpickled.
+    trace: Trace | None = field(default=None, compare=False, repr=False)
 
     def __repr__(self) -> str:
         return (f"streamfold.Result(dialect={self.dialect!r}, transport={self.transport!r}, "
                 f"complete={self.complete}, choices={list(self.choices)!r}, errors={len(self.errors)}, "
                 f"diagnostics={len(self.diagnostics)})")
 
+    def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+        # The value without its trace: a pickled Result costs about its JSON, not its input.
+        return type(self), tuple(getattr(self, name) for name in _PICKLED)
+
+    def __copy__(self) -> Result:
+        return self  # a value (and a copy made through __reduce__ would lose the trace)
+
     def choice(self, index: int = 0) -> Choice | None:
         for choice in self.choices:
             if choice.index == index:
                 return choice
         return None
-
-    def payload(self, frame: int) -> Payload:
-        """Decode one frame again (payloads are not kept, to keep memory small)."""
-        return decode_frame(self.frames[frame])
-
-    def frame_producing_char(self, offset: int, *, choice: int = 0, field: str = "content") -> Frame | None:
-        """The frame that produced character `offset` of a choice's field.
-
-        `field` is "content", "reasoning", "refusal" or "tool:K" (the arguments
-        of the choice's tool call at position K). None when out of range, or
-        when the Result has no frames (read back from JSON).
-        """
-        buffer = self._buffer(choice, field)
-        frame = None if buffer is None else buffer.frame_at(offset)
-        return None if frame is None or frame >= len(self.frames) else self.frames[frame]
 
     def export(self) -> dict[str, Any]:
         """The vendor-native non-streaming object the same request would have
@@ -205,31 +186,39 @@ class Result:
             raise NotImplementedError(f"export is not available for the {self.dialect} dialect")
         return exporter(self)
 
-    def text_runs(self, *, choice: int = 0, field: str = "content") -> list[tuple[int, int, int]]:
-        """Provenance of a whole field: (start, end, frame) character runs, one per run of one frame."""
-        buffer = self._buffer(choice, field)
-        runs: list[tuple[int, int, int]] = []
-        if buffer is None:
-            return runs
-        start = 0
-        for end, frame in zip(buffer.ends, buffer.frames):
-            if runs and runs[-1][2] == frame:
-                runs[-1] = (runs[-1][0], end, frame)
-            elif end > start:
-                runs.append((start, end, frame))
-            start = end
-        return runs
+    # -- the trace's, read through the Result (empty, or None, without a trace) -------------
 
-    def _buffer(self, choice: int, field: str) -> Provenance | None:
-        if field.startswith("tool:"):
-            found = self.choice(choice)
-            position = int(field[5:])
-            if found is None or not 0 <= position < len(found.tool_calls):
-                return None
-            return self.sources.get((choice, f"tool:{found.tool_calls[position].key}"))
-        if field not in TEXT_FIELDS:
-            raise ValueError(f"field must be content, reasoning, refusal or tool:K, got {field!r}")
-        return self.sources.get((choice, field))
+    @property
+    def frames(self) -> Sequence[Frame]:
+        """`Trace.frames` (empty without a trace)."""
+        return self._trace.frames
+
+    @property
+    def frame_kinds(self) -> Sequence[PayloadKind]:
+        """`Trace.frame_kinds` (empty without a trace)."""
+        return self._trace.frame_kinds
+
+    @property
+    def sources(self) -> Mapping[tuple[int, str], Provenance]:
+        """`Trace.sources` (empty without a trace)."""
+        return self._trace.sources
+
+    def payload(self, frame: int) -> Payload:
+        """`Trace.payload` (IndexError without a trace)."""
+        return self._trace.payload(frame)
+
+    def frame_producing_char(self, offset: int, *, choice: int = 0, field: str = "content") -> Frame | None:
+        """`Trace.frame_producing_char`: the frame that produced character `offset` of a choice's
+        field ("content", "reasoning", "refusal" or "tool:K"); None without a trace."""
+        return self._trace.frame_producing_char(offset, choice=choice, field=field)
+
+    def text_runs(self, *, choice: int = 0, field: str = "content") -> list[tuple[int, int, int]]:
+        """`Trace.text_runs`: (start, end, frame) character runs of a field; [] without a trace."""
+        return self._trace.text_runs(choice=choice, field=field)
+
+    @property
+    def _trace(self) -> Trace:
+        return _NO_TRACE if self.trace is None else self.trace
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract, version 1 (docs/json.md)."""
@@ -266,6 +255,10 @@ class Result:
             native=value.get("native"),
         )
 
+
+#: What a pickled Result holds: every field but the trace.
+_PICKLED = tuple(item.name for item in fields(Result) if item.name != "trace")
+_NO_TRACE = Trace(frames=(), frame_kinds=(), sources={})
 
 #: dialect name -> its export (registered by `streamfold.dialects`, which this module does not import).
 _EXPORTERS: dict[str, Callable[[Result], dict[str, Any]]] = {}

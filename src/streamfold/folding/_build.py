@@ -6,12 +6,12 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any
 
-from ..decoding import PayloadKind
 from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
 from ..framing._records import FrameSequence, FrameStore
 from ..merge import BlockPath, Merger, Path, TextBuffer, ToolCallPath, ToolField, ToolPath
-from ..result import TEXT_FIELDS, Block, Choice, Provenance, Result, ToolCall, Usage
+from ..result import Block, Choice, Result, ToolCall, Usage
+from ..trace import TEXT_FIELDS, FrameKinds, Provenance, Trace
 
 __all__ = ["build_result"]
 
@@ -19,11 +19,12 @@ _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal
 
 
 def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore,
-                 kinds: tuple[list[PayloadKind], int, int], errors: list[StreamError],
-                 diagnostics: list[Diagnostic]) -> Result:
+                 kinds: tuple[bytearray, int, int], errors: list[StreamError],
+                 diagnostics: list[Diagnostic], *, trace: bool = True) -> Result:
     """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
     normalised, its `native` snapshot taken (by the vendor's dialect a carrier found). `kinds`:
-    each frame's, and how many are comments and invalid."""
+    each frame's, and how many are comments and invalid. With `trace`, its `Trace` over the
+    frame store and the merger's text buffers."""
     carrier, dialect = dialect, dialect.reported
     choice_indexes: set[int] = set()
     # Keys as dicts, not sets, and the paths chained, not copied: a set of n keys takes 4-8n slots
@@ -95,18 +96,21 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
         id=merger.get(("id",)),
         frame_counts=_counts(*kinds),
         native=native,
-        frames=FrameSequence(frames),
-        frame_kinds=tuple(kinds[0]),
         choices=tuple(choices),
         usage=usage,
         errors=tuple(errors),
         diagnostics=tuple(diagnostics),
-        sources=_Sources(merger.texts),
+        trace=Trace(FrameSequence(frames), FrameKinds(bytes(kinds[0])), _Sources(merger.texts), _tool_keys(choices))
+        if trace else None,
     )
 
 
+def _tool_keys(choices: list[Choice]) -> dict[int, tuple[int, ...]]:
+    return {choice.index: tuple(call.key for call in choice.tool_calls) for choice in choices if choice.tool_calls}
+
+
 class _Sources(Mapping[tuple[int, str], Provenance]):
-    """`Result.sources` read from the merger's buffers when asked: (choice, "content" | "reasoning" |
+    """`Trace.sources` read from the merger's buffers when asked: (choice, "content" | "reasoning" |
     "refusal") for a text that is not empty, (choice, "tool:KEY") for each tool call. (A dict of its
     own cost ~140 bytes a tool call, beside everything the fold holds, at the fold's peak.)"""
 
@@ -163,5 +167,5 @@ def _counts_only(dialect: Dialect, usage: dict[str, Any], frames: tuple[int, int
     return usage
 
 
-def _counts(kinds: list[PayloadKind], comments: int, invalid: int) -> dict[str, int]:
+def _counts(kinds: bytearray, comments: int, invalid: int) -> dict[str, int]:
     return {"total": len(kinds), "data": len(kinds) - comments, "comments": comments, "invalid": invalid}

@@ -21,11 +21,10 @@ folded whole equals it fed one frame at a time (records and dicts only).
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import repeat
 from typing import Any
 
 from .._json import COMPLETE_SHALLOW, too_deep_bytes
-from ..decoding import PayloadKind, decode_bytes
+from ..decoding import decode_bytes
 from ..dialects import Dialect
 from ..framing._records import FrameRecord, FrameRun, FrameStore
 
@@ -36,7 +35,6 @@ DEFER_CHUNK = 256
 DEFER_COUNT = 4096
 # A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
 _FoldFast = Callable[[Any, int, "bytes | None"], bool]
-_JSON = PayloadKind.JSON
 
 
 class RunFolding:
@@ -44,7 +42,7 @@ class RunFolding:
     folds now (or None) and the plain path for one record."""
 
     _frames: FrameStore
-    _kinds: list[PayloadKind]
+    _kinds: bytearray  # each frame's `trace.KIND_CODES`
 
     # Payloads the dialect's fast decoder refused since frame _fast_since. When too many are,
     # it is not tried again before frame _fast_paused_until, and each pause is twice as long
@@ -61,8 +59,8 @@ class RunFolding:
     def _fold_run(self, run: FrameRun) -> None:
         """A run of data frames: each decoded straight from its bytes, no record made."""
         self._frames.add_run(run)
-        # Every frame of the run is taken for JSON; the plain path corrects its frame's kind.
-        self._kinds.extend(repeat(_JSON, run.count))
+        # Every frame of the run is taken for JSON (code 0); the plain path corrects its frame's kind.
+        self._kinds.extend(bytes(run.count))
         index, start = run.first, run.payload_start
         dialect, decode, fold_fast = self._fold_state(index)
         for event, piece in zip(run.event_lines(), run.pieces()):
@@ -93,6 +91,8 @@ class RunFolding:
             index += 1
             dialect, decode, fold_fast = self._fold_state(index)
         run.release()
+        if self._frames.stream is not None:
+            run.refer_to(self._frames.stream)
 
     def _fold_state(self, frame: int) -> tuple[Dialect | None, Callable[[bytes], Any] | None, _FoldFast]:
         """The dialect that folds payload `frame` (None before detection and after the terminal

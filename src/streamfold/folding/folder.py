@@ -42,6 +42,7 @@ from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequenc
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
+from ..trace import KIND_CODES, FrameKinds
 from ._build import build_result
 from ._issues import report_frame_issues, report_lenient, report_stream_end
 from ._journal import events_of
@@ -97,11 +98,13 @@ class Folder(RunFolding):
         'Hi'
 
     `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
+    `trace=False` builds no `Trace` (`result.trace` is None), and the Folder lets go of its frames
+    and text buffers when the stream ends: for fleets, which keep only the Result.
     Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True,
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True, trace: bool = True,
                  max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
                  max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> None:
         if dialect is not None and dialect not in DIALECTS:
@@ -110,12 +113,13 @@ class Folder(RunFolding):
             raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
         self.max_frame_size = max_frame_size
         self.transport = transport
+        self._trace = trace
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
         self._held: int | None = None  # the index of a frame folded before its framer gave it (`_frame`)
         self._head = bytearray()
         self._frames = FrameStore()
-        self._kinds: list[PayloadKind] = []
+        self._kinds = bytearray()  # each frame's `KIND_CODES`
         self._comments = self._invalid = 0  # counted as kinds are set (counting them at the end cost 3%)
         if (max_findings_per_code is not DEFAULT_MAX_FINDINGS_PER_CODE or max_choices is not DEFAULT_MAX_CHOICES
                 or max_tool_calls is not DEFAULT_MAX_TOOL_CALLS):
@@ -148,7 +152,7 @@ class Folder(RunFolding):
     def settled(self) -> tuple[int, Sequence[PayloadKind], Sequence[StreamError]]:
         """For a front that lists frames as they fold: how many are final (record and kind: a frame
         held for its CR's LF is not), every frame's kind, and the errors so far."""
-        return len(self._frames) - (self._held is not None), self._kinds, self._report.errors
+        return len(self._frames) - (self._held is not None), FrameKinds(self._kinds), self._report.errors
 
     @property
     def dialect(self) -> str | None:
@@ -195,8 +199,12 @@ class Folder(RunFolding):
         assert self.transport is not None
         self._result = build_result(self.transport, dialect, self._merger, self._frames,
                                     (self._kinds, self._comments, self._invalid),
-                                    self._report.errors, self._report.diagnostics)
-        return self._drain()
+                                    self._report.errors, self._report.diagnostics, trace=self._trace)
+        events = self._drain()
+        if not self._trace:
+            self._frames.clear()  # nothing reads them now: the Result is all that is kept
+            self._merger.texts.clear()
+        return events
 
     def close(self) -> Result:
         """End the stream (if `finish()` did not) and return the folded `Result`."""
@@ -307,10 +315,11 @@ class Folder(RunFolding):
 
     def _kind(self, frame: int, kind: PayloadKind) -> None:
         kinds = self._kinds
+        code = 0 if kind is _JSON else KIND_CODES[kind]  # (most are JSON: an Enum hashes in Python code)
         if frame < len(kinds):
-            kinds[frame] = kind  # a run's frame, taken for JSON (its kind is set here once)
+            kinds[frame] = code  # a run's frame, taken for JSON (its kind is set here once)
         else:
-            kinds.append(kind)
+            kinds.append(code)
         if kind is _COMMENT:
             self._comments += 1
         elif kind is _INVALID:

@@ -104,14 +104,20 @@ class FrameRun:
     def release(self) -> None:
         """The fold is done with the run: drop what it held only for the fold."""
 
+    def refer_to(self, stream: bytes) -> None:
+        """The fold was given the whole stream in `stream`: hold the run's bytes as a place in it
+        instead of a copy, where the run can (a run of records packed from their bytes keeps them)."""
+
 
 class SplitRun(FrameRun):
-    """A run kept as one bytes object: `region` is its frames' bytes joined by `separator`
-    (their terminator, not kept after the last one), each frame `lines_per_frame` lines.
-    Where each frame starts is indexed only as far as a read asks; subclasses make a
-    frame's record from its bytes (`_record`)."""
+    """A run kept as bytes: its frames' bytes joined by `separator` (their terminator, not kept
+    after the last one), each frame `lines_per_frame` lines. Those bytes are the framer's copy
+    (`region`) until the fold is done with the run; then, when the fold was given the whole
+    stream in one buffer, a place in that buffer (`refer_to`), so a trace does not hold the
+    input twice. Where each frame starts is indexed only as far as a read asks; subclasses make
+    a frame's record from its bytes (`_record`)."""
 
-    __slots__ = ("_starts", "line", "lines_per_frame", "offset", "region")
+    __slots__ = ("_base", "_buffer", "_end", "_starts", "line", "lines_per_frame", "offset")
     separator = b"\n"
 
     def __init__(self, first: int, count: int, offset: int, line: int, region: bytes, lines_per_frame: int) -> None:
@@ -119,30 +125,46 @@ class SplitRun(FrameRun):
         #: Stream offset and line of the first frame.
         self.offset = offset
         self.line = line
-        self.region = region
+        # The run's bytes are _buffer[_base:_end].
+        self._buffer, self._base, self._end = region, 0, len(region)
         self.lines_per_frame = lines_per_frame
         self._starts = array("q", [0])
+
+    @property
+    def size(self) -> int:
+        """How many bytes the run spans (its last frame's terminator not counted)."""
+        return self._end - self._base
+
+    @property
+    def region(self) -> bytes:
+        """The run's bytes (a copy, when they are a place in a larger buffer)."""
+        buffer = self._buffer
+        return buffer if self._base == 0 and self._end == len(buffer) else buffer[self._base : self._end]
+
+    def refer_to(self, stream: bytes) -> None:
+        """Hold the run's bytes as their place in `stream` (the whole stream: its byte 0 is offset 0)."""
+        self._buffer, self._base, self._end = stream, self.offset, self.offset + self.size
 
     def record(self, index: int) -> FrameRecord:
         position = index - self.first
         if not 0 <= position < self.count:
             raise IndexError(f"frame {index} is not in this run")
-        region, separator = self.region, self.separator
+        buffer, base, separator = self._buffer, self._base, self.separator
         if position == self.count - 1 and len(self._starts) < self.count:
             # The end of a fold reads the last frame: find it from the end.
-            start = region.rfind(separator) + len(separator) if self.count > 1 else 0
-            piece = region[start:]
+            start = buffer.rfind(separator, base, self._end) - base + len(separator) if self.count > 1 else 0
+            piece = buffer[base + start : self._end]
         else:
             start = self._start(position)
-            piece = region[start : self._start(position + 1) - len(separator)]
+            piece = buffer[base + start : base + self._start(position + 1) - len(separator)]
         return self._record(piece, index, self.offset + start, self.line + self.lines_per_frame * position)
 
     def _start(self, position: int) -> int:
-        """Where frame `position` starts in `region` (`count` for the end); indexed as far as asked."""
-        starts, region, separator = self._starts, self.region, self.separator
+        """Where frame `position` starts in the run (`count` for the end); indexed as far as asked."""
+        starts, buffer, base, end, separator = self._starts, self._buffer, self._base, self._end, self.separator
         while len(starts) <= position:
-            end = len(region) if len(starts) == self.count else region.find(separator, starts[-1])
-            starts.append(end + len(separator))
+            found = end if len(starts) == self.count else buffer.find(separator, base + starts[-1], end)
+            starts.append(found - base + len(separator))
         return starts[position]
 
     def records(self) -> Iterator[FrameRecord]:
@@ -239,10 +261,13 @@ class FrameStore(Sequence[FrameRecord]):
     are made when read; `Frame`s are made later still (see `FrameSequence`).
     """
 
-    __slots__ = ("_loose_from", "_slots", "rebuild", "records")
+    __slots__ = ("_loose_from", "_slots", "rebuild", "records", "stream")
 
     def __init__(self) -> None:
         self._slots: list[FramerOutput] = []
+        #: The whole stream, when the fold was given it in one buffer (`fold()`): runs are held
+        #: as places in it once folded (`FrameRun.refer_to`), not as copies of their bytes.
+        self.stream: bytes | None = None
         #: The transport's `Rebuild`, once known: with it, long stretches of records are packed.
         self.rebuild: Rebuild | None = None
         #: Where the records not yet considered for packing start.
@@ -282,6 +307,12 @@ class FrameStore(Sequence[FrameRecord]):
         if len(stretch) >= _MIN_PACK:
             run = PackedRun(stretch, self.rebuild)  # type: ignore[arg-type]
             self._slots[run.first : run.first + run.count] = [run] * run.count
+
+    def clear(self) -> None:
+        """Let go of every frame (a fold that keeps no trace, once it has ended)."""
+        self._slots = []
+        self._loose_from = 0
+        self.stream = None
 
     def replace_last(self, record: FrameRecord) -> None:
         """The last frame again, now complete (SSE: its raw got the LF after a CR)."""

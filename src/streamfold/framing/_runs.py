@@ -226,7 +226,7 @@ class NDJSONRunParser(NDJSONParser):
             run = LineRun(self._index, self._offset, self._line, lines)
             frames.append(run)
             self._index += run.count
-            self._offset += len(run.region) + 1
+            self._offset += run.size + 1
             self._line += run.count
             return
         super()._take_lines(lines, chunk, frames)

@@ -13,6 +13,7 @@ from .._json import loads
 from ..findings import Severity
 from ..merge import ToolPath, WholeText
 from ..result import TEXT_FIELDS, Result
+from ..trace import Trace
 from .capture import Note
 from .diff import summary_of_response
 
@@ -49,15 +50,23 @@ def read_whole_reply(body: bytes, result: Result) -> tuple[Result, Note] | None:
         result, dialect=read.dialect, complete=result.complete or _finished(read), choices=read.choices,
         usage=read.usage, model=model if isinstance(model, str) else result.model,
         id=reply_id if isinstance(reply_id, str) else result.id, diagnostics=kept, native=None,
-        sources=_sources(read, result)), note
+        trace=_trace(read, result)), note
 
 
 def _finished(read: Result) -> bool:
     return any(choice.finish_reason for choice in read.choices)
 
 
-def _sources(read: Result, folded: Result) -> dict[tuple[int, str], WholeText]:
-    """Every character of the reply came from the one frame that holds the object (`blame` says so)."""
+def _trace(read: Result, folded: Result) -> Trace | None:
+    """The fold's frames, with the reply's provenance: every character of the reply came from the
+    one frame that holds the object (`blame` says so)."""
+    if folded.trace is None:
+        return None
+    keys = {choice.index: tuple(call.key for call in choice.tool_calls) for choice in read.choices}
+    return dataclasses.replace(folded.trace, sources=_sources(read, folded.trace), tool_keys=keys)
+
+
+def _sources(read: Result, folded: Trace) -> dict[tuple[int, str], WholeText]:
     if not folded.frames:
         return {}
     frame = len(folded.frames) - 1
