@@ -13,9 +13,9 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import PayloadKind, Result, fold, sniff
-from streamfold.decoding import Prefixed, decode_data
+from streamfold.decoding import decode_data
 from streamfold.dialects import detect
-from streamfold.dialects.vercel_data import VercelData
+from streamfold.dialects.vercel_data import Prefixed, VercelData
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 OWN = sorted((CAPTURES / "vercel-data").glob("*.txt"))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..findings import Severity
 from ..merge import EMPTY_VALUES
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from ..merge import Merger, ToolCallPath
     from ..result import Result
 
-__all__ = ["Cloudflare"]
+__all__ = ["SPEC", "Cloudflare"]
 
 
 
@@ -225,3 +226,8 @@ class Cloudflare(Dialect):
 def _arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"),
                                                                    ensure_ascii=False)
+
+
+SPEC = DialectSpec(
+    "cloudflare", Cloudflare, title="Cloudflare Workers AI `/ai/run/`",
+    keys=frozenset({"response"}), request_paths=("/ai/run/",))

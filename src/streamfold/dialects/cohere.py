@@ -26,6 +26,7 @@ from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
 from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type, fast_decoder
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..merge import ToolCallPath
@@ -406,3 +407,8 @@ class Cohere(Dialect):
         elif kind == "message-start":
             return f"message-start {value.get('id')}"
         return f"{kind} {at}".rstrip() if kind else compact_json(value)
+
+
+SPEC = DialectSpec(
+    "cohere", Cohere, title="Cohere v2 chat",
+    discriminators={"type": _TYPES}, request_paths=("/v2/chat",), fast_path=f"{__package__}.cohere_fast")

@@ -36,12 +36,13 @@ from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
 from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, Dialect, arguments_text, compact_json, dumps_arguments
 from .cohere import cohere_usage
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..merge import ToolCallPath
     from ..result import Result
 
-__all__ = ["CohereV1"]
+__all__ = ["SPEC", "CohereV1"]
 
 _TYPES = frozenset({
     "stream-start", "search-queries-generation", "search-results", "text-generation", "citation-generation",
@@ -310,3 +311,8 @@ class CohereV1(Dialect):
         if kind == "stream-end":
             return f"stream-end finish {value.get('finish_reason')}"
         return str(kind) if kind else compact_json(value)
+
+
+SPEC = DialectSpec(
+    "cohere-v1", CohereV1, title="Cohere v1 chat (the legacy NDJSON stream)",
+    discriminators={"event_type": _TYPES}, request_paths=("/v1/chat",))

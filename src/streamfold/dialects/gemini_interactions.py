@@ -33,12 +33,13 @@ from ..findings import Report, Severity
 from ..framing import FrameView
 from ..merge import EMPTY_VALUES, Merger
 from ._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..merge import ToolCallPath
     from ..result import Result
 
-__all__ = ["GeminiInteractions"]
+__all__ = ["SPEC", "GeminiInteractions"]
 
 _STEP_TYPES = frozenset({"step.start", "step.delta", "step.stop", "content.start", "content.delta", "content.stop"})
 _TYPES = _STEP_TYPES | {"interaction.created", "interaction.start", "interaction.status_update",
@@ -330,3 +331,8 @@ def interactions_usage(raw: object) -> dict[str, Any] | None:
     return {"input_tokens": raw.get("total_input_tokens"), "output_tokens": raw.get("total_output_tokens"),
             "reasoning_tokens": raw.get("total_thought_tokens"), "cache_read_tokens": raw.get("total_cached_tokens"),
             "total_tokens": raw.get("total_tokens")}
+
+
+SPEC = DialectSpec(
+    "gemini-interactions", GeminiInteractions, title="Gemini Interactions API",
+    discriminators={"event_type": _TYPES}, request_paths=("/interactions",))

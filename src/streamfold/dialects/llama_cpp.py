@@ -28,7 +28,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..findings import Severity
 from ._base import LENGTH, STOP, Dialect, compact_json
+from .spec import DialectSpec, vendor_codes
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from ..merge import Merger
     from ..result import Result
 
-__all__ = ["LlamaCpp"]
+__all__ = ["SPEC", "LlamaCpp"]
 
 _USAGE_KEYS = ("tokens_evaluated", "tokens_predicted", "tokens_cached", "timings")
 _OLD_STOP_FLAGS = ("stopped_eos", "stopped_word", "stopped_limit")
@@ -270,3 +272,13 @@ def _agrees(content: str, rebuilt: str) -> bool:
             return False
         position = found + len(segment)
     return len(rebuilt) - len(last) >= position + 1 and rebuilt.endswith(last)
+
+
+SPEC = DialectSpec(
+    "llama-cpp", LlamaCpp, title="llama.cpp server native `/completion`",
+    keys=frozenset({"stop"}), request_paths=("/completion",),
+    codes=vendor_codes(
+        "llama-cpp",
+        ("text-rebuilt-from-bytes", Severity.WARNING, "the text was rebuilt from the tokens' bytes"),
+        ("replacement-char-in-text", Severity.WARNING, "U+FFFD in the streamed text: a character was split across "
+         "tokens")))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..findings import Severity
 from ._base import Dialect, compact_json, dumps_arguments, event_type
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ..merge import ChoiceField, Merger, TextBuffer, ToolPath
     from ..result import Result
 
-__all__ = ["LMStudio"]
+__all__ = ["SPEC", "LMStudio"]
 
 # `error` is left out on purpose: `{"type": "error", "error": {...}}` is also Anthropic's shape.
 _TYPES = frozenset({
@@ -343,3 +344,8 @@ class LMStudio(Dialect):
         if kind in ("model_load.progress", "prompt_processing.progress"):
             return f"{kind} {value.get('progress')}"
         return str(kind) if kind is not None else compact_json(value)
+
+
+SPEC = DialectSpec(
+    "lmstudio", LMStudio, title="LM Studio native REST API `/api/v1/chat`",
+    discriminators={"type": _TYPES}, request_paths=("/api/v1/chat",))

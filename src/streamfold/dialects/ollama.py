@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
 from ._calls import CallIndex, content_key
 from .ollama_replay import OLLAMA_REPLAY
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..findings import Report
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.ollama_fast", "decode_ollama_line")
 
-__all__ = ["Ollama"]
+__all__ = ["SPEC", "Ollama"]
 
 _ROLE_AND_CONTENT = frozenset({"role", "content"})
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
@@ -173,7 +174,7 @@ class Ollama(Dialect):
             if name is None and arguments is None:
                 self.report.diagnostic(
                     "unexpected-payload", frame, "a tool call with no function name or arguments; ignored",
-                    once=("empty-call",))
+                    once=("empty-call"))
                 continue
             # B3: arguments is a JSON object; a string (older servers, proxies) is taken as sent.
             text = "" if arguments is None else arguments if type(arguments) is str else dumps_arguments(arguments)
@@ -381,3 +382,8 @@ class Ollama(Dialect):
             if "eval_count" in value:
                 out.append(f"eval {value.get('prompt_eval_count', '?')}+{value['eval_count']} tokens")
         return ", ".join(out) or "(empty line)"
+
+
+SPEC = DialectSpec(
+    "ollama", Ollama, title="Ollama native `/api/chat` and `/api/generate`",
+    keys=frozenset({"done"}), request_paths=("/api/chat", "/api/generate"), fast_path=f"{__package__}.ollama_fast")

@@ -12,13 +12,14 @@ import json
 from typing import TYPE_CHECKING
 
 from ._base import Dialect, top_level_keys
+from .spec import DialectSpec
 
 if TYPE_CHECKING:
     from ..findings import Report
     from ..framing import FrameView
     from ..merge import Merger
 
-__all__ = ["Unknown"]
+__all__ = ["SPEC", "Unknown"]
 
 
 class Unknown(Dialect):
@@ -57,3 +58,7 @@ class Unknown(Dialect):
             f"no dialect recognises these payloads, so nothing was folded; every frame is still listed. "
             f"Top-level keys seen: {keys}. Force one with --dialect if you know it",
             keys=sorted(self.keys_seen))
+
+
+SPEC = DialectSpec(
+    "unknown", Unknown, title="a stream no dialect claimed")

@@ -81,7 +81,7 @@ class A2A(Dialect):
         elif version != self._version:
             self.report.diagnostic(
                 "unexpected-payload", frame, f"an A2A {version} event in a stream of A2A {self._version} events; "
-                "folded, but a client of one version does not read the other's", once=("version",))
+                "folded, but a client of one version does not read the other's", once=("version"))
         if kind == "artifact-update":
             self._artifact(body, frame)
         elif kind == "status-update":
@@ -99,13 +99,13 @@ class A2A(Dialect):
             return
         self.report.diagnostic("unexpected-payload", frame, "not an A2A stream event (a JSON-RPC response whose "
                                f"`result` is a Task, Message or update): {compact_json(value, 80)}; ignored",
-                               once=("not-an-event",))
+                               once=("not-an-event"))
 
     def _same_task(self, task_id: object, frame: int) -> None:
         held = self.merger.set_once(("id",), task_id, frame)
         if held is not None and task_id not in (None, held):
             self.report.diagnostic("unexpected-payload", frame, f"an event of task {task_id!r} in the stream of task "
-                                   f"{held!r}; folded into the one reply", once=("task",))
+                                   f"{held!r}; folded into the one reply", once=("task"))
 
     def _artifact(self, body: dict[str, Any], frame: int) -> None:
         self._same_task(body.get("taskId"), frame)

@@ -32,7 +32,7 @@ _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_block_delta")
 
 __all__ = ["Anthropic"]
 
-_EVENT_TYPES = frozenset({
+EVENT_TYPES = frozenset({
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
     "message_delta", "message_stop", "ping"})
 _SDK_DROPS = "the anthropic SDKs skip every frame without an `event:` name"
@@ -83,7 +83,7 @@ class Anthropic(ContentBlocks):
         kind = event_type(value)
         if kind is None:
             return False
-        if kind in _EVENT_TYPES:
+        if kind in EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.
         error = value.get("error") if isinstance(value, dict) else None
@@ -135,7 +135,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
-                once=("no-type",))
+                once=("no-type"))
 
     def fold_fast(self, value: BlockDelta, frame: int, event: bytes | None) -> bool:
         """A `content_block_delta` decoded by `fast` (text, thinking or tool input), named by its
@@ -189,7 +189,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"a second `message_start` (frame {frame}); the first message's id, model and usage are kept",
-                once=("message_start",))
+                once=("message_start"))
             return
         self._started = True
         merger.set_once(("id",), message.get("id"), frame)

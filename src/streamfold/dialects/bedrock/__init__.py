@@ -1,5 +1,16 @@
 """AWS Bedrock: `ConverseStream` and `InvokeModelWithResponseStream` (reference §4.7, B1, F10)."""
 
-from .fold import Bedrock
+from ...findings import Severity
+from ..spec import DialectSpec, vendor_codes
+from .fold import CONVERSE_EVENTS, Bedrock
 
-__all__ = ["Bedrock"]
+__all__ = ["SPEC", "Bedrock"]
+
+
+SPEC = DialectSpec(
+    "bedrock", Bedrock, title="AWS Bedrock `ConverseStream` and `InvokeModelWithResponseStream`",
+    keys=CONVERSE_EVENTS, request_paths=("/converse-stream", "/invoke-with-response-stream"),
+    stream_paths=("/converse-stream", "/invoke-with-response-stream"),
+    codes=vendor_codes(
+        "bedrock",
+        ("block-not-closed", Severity.INFO, "a content block that never got its `contentBlockStop`")))

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Bedrock"]
 
-_CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
                               "messageStop", "metadata"})
 #: Keys Bedrock's InvokeModel adds beside the model's own event in a chunk.
 _ENVELOPE_PREFIX = "amazon-bedrock-"
@@ -55,7 +55,7 @@ def converse_event(value: object) -> tuple[str, dict[str, Any]] | None:
     if type(value) is not dict:
         return None
     keys = [key for key in value if not (type(key) is str and key.startswith(_ENVELOPE_PREFIX))]
-    if len(keys) != 1 or keys[0] not in _CONVERSE_EVENTS or type(value[keys[0]]) is not dict:
+    if len(keys) != 1 or keys[0] not in CONVERSE_EVENTS or type(value[keys[0]]) is not dict:
         return None
     return keys[0], value[keys[0]]
 
@@ -107,7 +107,7 @@ class Bedrock(Dialect):
     def claims(cls, value: object) -> bool:
         # SDK-shaped events ({"contentBlockDelta": {...}}); raw event-stream
         # frames are Bedrock by their transport.
-        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _CONVERSE_EVENTS
+        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in CONVERSE_EVENTS
 
     def fold(self, value: object, frame: int) -> None:
         headers = dict(self.frames.headers(frame)) if frame < len(self.frames) else {}
@@ -122,7 +122,7 @@ class Bedrock(Dialect):
             return
         if event == "chunk":
             self._invoke_chunk(value, frame)
-        elif event in _CONVERSE_EVENTS:
+        elif event in CONVERSE_EVENTS:
             getattr(self, "_" + event)(value, frame)
         else:
             self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",

@@ -4,6 +4,13 @@ the export and its native snapshot (`native.py`) and the frame summaries (`summa
 
 from __future__ import annotations
 
+from ..spec import DialectSpec
 from .fold import OpenAIChat
 
-__all__ = ["OpenAIChat"]
+__all__ = ["SPEC", "OpenAIChat"]
+
+
+SPEC = DialectSpec(
+    "openai-chat", OpenAIChat, title="OpenAI Chat Completions and the compatible family",
+    discriminators={"object": frozenset({"chat.completion.chunk"})}, keyless=True,
+    request_paths=("/chat/completions",), fast_path=f"{__name__}.fast")

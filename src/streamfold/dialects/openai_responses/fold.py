@@ -119,7 +119,8 @@ class OpenAIResponses(BuiltinTools):
         if kind is None:
             return False
         if kind.startswith("response."):
-            return True
+            # A Realtime session's events have the same names, and an `event_id` Responses events never have.
+            return not (isinstance(value, dict) and type(value.get("event_id")) is str)
         # The Responses `error` event; Anthropic's has an `error` object and no sequence number.
         return kind == "error" and isinstance(value, dict) and "sequence_number" in value and "error" not in value
 
@@ -170,7 +171,7 @@ class OpenAIResponses(BuiltinTools):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 "a JSON object without a string `type`: not a Responses stream event; ignored",
-                once=("no-type",))
+                once=("no-type"))
             return
         seq = value.get("sequence_number")
         if type(seq) is int:
