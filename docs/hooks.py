@@ -4,6 +4,8 @@ time, so they cannot drift from it, and the build fails when the code gains some
 - `<!-- help: streamfold CMD [SUB] -->` becomes that command's `--help`, rendered by click itself;
 - `<!-- codes -->` becomes the tables of every finding code (`streamfold._codes.code_tables`);
 - `DIALECT_NAMES` (in the JSON contract) becomes every registered dialect, as `a | b | … | unknown`;
+- `<!-- dialects -->` becomes the table of every registered dialect (`streamfold.dialects.registry.dialect_table`:
+  each spec's title, request paths, transport and own codes);
 - every command of the `streamfold` program must have its help on a page, and every registered dialect
   a heading on dialects.md: the build stops (PluginError) naming what is missing.
 """
@@ -18,6 +20,7 @@ from mkdocs.exceptions import PluginError
 
 from streamfold._codes import code_tables
 from streamfold.dialects import DIALECTS
+from streamfold.dialects.registry import dialect_table
 from streamfold.launcher import cli
 
 HELP_MARKER = re.compile(r"<!-- help: streamfold((?: [a-z-]+)*) -->")
@@ -65,6 +68,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     markdown = HELP_MARKER.sub(help_block, markdown)
     markdown = markdown.replace("<!-- codes -->", code_tables())
     markdown = markdown.replace("DIALECT_NAMES", dialect_names())
+    markdown = markdown.replace("<!-- dialects -->", dialect_table())
     if page.file.src_uri == "dialects.md":
         headings = set(re.findall(r"^#{2,3} `([a-z0-9-]+)`", markdown, re.MULTILINE))
         missing = sorted(set(DIALECTS) - {"unknown"} - headings)

@@ -21,7 +21,7 @@ from ..result import register_exporter
 from ._base import Dialect
 from .spec import DialectSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "SPECS", "detect", "request_path_dialect", "stream_paths"]
+__all__ = ["ENTRY_POINT_GROUP", "SPECS", "detect", "dialect_table", "request_path_dialect", "stream_paths"]
 
 ENTRY_POINT_GROUP = "streamfold.dialects"
 
@@ -131,3 +131,15 @@ def request_path_dialect(path: str) -> DialectSpec | None:
 def stream_paths() -> tuple[str, ...]:
     """The URL path endings of every dialect's streaming endpoints that take no `"stream": true`."""
     return tuple(marker for spec in SPECS for marker in spec.stream_paths)
+
+
+def dialect_table() -> str:
+    """The table of dialects of docs/dialects.md, as markdown: each dialect, what it is, the request paths
+    `serve` answers with it, its transport when that alone decides it, and its own finding codes."""
+    def cell(items: Iterable[str]) -> str:
+        return ", ".join(f"`{item}`" for item in items) or "–"
+
+    rows = [f"| [`{spec.name}`](#{spec.name}) | {spec.title} | {cell(spec.request_paths)} | {cell(spec.transports)} "
+            f"| {cell(info.code for info in spec.codes)} |\n" for spec in SPECS if spec.name != "unknown"]
+    return ("| dialect | what it is | request paths | decided by transport | its own finding codes |\n"
+            "|---|---|---|---|---|\n" + "".join(rows))

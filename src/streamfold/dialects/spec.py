@@ -31,7 +31,7 @@ from ._replay import ReplayQuirks
 if TYPE_CHECKING:
     from ..result import Result
 
-__all__ = ["DialectSpec", "vendor_codes"]
+__all__ = ["Dialect", "DialectSpec", "vendor_codes"]
 
 
 @dataclass(frozen=True, slots=True)
