@@ -12,13 +12,13 @@ from ..opaque import Opaque, find_carrier
 from ..result import Result
 from ._base import Dialect
 from .bedrock import Bedrock
-from .registry import SPECS, detect
+from .registry import SPECS, detect, spec_of
 from .spec import DialectSpec
 
-__all__ = ["DIALECTS", "SPECS", "Dialect", "DialectSpec", "carried_error", "detect", "for_transport", "opaque_state"]
+__all__ = ["DIALECTS", "SPECS", "Dialect", "DialectSpec", "carried_error", "detect", "for_transport", "opaque_state",
+           "spec_of"]
 
 DIALECTS: dict[str, type[Dialect]] = {spec.name: spec.fold for spec in SPECS}
-_BY_NAME: dict[str, DialectSpec] = {spec.name: spec for spec in SPECS}
 
 
 def for_transport(transport: str) -> type[Dialect] | None:
@@ -38,9 +38,9 @@ def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
 def opaque_state(result: Result) -> tuple[Opaque, ...]:
     """The opaque values of a reply a client must send back (`streamfold.opaque`), each with the
     frame that carried it; () for a dialect without an export or without such values."""
-    spec = _BY_NAME.get(result.dialect)
-    if spec is None:
+    if result.dialect not in DIALECTS:
         return ()
+    spec = spec_of(result.dialect)
     try:
         exported = result.export()
     except NotImplementedError:
@@ -48,6 +48,7 @@ def opaque_state(result: Result) -> tuple[Opaque, ...]:
     return tuple(item.at_frame(find_carrier(result, item.value)) for item in spec.opaque_state(exported))
 
 
-# Bedrock's InvokeModel chunks wrap another vendor's events: it finds their dialect here (it
-# cannot import the registry, which imports it).
+# Bedrock's InvokeModel chunks wrap another vendor's events: it finds their dialect and its summary
+# here (it cannot import the registry, which imports it).
 Bedrock.detect_inner = detect
+Bedrock.summary_of = lambda dialect: spec_of(dialect).summary

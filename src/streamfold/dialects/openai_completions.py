@@ -14,7 +14,7 @@ from .openai_chat.native import export_completion, read_completion
 from .spec import DialectSpec
 
 if TYPE_CHECKING:
-    from ..result import Result
+    pass
 
 __all__ = ["SPEC", "OpenAICompletions"]
 
@@ -44,18 +44,11 @@ class OpenAICompletions(OpenAIChat):
             choice = {**choice, "delta": {"content": text}}
         super()._choice(choice, frame)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `Completion` (`text_completion`) a non-streaming request would have returned."""
-        return export_completion(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A legacy `Completion` (`text_completion`)."""
-        return read_completion(value)
 
 
 SPEC = DialectSpec(
     "openai-completions", OpenAICompletions, title="OpenAI legacy Completions (`text_completion`)",
+    export=export_completion, read_response=read_completion,
     discriminators={"object": frozenset({"text_completion", "completion.chunk"})}, keyless=True,
     request_paths=("/completions",))

@@ -21,7 +21,7 @@ from ..result import register_exporter
 from ._base import Dialect
 from .spec import DialectSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "SPECS", "detect", "dialect_table", "request_path_dialect", "stream_paths"]
+__all__ = ["ENTRY_POINT_GROUP", "SPECS", "detect", "dialect_table", "request_path_dialect", "spec_of", "stream_paths"]
 
 ENTRY_POINT_GROUP = "streamfold.dialects"
 
@@ -65,11 +65,19 @@ def _load() -> tuple[DialectSpec, ...]:
 #: Every dialect, `unknown` last.
 SPECS: tuple[DialectSpec, ...] = _load()
 
+_BY_NAME: dict[str | type[Dialect], DialectSpec] = {
+    **{spec.name: spec for spec in SPECS}, **{spec.fold: spec for spec in SPECS}}
+
 for _spec in SPECS:
     register_exporter(_spec.name, _spec.export)
     register_codes(_spec.codes)
     if _spec.line_format is not None:
         register_line_format(_spec.line_format)
+
+
+def spec_of(dialect: str | type[Dialect]) -> DialectSpec:
+    """The spec of a dialect, by its name or its fold class (KeyError for neither)."""
+    return _BY_NAME[dialect]
 
 
 def _index(specs: Iterable[DialectSpec]) -> tuple[

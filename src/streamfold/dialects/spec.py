@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .._codes import CodeInfo, Kind, Severity
 from ..framing.hints import LineFormat
 from ..opaque import Opaque
-from ._base import Dialect
+from ._base import Dialect, compact_json
 from ._replay import ReplayQuirks
 
 if TYPE_CHECKING:
@@ -54,13 +54,21 @@ class DialectSpec:
     keyless: bool = False
     #: Does a decoded payload look like this dialect's? (Default: the fold class's `claims`.)
     claims: Callable[[object], bool] = None  # type: ignore[assignment]
-    #: The vendor-native non-streaming object a Result stands for (`Result.export`).
+    # The functions below default to the fold class's classmethod of that name (`summarize` for
+    # `summary`) when it has one, else to what a dialect without them does.
+    #: The vendor-native non-streaming object the stream stands for, from the Result alone (its `native`
+    #: snapshot included): `Result.export()`. Raises NotImplementedError where there is none.
     export: Callable[[Result], dict[str, Any]] = None  # type: ignore[assignment]
-    #: The facts of the vendor's non-streaming response body, or None when a value is not one.
+    #: The reverse of `export`: the facts of this vendor's non-streaming response body, or None when a
+    #: value is not one: {"content", "reasoning", "tool_calls": [(name, arguments text)], "tool_call_ids":
+    #: [the id of each call, or None] (when the reply gives them), "finish_reason" (raw), "usage" (the raw
+    #: usage object)}. Used by `show` (a reply given where a stream was expected), `check` and `diff`; it
+    #: reads back all of that its `export` writes.
     read_response: Callable[[object], dict[str, Any] | None] = None  # type: ignore[assignment]
     #: A payload's one-line description, for the frames table.
     summary: Callable[[object], str] = None  # type: ignore[assignment]
-    #: The values of an export a client must send back unchanged (`streamfold.opaque`).
+    #: The values in an export a client must send back unchanged with the next request (signatures,
+    #: encrypted reasoning), without their frames: `dialects.opaque_state` finds those.
     opaque_state: Callable[[dict[str, Any]], list[Opaque]] = None  # type: ignore[assignment]
     #: How the replay server breaks this vendor's streams (`dialects._replay`); None: it refuses the
     #: faults that need the vendor's shapes.
@@ -82,11 +90,12 @@ class DialectSpec:
     fast_path: str | None = None
 
     def __post_init__(self) -> None:
-        # The functions default to the fold class's: a spec names only what differs.
         dialect = self.fold
         defaults: dict[str, Callable[..., Any]] = {
-            "claims": dialect.claims, "export": dialect.export, "read_response": dialect.read_response,
-            "summary": dialect.summarize, "opaque_state": dialect.opaque_state}
+            "claims": dialect.claims, "export": getattr(dialect, "export", _no_export(self.name)),
+            "read_response": getattr(dialect, "read_response", _reads_nothing),
+            "summary": getattr(dialect, "summarize", compact_json),
+            "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state)}
         for name, default in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
@@ -109,3 +118,17 @@ def vendor_codes(vendor: str, *rows: tuple[str, Severity, str]) -> tuple[CodeInf
     """A dialect's own finding codes, as its spec lists them: (code, default severity, one line on what
     it means) each; every vendor code is a diagnostic."""
     return tuple(CodeInfo(code, Kind.DIAGNOSTIC, severity, doc, vendor) for code, severity, doc in rows)
+
+
+def _no_export(name: str) -> Callable[[Result], dict[str, Any]]:
+    def refuse(result: Result) -> dict[str, Any]:
+        raise NotImplementedError(f"export is not available for the {name} dialect yet")
+    return refuse
+
+
+def _reads_nothing(value: object) -> dict[str, Any] | None:
+    return None
+
+
+def _no_opaque_state(exported: dict[str, Any]) -> list[Opaque]:
+    return []

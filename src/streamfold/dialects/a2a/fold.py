@@ -28,10 +28,9 @@ from ...framing import FrameView
 from ...merge import Merger
 from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json
 from .shapes import event_of, is_agent, state_name, texts, well_typed
-from .task import export_reply, read_reply, summarize_event
 
 if TYPE_CHECKING:
-    from ...result import Result
+    pass
 
 __all__ = ["A2A"]
 
@@ -227,16 +226,5 @@ class A2A(Dialect):
         return {"version": self._version, "task": {**self._task, "status": self._status, "history": self._history},
                 "artifacts": [held["artifact"] for held in self._artifacts.values()], "messages": self._messages}
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The final Task (or, for a Message reply, the Message), in the stream's A2A version."""
-        return export_reply(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A Task or an agent Message of either version, bare or as a JSON-RPC `result`."""
-        return read_reply(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize_event(value)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import AGUI, EVENT_TYPES
+from .native import export_run, read_run, summarize_event
 
 __all__ = ["AGUI", "SPEC"]
 
 
 SPEC = DialectSpec(
     "ag-ui", AGUI, title="AG-UI agent events",
+    export=export_run, read_response=read_run, summary=summarize_event,
     discriminators={"type": EVENT_TYPES},
     codes=vendor_codes(
         "ag-ui",

@@ -4,12 +4,15 @@ export (`native`) and the frames-table summaries (`summary`)."""
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import EVENT_TYPES, Anthropic
+from .native import export_message, opaque_values, read_message
+from .summary import summarize
 
 __all__ = ["SPEC", "Anthropic"]
 
 
 SPEC = DialectSpec(
     "anthropic", Anthropic, title="Anthropic Messages (also through Vertex and Bedrock)",
+    export=export_message, opaque_state=opaque_values, read_response=read_message, summary=summarize,
     discriminators={"type": EVENT_TYPES}, keyless=True,
     request_paths=("/messages",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(

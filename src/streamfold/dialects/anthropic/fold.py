@@ -17,15 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
-from .native import export_message, opaque_values, read_message, snapshot
+from .native import snapshot
 from .replay import ANTHROPIC_REPLAY
-from .summary import summarize
 
 if TYPE_CHECKING:
-    from ...result import Result
     from .fast import BlockDelta
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_block_delta")
@@ -302,19 +299,6 @@ class Anthropic(ContentBlocks):
     def native(self) -> dict[str, Any] | None:
         return snapshot(self._message, self._stop, self._blocks, self.merger)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `anthropic.types.Message` a non-streaming request would have returned."""
-        return export_message(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_message(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

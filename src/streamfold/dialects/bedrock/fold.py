@@ -32,14 +32,12 @@ from ..._toolargs import parse_arguments
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
-from .native import export_converse, opaque_values, read_converse, snapshot
+from .native import snapshot
 from .summary import summarize_event
 
 if TYPE_CHECKING:
     from ...merge import ChoiceField
-    from ...result import Result
 
 __all__ = ["Bedrock"]
 
@@ -79,6 +77,8 @@ class Bedrock(Dialect):
     #: The registry's `detect`, which tells the vendor an InvokeModel chunk wraps. The registry
     #: (`streamfold.dialects`) imports this module, so it is the one to set it (an import circle otherwise).
     detect_inner: ClassVar[Callable[[Any], type[Dialect] | None] | None] = None
+    #: The registry's summary of a dialect's payloads (set by the registry too).
+    summary_of: ClassVar[Callable[[type[Dialect]], Callable[[object], str]]]
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
@@ -327,18 +327,8 @@ class Bedrock(Dialect):
         tool result's start and content."""
         return snapshot(self.merger)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `ConverseResponse` a non-streaming `Converse` would have returned."""
-        return export_converse(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_converse(value)
 
     @classmethod
     def summarize(cls, value: object) -> str:
@@ -351,7 +341,7 @@ class Bedrock(Dialect):
                 detect = Bedrock.detect_inner
                 found = None if detect is None or converse_event(inner) is not None else detect(inner)
                 if found is not None and found is not Bedrock:
-                    return "chunk · " + found.summarize(inner)
+                    return "chunk · " + Bedrock.summary_of(found)(inner)
                 converse = converse_event(inner)
                 said = None if converse is None else summarize_event(*converse)
                 return "chunk · " + said if said is not None else "chunk " + compact_json(inner, 150)

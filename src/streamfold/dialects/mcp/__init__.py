@@ -5,12 +5,14 @@ from __future__ import annotations
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import MCP
+from .native import export_message, read_message, summarize_message
 
 __all__ = ["MCP", "SPEC"]
 
 
 SPEC = DialectSpec(
     "mcp", MCP, title="MCP Streamable HTTP (JSON-RPC 2.0 in SSE)",
+    export=export_message, read_response=read_message, summary=summarize_message,
     keys=frozenset({"jsonrpc"}), keyless=True, request_paths=("/mcp",),
     codes=vendor_codes(
         "mcp",

@@ -9,12 +9,15 @@ from __future__ import annotations
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import OpenAIResponses
+from .native import export, opaque_values, read_response
+from .summary import summarize
 
 __all__ = ["SPEC", "OpenAIResponses"]
 
 
 SPEC = DialectSpec(
     "openai-responses", OpenAIResponses, title="OpenAI Responses API, over SSE or WebSocket",
+    export=export, opaque_state=opaque_values, read_response=read_response, summary=summarize,
     discriminators={"type": frozenset({"response.*"})}, keyless=True,
     request_paths=("/responses",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(

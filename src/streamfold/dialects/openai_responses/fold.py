@@ -31,16 +31,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type, fast_decoder
 from .builtin import BuiltinTools
 from .items import CHOICE, TERMINAL, Item, Segment
-from .native import export, opaque_values, read_response, snapshot
+from .native import snapshot
 from .replay import RESPONSES_REPLAY
-from .summary import summarize
 
 if TYPE_CHECKING:
-    from ...result import Result
     from .fast import ResponsesDelta
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_responses_delta")
@@ -376,18 +373,6 @@ class OpenAIResponses(BuiltinTools):
     def native(self) -> dict[str, Any]:
         return snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        return export(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_response(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

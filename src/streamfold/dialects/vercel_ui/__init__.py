@@ -4,6 +4,7 @@
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import VercelUI
+from .message import export_message, read_message, summarize_chunk
 from .shapes import DATA_PREFIX, SHAPES
 
 __all__ = ["SPEC", "VercelUI"]
@@ -11,6 +12,7 @@ __all__ = ["SPEC", "VercelUI"]
 
 SPEC = DialectSpec(
     "vercel-ui", VercelUI, title="Vercel AI SDK UI message stream (ai 5)",
+    export=export_message, read_response=read_message, summary=summarize_chunk,
     discriminators={"type": frozenset({*SHAPES, DATA_PREFIX + "*"})},
     codes=vendor_codes(
         "vercel-ui",
