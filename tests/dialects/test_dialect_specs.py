@@ -5,6 +5,7 @@ is generated from the specs (the request-path table, the addon's stream paths, t
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 
@@ -119,3 +120,12 @@ def test_the_addon_records_the_stream_paths_every_spec_declares() -> None:
     declared = {marker for spec in SPECS for marker in spec.stream_paths}
     assert set(STREAM_PATHS) == declared
     assert {":streamGenerateContent", "/converse-stream", "/invoke-with-response-stream"} <= declared
+
+
+def test_every_declared_fast_path_is_a_module_next_to_its_dialect() -> None:
+    pytest.importorskip("msgspec")
+    declared = {spec.name: spec.fast_path for spec in SPECS if spec.fast_path is not None}
+    assert set(declared) == {"openai-chat", "openai-responses", "anthropic", "gemini", "cohere", "ollama"}
+    for name, module in declared.items():
+        assert module.startswith(DIALECTS[name].__module__.rsplit(".", 1)[0] + "."), (name, module)
+        importlib.import_module(module)

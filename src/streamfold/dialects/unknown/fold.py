@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ._base import Dialect, top_level_keys
-from .spec import DialectSpec
+from .._base import Dialect, top_level_keys
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
 
-__all__ = ["SPEC", "Unknown"]
+__all__ = ["Unknown"]
 
 
 class Unknown(Dialect):
@@ -58,7 +57,3 @@ class Unknown(Dialect):
             f"no dialect recognises these payloads, so nothing was folded; every frame is still listed. "
             f"Top-level keys seen: {keys}. Force one with --dialect if you know it",
             keys=sorted(self.keys_seen))
-
-
-SPEC = DialectSpec(
-    "unknown", Unknown, title="a stream no dialect claimed")

@@ -23,16 +23,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from .._json import loads_noting
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..framing.hints import LineFormat
-from ..merge import Merger
-from ._base import CONTENT_FILTER, ERROR, LENGTH, OTHER, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
-from .spec import DialectSpec
+from ..._json import loads_noting
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...framing.hints import LineFormat
+from ...merge import Merger
+from .._base import CONTENT_FILTER, ERROR, LENGTH, OTHER, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..merge import ToolPath
+    from ...merge import ToolPath
 
 __all__ = ["LINES", "Prefixed", "VercelData"]
 
@@ -238,8 +237,3 @@ class VercelData(Dialect):
             call = f" {body['toolCallId']}" if type(body.get("toolCallId")) is str else ""
             return f"{prefix}: {name}{call}" + (f" {compact_json(said, 60)}" if said is not None else "")
         return f"{prefix}: {name} {compact_json(body, 80)}"
-
-
-SPEC = DialectSpec(
-    "vercel-data", VercelData, title="Vercel AI SDK data stream (`T:JSON` lines, ai 3 and 4)",
-    keyless=True, line_format=LINES)

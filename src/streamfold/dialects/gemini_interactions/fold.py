@@ -29,20 +29,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import EMPTY_VALUES, Merger
-from ._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
-from .spec import DialectSpec
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import EMPTY_VALUES, Merger
+from .._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..merge import ToolCallPath
-    from ..result import Result
+    from ...merge import ToolCallPath
+    from ...result import Result
 
-__all__ = ["SPEC", "GeminiInteractions"]
+__all__ = ["GeminiInteractions"]
 
 _STEP_TYPES = frozenset({"step.start", "step.delta", "step.stop", "content.start", "content.delta", "content.stop"})
-_TYPES = _STEP_TYPES | {"interaction.created", "interaction.start", "interaction.status_update",
+EVENT_TYPES = _STEP_TYPES | {"interaction.created", "interaction.start", "interaction.status_update",
                         "interaction.completed", "interaction.complete", "error"}
 _TERMINAL = ("interaction.completed", "interaction.complete")
 
@@ -77,7 +76,7 @@ class GeminiInteractions(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        if not (isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in _TYPES):
+        if not (isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in EVENT_TYPES):
             return False
         if kind in _STEP_TYPES:
             return type(value.get("index")) is int
@@ -331,8 +330,3 @@ def interactions_usage(raw: object) -> dict[str, Any] | None:
     return {"input_tokens": raw.get("total_input_tokens"), "output_tokens": raw.get("total_output_tokens"),
             "reasoning_tokens": raw.get("total_thought_tokens"), "cache_read_tokens": raw.get("total_cached_tokens"),
             "total_tokens": raw.get("total_tokens")}
-
-
-SPEC = DialectSpec(
-    "gemini-interactions", GeminiInteractions, title="Gemini Interactions API",
-    discriminators={"event_type": _TYPES}, request_paths=("/interactions",))

@@ -18,21 +18,20 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
-from ._calls import CallIndex, content_key
-from .ollama_replay import OLLAMA_REPLAY
-from .spec import DialectSpec
+from .._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
+from .._calls import CallIndex, content_key
+from .replay import OLLAMA_REPLAY
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger, TextBuffer, ToolCallPath
-    from ..result import Result
-    from .ollama_fast import OllamaLine
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger, TextBuffer, ToolCallPath
+    from ...result import Result
+    from .fast import OllamaLine
 
-_FAST_SHAPES = fast_decoder(f"{__package__}.ollama_fast", "decode_ollama_line")
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_ollama_line")
 
-__all__ = ["SPEC", "Ollama"]
+__all__ = ["Ollama"]
 
 _ROLE_AND_CONTENT = frozenset({"role", "content"})
 _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
@@ -122,7 +121,7 @@ class Ollama(Dialect):
             self._in_stream_error(error, frame)
 
     def fold_fast(self, line: OllamaLine, frame: int, event: bytes | None) -> bool:
-        """A line decoded by `ollama_fast` that only adds text (content, response or thinking) once
+        """A line decoded by `fast` that only adds text (content, response or thinking) once
         the model and role are known, folded as `fold` folds it. The last line (`done`) and
         anything else are left to `fold`."""
         if not self._identified or line.done is True:
@@ -382,8 +381,3 @@ class Ollama(Dialect):
             if "eval_count" in value:
                 out.append(f"eval {value.get('prompt_eval_count', '?')}+{value['eval_count']} tokens")
         return ", ".join(out) or "(empty line)"
-
-
-SPEC = DialectSpec(
-    "ollama", Ollama, title="Ollama native `/api/chat` and `/api/generate`",
-    keys=frozenset({"done"}), request_paths=("/api/chat", "/api/generate"), fast_path=f"{__package__}.ollama_fast")

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .openai_chat import OpenAIChat
-from .openai_chat.native import export_completion, read_completion
-from .spec import DialectSpec
+from ..openai_chat import OpenAIChat
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SPEC", "OpenAICompletions"]
+__all__ = ["OpenAICompletions"]
 
 
 class OpenAICompletions(OpenAIChat):
@@ -43,12 +41,3 @@ class OpenAICompletions(OpenAIChat):
             # Together also sends `delta.content` with the same text: `text` is the one read.
             choice = {**choice, "delta": {"content": text}}
         super()._choice(choice, frame)
-
-
-
-
-SPEC = DialectSpec(
-    "openai-completions", OpenAICompletions, title="OpenAI legacy Completions (`text_completion`)",
-    export=export_completion, read_response=read_completion,
-    discriminators={"object": frozenset({"text_completion", "completion.chunk"})}, keyless=True,
-    request_paths=("/completions",))

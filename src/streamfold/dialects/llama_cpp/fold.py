@@ -28,17 +28,15 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Severity
-from ._base import LENGTH, STOP, Dialect, compact_json
-from .spec import DialectSpec, vendor_codes
+from .._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameIssue, FrameView
-    from ..merge import Merger
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameIssue, FrameView
+    from ...merge import Merger
+    from ...result import Result
 
-__all__ = ["SPEC", "LlamaCpp"]
+__all__ = ["LlamaCpp"]
 
 _USAGE_KEYS = ("tokens_evaluated", "tokens_predicted", "tokens_cached", "timings")
 _OLD_STOP_FLAGS = ("stopped_eos", "stopped_word", "stopped_limit")
@@ -272,13 +270,3 @@ def _agrees(content: str, rebuilt: str) -> bool:
             return False
         position = found + len(segment)
     return len(rebuilt) - len(last) >= position + 1 and rebuilt.endswith(last)
-
-
-SPEC = DialectSpec(
-    "llama-cpp", LlamaCpp, title="llama.cpp server native `/completion`",
-    keys=frozenset({"stop"}), request_paths=("/completion",),
-    codes=vendor_codes(
-        "llama-cpp",
-        ("text-rebuilt-from-bytes", Severity.WARNING, "the text was rebuilt from the tokens' bytes"),
-        ("replacement-char-in-text", Severity.WARNING, "U+FFFD in the streamed text: a character was split across "
-         "tokens")))

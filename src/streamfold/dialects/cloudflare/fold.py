@@ -23,18 +23,17 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Severity
-from ..merge import EMPTY_VALUES
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
-from .spec import DialectSpec
+from ...findings import Severity
+from ...merge import EMPTY_VALUES
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger, ToolCallPath
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger, ToolCallPath
+    from ...result import Result
 
-__all__ = ["SPEC", "Cloudflare"]
+__all__ = ["Cloudflare"]
 
 
 
@@ -226,8 +225,3 @@ class Cloudflare(Dialect):
 def _arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"),
                                                                    ensure_ascii=False)
-
-
-SPEC = DialectSpec(
-    "cloudflare", Cloudflare, title="Cloudflare Workers AI `/ai/run/`",
-    keys=frozenset({"response"}), request_paths=("/ai/run/",))

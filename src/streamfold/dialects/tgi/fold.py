@@ -27,17 +27,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Severity
-from ._base import LENGTH, STOP, Dialect, compact_json
-from .spec import DialectSpec, vendor_codes
+from ...findings import Severity
+from .._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
+    from ...result import Result
 
-__all__ = ["SPEC", "TGI"]
+__all__ = ["TGI"]
 
 
 class TGI(Dialect):
@@ -195,12 +194,3 @@ class TGI(Dialect):
         if value.get("error") is not None:
             parts.append(f"error {compact_json(value['error'], 100)}")
         return ", ".join(parts) or compact_json(value)
-
-
-SPEC = DialectSpec(
-    "tgi", TGI, title="Hugging Face Text Generation Inference `/generate_stream`",
-    keys=frozenset({"generated_text", "error_type"}), request_paths=("/generate_stream",),
-    codes=vendor_codes(
-        "tgi",
-        ("special-token-skipped", Severity.INFO, "a special token the server streams but leaves out of the final "
-         "text")))
