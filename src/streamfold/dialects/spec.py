@@ -4,13 +4,14 @@
 The spec says what identifies the dialect's payloads, so detection is a table lookup (as h11 picks its
 reader from its `READERS` table) and not an order of dialects argued pair by pair:
 
-- `discriminators`: a payload key and the string values of it that only this dialect sends
+- `discriminators`: a payload key and the string values of it this dialect sends
   (`{"type": {"message_start", ...}}`, `{"object": {"chat.completion.chunk"}}`); a value ending in `*`
   is a prefix (`"response.*"`);
-- `keys`: top-level keys only its payloads have (`candidates`, `session_id`);
-- `claims`: the dialect's own test of a payload, asked of the payloads the table offers it, and, when
-  `keyless`, of every payload the table gives to no dialect (shapes without a key of their own: a bare
-  `{"content": ..., "stop": false}`, an error envelope).
+- `keys`: top-level keys its payloads carry (`candidates`, `session_id`, `done`);
+- `claims`: the dialect's own test of a payload. The table offers a payload to the specs whose
+  discriminators or keys it carries, whose `claims` decide (Ollama's and Cloudflare's lines both have a
+  `response`); a payload no spec's `claims` took there is offered to the `keyless` specs, whose `claims`
+  take shapes without a key of their own (a bare `{"content": ..., "stop": false}`, an error envelope).
 
 No two specs claim one payload (tests/dialects/test_dialect_specs.py holds that on every capture), so
 the table's answer does not depend on any order.
@@ -46,9 +47,10 @@ class DialectSpec:
     fold: type[Dialect]
     #: One line for the docs' table of dialects.
     title: str = ""
-    #: Payload key -> the string values of it that identify this dialect (`*` at the end: a prefix).
+    #: Payload key -> the string values of it this dialect sends (`*` at the end: a prefix): a payload
+    #: holding one is offered to this spec's `claims`.
     discriminators: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    #: Top-level payload keys only this dialect's payloads have.
+    #: Top-level keys this dialect's payloads carry: a payload holding one is offered to its `claims`.
     keys: frozenset[str] = frozenset()
     #: Its `claims` accepts payloads no discriminator or key of its own names (asked after the table).
     keyless: bool = False
