@@ -129,3 +129,12 @@ def test_every_declared_fast_path_is_a_module_next_to_its_dialect() -> None:
     for name, module in declared.items():
         assert module.startswith(DIALECTS[name].__module__.rsplit(".", 1)[0] + "."), (name, module)
         importlib.import_module(module)
+
+
+def test_a_spec_says_whether_it_exports_and_reads_replies_back() -> None:
+    by_name = {spec.name: spec for spec in SPECS}
+    assert by_name["openai-chat"].exports and by_name["openai-chat"].reads_responses
+    assert not by_name["unknown"].exports and not by_name["unknown"].reads_responses
+    assert not by_name["vercel-data"].exports
+    with pytest.raises(NotImplementedError, match="not available for the vercel-data dialect"):
+        by_name["vercel-data"].export(fold(b'0:"Hi"\n'))

@@ -91,10 +91,20 @@ class DialectSpec:
     #: is tests/folding/test_fast_paths.py; None when it has none.
     fast_path: str | None = None
 
+    @property
+    def exports(self) -> bool:
+        """Does it have an export (`Result.export()` of its results gives the vendor's object)?"""
+        return not isinstance(self.export, _NoExport)
+
+    @property
+    def reads_responses(self) -> bool:
+        """Does it read the vendor's non-streaming bodies back (`read_response`)?"""
+        return self.read_response is not _reads_nothing
+
     def __post_init__(self) -> None:
         dialect = self.fold
         defaults: dict[str, Callable[..., Any]] = {
-            "claims": dialect.claims, "export": getattr(dialect, "export", _no_export(self.name)),
+            "claims": dialect.claims, "export": getattr(dialect, "export", _NoExport(self.name)),
             "read_response": getattr(dialect, "read_response", _reads_nothing),
             "summary": getattr(dialect, "summarize", compact_json),
             "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state)}
@@ -122,10 +132,14 @@ def vendor_codes(vendor: str, *rows: tuple[str, Severity, str]) -> tuple[CodeInf
     return tuple(CodeInfo(code, Kind.DIAGNOSTIC, severity, doc, vendor) for code, severity, doc in rows)
 
 
-def _no_export(name: str) -> Callable[[Result], dict[str, Any]]:
-    def refuse(result: Result) -> dict[str, Any]:
-        raise NotImplementedError(f"export is not available for the {name} dialect yet")
-    return refuse
+@dataclass(frozen=True, slots=True)
+class _NoExport:
+    """The export of a dialect that has none: it says so."""
+
+    name: str
+
+    def __call__(self, result: Result) -> dict[str, Any]:
+        raise NotImplementedError(f"export is not available for the {self.name} dialect yet")
 
 
 def _reads_nothing(value: object) -> dict[str, Any] | None:
