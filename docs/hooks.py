@@ -6,6 +6,8 @@ time, so they cannot drift from it, and the build fails when the code gains some
 - `<!-- tables -->` becomes every table and column of the table schema (`streamfold.tables.table_docs`),
   and tables.md must hold it;
 - `DIALECT_NAMES` (in the JSON contract) becomes every registered dialect, as `a | b | … | unknown`;
+- `<!-- dialects -->` becomes the table of every registered dialect (`streamfold.dialects.registry.dialect_table`:
+  each spec's title, request paths, transport and own codes);
 - every command of the `streamfold` program must have its help on a page, and every registered dialect
   a heading on dialects.md: the build stops (PluginError) naming what is missing.
 """
@@ -20,6 +22,7 @@ from mkdocs.exceptions import PluginError
 
 from streamfold._codes import code_tables
 from streamfold.dialects import DIALECTS
+from streamfold.dialects.registry import dialect_table
 from streamfold.launcher import cli
 from streamfold.tables import table_docs
 
@@ -71,6 +74,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         raise PluginError("docs/tables.md: the `<!-- tables -->` marker, where the table schema is generated, is gone")
     markdown = markdown.replace("<!-- tables -->", table_docs())
     markdown = markdown.replace("DIALECT_NAMES", dialect_names())
+    markdown = markdown.replace("<!-- dialects -->", dialect_table())
     if page.file.src_uri == "dialects.md":
         headings = set(re.findall(r"^#{2,3} `([a-z0-9-]+)`", markdown, re.MULTILINE))
         missing = sorted(set(DIALECTS) - {"unknown"} - headings)

@@ -3,7 +3,10 @@ or a note on the input), how severe it is by default, one line on what it
 means, and the vendor it belongs to. The docs' findings page is generated from
 it (`code_tables`, put in place by docs/hooks.py; tests/project/test_docs.py checks the built page).
 
-`Code` lists the same codes as a type, so a typo in a dialect is a mypy error.
+The codes any stream can have are listed here, and `Code` lists them as a type. A vendor's own codes
+are in its dialect's spec (`DialectSpec.codes`), which the dialect registry adds here when it loads
+the dialect (`register_codes`); tests/project/test_findings_registry.py holds every code a finding
+is made with to one of the two.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CODES", "Code", "CodeInfo", "Kind", "Severity", "code_tables"]
+__all__ = ["CODES", "Code", "CodeInfo", "Kind", "Severity", "code_tables", "register_codes"]
 
 
 class Severity(str, enum.Enum):
@@ -52,20 +55,7 @@ Code = Literal[
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
     "findings-collapsed", "choices-capped", "tool-calls-capped",
     "non-strict-json", "websocket-binary", "websocket-other-stream",
-    # one vendor's
-    "event-type-missing", "event-type-mismatch", "unknown-event-type", "content-block-missing-start",
-    "delta-after-block-stop", "compaction-split", "done-mismatch", "done-without-deltas", "output-from-terminal",
-    "empty-terminal-output", "sequence-gap", "annotation-out-of-order", "missing-added-event",
-    "event-name-mismatch", "unknown-event", "response-id-changed", "no-final-response", "nonstandard-terminal",
-    "prompt-blocked", "reply-continues", "streamed-call-unfinished", "data-without-space", "parts-capped",
-    "block-not-closed",
-    "special-token-skipped", "final-text-mismatch", "text-rebuilt-from-bytes", "replacement-char-in-text",
-    "jsonrpc-missing", "response-to-unknown-id", "batch-not-allowed", "event-ignored-by-sdk", "tool-result-error",
-    "resumable-cut",
-    "event-before-start", "event-after-end", "never-ended", "state-patch-failed", "state-capped",
-    "unknown-ag-ui-event",
-    "realtime-other-responses",
-    "part-missing-start", "tool-error", "envelope",
+    "final-text-mismatch",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-recording", "recording-entries", "recording-malformed",
     "input-curl", "input-curl-trace", "trace-ascii", "trace-ascii-lossy",
@@ -78,12 +68,12 @@ Code = Literal[
 
 @dataclass(frozen=True, slots=True)
 class CodeInfo:
-    code: Code
+    code: str
     kind: Kind
     severity: Severity
     #: One line on what the finding means (the docs' findings tables).
     doc: str
-    #: The dialect it belongs to; None for findings any stream can have.
+    #: The dialect it belongs to (whose spec lists it); None for findings any stream can have.
     vendor: str | None = None
 
 
@@ -146,88 +136,8 @@ _ALL = (
     CodeInfo("non-strict-json", _D, _WARN, "NaN, Infinity, a number beyond a double's range or a lone surrogate "
              "escape (`\\ud800`): the frame is folded with null or U+FFFD in their place, so every output stays "
              "strict JSON and UTF-8"),
-    CodeInfo("event-type-missing", _D, _WARN, "frames without their `event:` line (a proxy stripped them)",
-             "anthropic"),
-    CodeInfo("event-type-mismatch", _D, _WARN, "a frame's `event:` name differs from its data's `type`",
-             "anthropic"),
-    CodeInfo("unknown-event-type", _D, _INFO, "an event type streamfold does not know; ignored, as the versioning "
-             "policy asks", "anthropic"),
-    CodeInfo("content-block-missing-start", _D, _WARN, "a delta or stop for a content block that never started",
-             "anthropic"),
-    CodeInfo("delta-after-block-stop", _D, _WARN, "a delta for a content block after its `content_block_stop`",
-             "anthropic"),
-    CodeInfo("compaction-split", _D, _INFO, "a compaction summary split over several `compaction_delta` events "
-             "(appended; the anthropic Python SDK keeps only the last)", "anthropic"),
-    CodeInfo("done-mismatch", _D, _WARN, "a `.done` value differs from what the deltas built; the final value is "
-             "kept", "openai-responses"),
-    CodeInfo("done-without-deltas", _D, _WARN, "a `.done` value for a part no delta streamed", "openai-responses"),
-    CodeInfo("output-from-terminal", _D, _WARN, "the reply came only in the terminal `response.output`",
-             "openai-responses"),
-    CodeInfo("empty-terminal-output", _D, _WARN, "the terminal response has an empty `output` next to streamed "
-             "items", "openai-responses"),
-    CodeInfo("sequence-gap", _D, _WARN, "`sequence_number` skips or goes back: events were lost or reordered",
-             "openai-responses"),
-    CodeInfo("annotation-out-of-order", _D, _INFO, "annotations arrived out of their index order",
-             "openai-responses"),
-    CodeInfo("missing-added-event", _D, _WARN, "deltas for an item or part whose `.added` event never came",
-             "openai-responses"),
-    CodeInfo("event-name-mismatch", _D, _INFO, "the SSE event name differs from the JSON `type`",
-             "openai-responses"),
-    CodeInfo("unknown-event", _D, _INFO, "an event type streamfold does not fold; ignored", "openai-responses"),
-    CodeInfo("response-id-changed", _D, _WARN, "the response id changed within one stream", "openai-responses"),
-    CodeInfo("no-final-response", _D, _WARN, "the stream ended with `[DONE]` and no final response event",
-             "openai-responses"),
-    CodeInfo("nonstandard-terminal", _D, _INFO, "a gateway's `response.done` instead of `response.completed`",
-             "openai-responses"),
-    CodeInfo("prompt-blocked", _D, _WARN, "the prompt was blocked before any candidate", "gemini"),
-    CodeInfo("reply-continues", _D, _INFO, "a `CONTINUATION` finish: the reply goes on in another request",
-             "gemini"),
-    CodeInfo("streamed-call-unfinished", _D, _WARN, "a streamed function call whose arguments never finished",
-             "gemini"),
-    CodeInfo("data-without-space", _D, _INFO, "`data:` without the space, which google-genai does not read",
-             "gemini"),
-    CodeInfo("parts-capped", _D, _WARN, "a candidate with more parts than the fold lists (1000): its further text "
-             "and thought extend its last text and thought parts, its further whole parts are left out", "gemini"),
-    CodeInfo("block-not-closed", _D, _INFO, "a content block that never got its `contentBlockStop`", "bedrock"),
-    CodeInfo("special-token-skipped", _D, _INFO, "a special token the server streams but leaves out of the final "
-             "text", "tgi"),
     CodeInfo("final-text-mismatch", _D, _WARN, "the server's final text differs from the streamed join; the final "
              "text is kept"),
-    CodeInfo("text-rebuilt-from-bytes", _D, _WARN, "the text was rebuilt from the tokens' bytes", "llama-cpp"),
-    CodeInfo("replacement-char-in-text", _D, _WARN, "U+FFFD in the streamed text: a character was split across "
-             "tokens", "llama-cpp"),
-    CodeInfo("jsonrpc-missing", _D, _WARN, "a JSON-RPC message without `\"jsonrpc\": \"2.0\"` (the official "
-             "client rejects it); folded as if it had it", "mcp"),
-    CodeInfo("response-to-unknown-id", _D, _WARN, "a response to an id that is not the request's: a second "
-             "response (not folded), or one to a request the server itself sent", "mcp"),
-    CodeInfo("batch-not-allowed", _D, _WARN, "a JSON-RPC batch (an array of messages), removed from MCP in "
-             "2025-06-18; each message is folded", "mcp"),
-    CodeInfo("event-ignored-by-sdk", _D, _WARN, "an SSE event named other than `message`, which the mcp SDK's "
-             "reader skips", "mcp"),
-    CodeInfo("tool-result-error", _D, _INFO, "the tool result has `isError: true`: its text is the error, for "
-             "the model; the finish reason is `error`", "mcp"),
-    CodeInfo("resumable-cut", _D, _INFO, "the stream ended before its response, and the last `id:` says where a "
-             "client resumes (`Last-Event-ID`)", "mcp"),
-    CodeInfo("event-before-start", _D, _WARN, "content, arguments or an end for a message, tool call or run that "
-             "never started (the AG-UI verifier rejects it); folded", "ag-ui"),
-    CodeInfo("event-after-end", _D, _WARN, "content or arguments after their message's or tool call's end (the "
-             "AG-UI verifier rejects it): not folded", "ag-ui"),
-    CodeInfo("never-ended", _D, _WARN, "a message, tool call, reasoning or step that started and never ended",
-             "ag-ui"),
-    CodeInfo("state-patch-failed", _D, _WARN, "a `STATE_DELTA` JSON Patch that does not apply: the state stays "
-             "as it was before it (patches are atomic)", "ag-ui"),
-    CodeInfo("state-capped", _D, _WARN, "a `STATE_DELTA` that would copy (or move deeper) more JSON values than "
-             "the stream's state events carried, or nest the state deeper than a `STATE_SNAPSHOT` can: not "
-             "applied, the state stays as it was", "ag-ui"),
-    CodeInfo("unknown-ag-ui-event", _D, _INFO, "an AG-UI event type streamfold does not know; ignored", "ag-ui"),
-    CodeInfo("realtime-other-responses", _D, _INFO, "the session holds more responses than the first one, which is "
-             "the one folded; the others are listed with their ids", "openai-realtime"),
-    CodeInfo("part-missing-start", _D, _WARN, "a delta or tool chunk for a part no start chunk opened (the ai "
-             "SDK's reader throws there); folded", "vercel-ui"),
-    CodeInfo("tool-error", _D, _WARN, "a tool call's input was rejected or the tool failed (`tool-input-error`, "
-             "`tool-output-error`)", "vercel-ui"),
-    CodeInfo("envelope", _D, _INFO, "the vendor's events came inside another protocol's envelope (Claude Code "
-             "`stream-json` lines around Anthropic events): named, and folded as the vendor's", "anthropic"),
     CodeInfo("input-har", _N, _INFO, "the body was read from a HAR entry"),
     CodeInfo("har-entries", _N, _INFO, "which HAR entry was used: the last of several streamed ones, or a failed "
              "request when none streamed"),
@@ -285,7 +195,17 @@ _ALL = (
              "Responses object, `streamfold export`'s output, ...): read by its dialect's reader as the reply"),
 )
 
+#: Every code: those above, then each loaded dialect's own (`register_codes`).
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
+
+
+def register_codes(infos: tuple[CodeInfo, ...]) -> None:
+    """Add a dialect's own codes; a code another dialect (or the core) already has is refused."""
+    for info in infos:
+        known = CODES.get(info.code)
+        if known is not None and known != info:
+            raise ValueError(f"the finding code {info.code!r} of {info.vendor} is {known.vendor or 'the core'}'s")
+    CODES.update((info.code, info) for info in infos)
 
 
 def code_tables() -> str:
@@ -298,10 +218,11 @@ def code_tables() -> str:
             f"| `{info.code}` | {info.vendor} | {info.severity.value} | {info.doc} |\n" if vendor else
             f"| `{info.code}` | {info.severity.value} | {info.doc} |\n" for info in rows)
 
-    errors = [info for info in _ALL if info.kind is Kind.ERROR]
-    common = [info for info in _ALL if info.kind is Kind.DIAGNOSTIC and info.vendor is None]
-    vendors = [info for info in _ALL if info.kind is Kind.DIAGNOSTIC and info.vendor is not None]
-    notes = [info for info in _ALL if info.kind is Kind.NOTE]
+    every = list(CODES.values())
+    errors = [info for info in every if info.kind is Kind.ERROR]
+    common = [info for info in every if info.kind is Kind.DIAGNOSTIC and info.vendor is None]
+    vendors = [info for info in every if info.kind is Kind.DIAGNOSTIC and info.vendor is not None]
+    notes = [info for info in every if info.kind is Kind.NOTE]
     return ("Errors (bytes lost, damaged, or an error the server sent):\n\n" + table(errors)
             + "\nDiagnostics, for every dialect:\n\n" + table(common)
             + "\nDiagnostics of one vendor:\n\n" + table(vendors, vendor=True)

@@ -7,10 +7,9 @@ frame's data as text, `decode_bytes` for a payload kept as bytes in a run
 which says why). Nothing here knows vendors. Invalid payloads are kept with
 the decoder's message and position, so the rest of the stream still folds.
 
-One shape that is not JSON decodes too: a `T:JSON` line (one digit or lower-case letter, a colon,
-a JSON document), the line protocol of the Vercel AI SDK data stream (`0:"Hello"`). It is a
-`Prefixed` value, never a dict or list, so no dialect of JSON payloads claims it by mistake; no
-JSON document has a letter or digit and then a colon, so no JSON payload decodes as one.
+A line that is not JSON decodes too when a dialect declared its line format (`framing.hints`: the
+Vercel AI SDK data stream's `0:"Hello"`): into that dialect's value, never a dict or list, so no
+dialect of JSON payloads claims it by mistake.
 """
 
 from __future__ import annotations
@@ -20,13 +19,14 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple, overload
+from typing import Any, overload
 
 from ._json import is_blank, iter_documents, loads_noting, loads_utf8, replacements
 from .framing import Frame
+from .framing.hints import line_formats
 
-__all__ = ["GluedDocuments", "Payload", "PayloadKind", "Prefixed", "decode_bytes", "decode_data", "decode_frame",
-           "decode_text", "is_prefixed"]
+__all__ = ["GluedDocuments", "Payload", "PayloadKind", "decode_bytes", "decode_data", "decode_frame", "decode_text",
+           "from_line_format"]
 
 DONE_SENTINEL = "[DONE]"
 
@@ -55,19 +55,9 @@ class Payload:
     position: int | None = None
 
 
-class Prefixed(NamedTuple):
-    """A `T:JSON` line: its one-character type and its JSON value (JSON-encodable as `[type, value]`)."""
-
-    prefix: str
-    value: Any
-
-
-_PREFIXES = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
-
-
-def is_prefixed(data: str) -> bool:
-    """Does `data` start as a `T:JSON` line does (which no JSON document does)?"""
-    return len(data) > 2 and data[1] == ":" and data[0] in _PREFIXES
+def from_line_format(data: str) -> bool:
+    """Does `data` look like a line of a dialect's own line format (`framing.hints`), not JSON text?"""
+    return any(line_format.matches(data) for line_format in line_formats())
 
 
 COMMENT = Payload(PayloadKind.COMMENT)
@@ -106,11 +96,12 @@ def decode_text(data: str) -> tuple[PayloadKind, Any]:
     try:
         value, replaced, surrogates = loads_noting(data)
     except ValueError as exc:
-        if is_prefixed(data):
-            try:
-                return _JSON, Prefixed(data[0], loads_noting(data[2:])[0])
-            except ValueError:
-                pass
+        for line_format in line_formats():
+            if line_format.matches(data):
+                try:
+                    return _JSON, line_format.decode(data)
+                except ValueError:
+                    pass
         payload = _not_one_document(data, exc)
         return payload.kind, payload
     if replaced or surrogates:

@@ -3,7 +3,8 @@ suspicious but decodable), each pointing at a frame, a byte offset and a line.
 These types are pure values.
 
 Every code is registered in `_codes` (kind, default severity, one-line doc,
-vendor); `Code` is their type, so an unknown code is a mypy error. Messages
+vendor), a vendor's own from its dialect's spec; a finding made with a code that is
+not is a test failure (tests/project/test_findings_registry.py). Messages
 are for a person: they say what a client would do with the frame, in plain
 words, and never cite internal trap ids.
 """
@@ -50,7 +51,7 @@ def location(frame: int | None, offset: int | None, line: int | None, transport:
 class StreamError:
     """A frame that failed to decode, or an error the server sent inside the stream."""
 
-    code: Code
+    code: str
     message: str
     frame: int | None
     offset: int | None
@@ -73,7 +74,7 @@ class StreamError:
 class Diagnostic:
     """Something suspicious but decodable, with a stable `code`."""
 
-    code: Code
+    code: str
     severity: Severity
     message: str
     frame: int | None
@@ -94,7 +95,7 @@ class Diagnostic:
                    value["line"], dict(value.get("details") or {}))
 
     @classmethod
-    def note(cls, code: Code, message: str, severity: Severity | None = None) -> Diagnostic:
+    def note(cls, code: str, message: str, severity: Severity | None = None) -> Diagnostic:
         """A finding about the input or the transport, pointing at no frame."""
         return cls(code, severity or CODES[code].severity, message, None, None, None)
 
@@ -143,7 +144,7 @@ class Report:
             return (found_offset if offset is None else offset, found_line if line is None else line)
         return offset, line
 
-    def error(self, code: Code, frame: int | None, message: str, raw: str | None = None, *,
+    def error(self, code: str, frame: int | None, message: str, raw: str | None = None, *,
               offset: int | None = None, line: int | None = None) -> None:
         if code == "in-stream-error":
             self.server_failed = True
@@ -155,7 +156,7 @@ class Report:
         if self._journal is not None:
             self._journal.append(("finding", (), error, frame))
 
-    def diagnostic(self, code: Code, frame: int | None, message: str, *, severity: Severity | None = None,
+    def diagnostic(self, code: str, frame: int | None, message: str, *, severity: Severity | None = None,
                    offset: int | None = None, line: int | None = None, once: Any = None,
                    **details: Any) -> None:
         """Record a diagnostic (at its code's default severity unless told); with `once`, only the

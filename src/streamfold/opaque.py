@@ -5,7 +5,7 @@ OpenAI Responses reasoning items' `id` and `encrypted_content`, OpenRouter
 `reasoning_details`, Gemini's OpenAI layer's `extra_content`).
 
 Strategy: each dialect names its opaque values in its own export
-(`Dialect.opaque_state`), so what a non-streaming request would have
+(`DialectSpec.opaque_state`), so what a non-streaming request would have
 returned is the reference; the frame that carried each value is the last
 frame whose data holds it (signatures are replaced, so the last one counts).
 Whether a client kept a value is asked of what the client built, whatever

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from streamfold import PayloadKind, fold
-from streamfold.dialects import _DETECTION_ORDER, DIALECTS
+from streamfold.dialects import DIALECTS, SPECS
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 OURS = {"vercel-ui": "vercel-ui", "vercel-data": "vercel-data", "a2a": "a2a", "claude-stream-json": "claude-stream-json"}
@@ -29,7 +29,7 @@ def test_each_payload_is_claimed_by_its_own_dialect_only(folder: str) -> None:
         if path.name.endswith((".json", ".md")):
             continue
         for value in _payloads(path):
-            claimers = [dialect.name for dialect in _DETECTION_ORDER if dialect.claims(value)]
+            claimers = [spec.name for spec in SPECS if spec.claims(value)]
             if isinstance(value, dict) and "error" in value and "jsonrpc" in value:
                 # A JSON-RPC error is any JSON-RPC protocol's (MCP claims it): the A2A stream is known by then.
                 assert folder == "a2a" and own.name not in claimers, (path.name, claimers)

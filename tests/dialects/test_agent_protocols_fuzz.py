@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import streamfold
-from streamfold.dialects import DIALECTS
+from streamfold.dialects import spec_of
 
 KEYS = ["jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "content", "type", "text",
         "isError", "structuredContent", "progressToken", "progress", "total", "level", "messageId", "toolCallId",
@@ -49,5 +49,5 @@ def test_a_wrong_payload_never_raises(dialect: str, payloads: list[Any], events:
         if result.dialect == dialect:  # (unforced, the payloads may be no dialect's: `unknown` has no export)
             json.dumps(result.export())
         for payload in payloads:
-            assert isinstance(DIALECTS[dialect].summarize(payload), str)
-            DIALECTS[dialect].read_response(payload)
+            assert isinstance(spec_of(dialect).summary(payload), str)
+            spec_of(dialect).read_response(payload)

@@ -14,7 +14,7 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import DIALECTS, detect
+from streamfold.dialects import DIALECTS, detect, spec_of
 from streamfold.dialects.a2a import A2A
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
@@ -156,9 +156,9 @@ def test_parts_that_are_not_a_list_are_reported_and_appends_still_fold() -> None
 
 
 def test_summaries_name_the_event() -> None:
-    assert A2A.summarize(chunk("a", "Hi", append=True, last=True)) == 'artifact-update a append last "Hi"'
-    assert A2A.summarize(status("completed", final=True)) == "status-update completed final"
-    assert A2A.summarize({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "m"}}) == 'error 1 "m"'
+    assert spec_of(A2A).summary(chunk("a", "Hi", append=True, last=True)) == 'artifact-update a append last "Hi"'
+    assert spec_of(A2A).summary(status("completed", final=True)) == "status-update completed final"
+    assert spec_of(A2A).summary({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "m"}}) == 'error 1 "m"'
 
 
 # -- the a2a-sdk package ---------------------------------------------------------------

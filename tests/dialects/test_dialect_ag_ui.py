@@ -29,7 +29,7 @@ from pydantic import TypeAdapter
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import DIALECTS, detect
+from streamfold.dialects import DIALECTS, detect, spec_of
 from streamfold.dialects.ag_ui import AGUI
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "ag-ui"
@@ -65,7 +65,7 @@ def test_the_export_holds_valid_messages_and_state(path: Path) -> None:
     exported = tr_fold(path.read_bytes()).export()
     MessagesSnapshotEvent.model_validate({"messages": exported["messages"]})
     StateSnapshotEvent.model_validate({"snapshot": exported["state"]})
-    assert AGUI.read_response(exported) is not None
+    assert spec_of(AGUI).read_response(exported) is not None
 
 
 def test_a_stream_the_package_encodes_folds_to_what_was_encoded() -> None:
@@ -188,7 +188,7 @@ def test_a_snapshot_with_wrong_types_is_folded_without_raising() -> None:
     call = {"type": "TOOL_CALL_START", "toolCallId": "d", "toolCallName": "g", "parentMessageId": "a"}
     folded = tr_fold(sse(START, snapshot, call, {"type": "TOOL_CALL_END", "toolCallId": "d"}, FINISH))
     assert [c.id for c in folded.choices[0].tool_calls] == ["c", "d"]
-    assert AGUI.read_response(folded.export()) is not None
+    assert spec_of(AGUI).read_response(folded.export()) is not None
 
 
 # -- detection --------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 import streamfold
 from streamfold import Folder, Result, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.events import TextDelta, ToolCallDelta, ToolCallDone
 
@@ -481,15 +481,15 @@ def test_wrong_shapes_never_raise() -> None:
 
 
 def test_summaries_for_the_frames_table() -> None:
-    assert Anthropic.summarize(text(0, "Hi")) == '[0] text "Hi"'
-    assert Anthropic.summarize(partial(1, '{"a"')) == '[1] input "{\\"a\\""'
-    assert Anthropic.summarize(block(1, type="tool_use", id="toolu_1", name="f", input={})) == "[1] start tool_use f toolu_1"
-    assert Anthropic.summarize(stop(2)) == "[2] stop"
-    assert Anthropic.summarize(start()) == "message_start msg_01 claude-sonnet-4-5"
-    assert Anthropic.summarize(message_delta("tool_use", {"output_tokens": 7})) == "message_delta, stop_reason tool_use, usage output_tokens 7"
-    assert Anthropic.summarize({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}) \
+    assert spec_of(Anthropic).summary(text(0, "Hi")) == '[0] text "Hi"'
+    assert spec_of(Anthropic).summary(partial(1, '{"a"')) == '[1] input "{\\"a\\""'
+    assert spec_of(Anthropic).summary(block(1, type="tool_use", id="toolu_1", name="f", input={})) == "[1] start tool_use f toolu_1"
+    assert spec_of(Anthropic).summary(stop(2)) == "[2] stop"
+    assert spec_of(Anthropic).summary(start()) == "message_start msg_01 claude-sonnet-4-5"
+    assert spec_of(Anthropic).summary(message_delta("tool_use", {"output_tokens": 7})) == "message_delta, stop_reason tool_use, usage output_tokens 7"
+    assert spec_of(Anthropic).summary({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}) \
         == 'error overloaded_error: "Overloaded"'
-    assert Anthropic.summarize(PING) == "ping"
+    assert spec_of(Anthropic).summary(PING) == "ping"
 
 
 def test_feed_reports_text_deltas_as_they_arrive() -> None:

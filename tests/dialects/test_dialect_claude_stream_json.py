@@ -15,7 +15,7 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import DIALECTS, detect
+from streamfold.dialects import DIALECTS, detect, spec_of
 from streamfold.dialects.claude_stream_json import ClaudeStreamJSON
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
@@ -169,9 +169,9 @@ def test_types_that_are_not_strings_are_reported_not_raised() -> None:
 
 
 def test_summaries_name_the_envelope_and_the_event() -> None:
-    assert ClaudeStreamJSON.summarize(RESULT) == "result success, 1 turn(s)"
-    assert ClaudeStreamJSON.summarize(INIT) == "system init"
-    assert ClaudeStreamJSON.summarize(text(0, "Hi")[1]).startswith("stream_event · ")
+    assert spec_of(ClaudeStreamJSON).summary(RESULT) == "result success, 1 turn(s)"
+    assert spec_of(ClaudeStreamJSON).summary(INIT) == "system init"
+    assert spec_of(ClaudeStreamJSON).summary(text(0, "Hi")[1]).startswith("stream_event · ")
 
 
 # -- the official libraries -------------------------------------------------------------

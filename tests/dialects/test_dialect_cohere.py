@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from streamfold import Folder, Result, ToolCallDone, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.cohere import Cohere
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "cohere"
@@ -317,9 +317,9 @@ def test_export_lists_thinking_then_text_items_and_citations_in_index_order() ->
 
 
 def test_summaries_name_the_event() -> None:
-    assert Cohere.summarize(content(0, "Hi")) == 'content-delta [0] text "Hi"'
-    assert Cohere.summarize(end("COMPLETE", usage=USAGE)) == "message-end finish COMPLETE, usage"
-    assert Cohere.summarize(call_delta(0, '{"a":')).startswith("tool-call-delta [0] args")
+    assert spec_of(Cohere).summary(content(0, "Hi")) == 'content-delta [0] text "Hi"'
+    assert spec_of(Cohere).summary(end("COMPLETE", usage=USAGE)) == "message-end finish COMPLETE, usage"
+    assert spec_of(Cohere).summary(call_delta(0, '{"a":')).startswith("tool-call-delta [0] args")
 
 
 # -- a Result read back from JSON is the same Result, and exports the same object ---------------

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from streamfold import Folder, Result, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.cohere_v1 import CohereV1
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "cohere"
@@ -162,4 +162,4 @@ def test_byte_by_byte_is_the_same() -> None:
     (end("COMPLETE"), "stream-end finish COMPLETE"),
 ])
 def test_summary_lines(event: dict[str, Any], line: str) -> None:
-    assert CohereV1.summarize(event) == line
+    assert spec_of(CohereV1).summary(event) == line

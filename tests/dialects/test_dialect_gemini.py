@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from streamfold import Folder, Result, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.gemini import Gemini
 from values import assert_a_value
 
@@ -446,13 +446,13 @@ def test_wrong_shapes_are_diagnostics() -> None:
 
 
 def test_summaries() -> None:
-    assert Gemini.summarize(chunk(text("hi"), finish="STOP", usage={"totalTokenCount": 5})) == \
+    assert spec_of(Gemini).summary(chunk(text("hi"), finish="STOP", usage={"totalTokenCount": 5})) == \
         'text "hi", finish STOP, usage total 5'
-    assert Gemini.summarize(chunk(text("x", thought=True), call("f", {"a": 1}, id="c"), index=1)) == \
+    assert spec_of(Gemini).summary(chunk(text("x", thought=True), call("f", {"a": 1}, id="c"), index=1)) == \
         '[1] thought "x", [1] call f {"a":1}'
-    assert Gemini.summarize({"promptFeedback": {"blockReason": "SAFETY"}}) == "prompt blocked SAFETY"
-    assert Gemini.summarize({"error": {"code": 500}}).startswith("error ")
-    assert Gemini.summarize([1]) == "[1]"
+    assert spec_of(Gemini).summary({"promptFeedback": {"blockReason": "SAFETY"}}) == "prompt blocked SAFETY"
+    assert spec_of(Gemini).summary({"error": {"code": 500}}).startswith("error ")
+    assert spec_of(Gemini).summary([1]) == "[1]"
 
 
 def test_data_without_the_space_is_read_and_noted_for_google_genai() -> None:

@@ -17,7 +17,7 @@ from google.genai._gaos.types.interactions import Interaction, InteractionSSEEve
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.gemini_interactions import GeminiInteractions
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "gemini-interactions"
@@ -58,7 +58,7 @@ def test_every_export_is_an_official_interaction_and_reads_back(path: Path) -> N
     exported = result.export()
     interaction = Interaction.model_validate(exported)
     assert interaction.id == result.id
-    facts = GeminiInteractions.read_response(exported)
+    facts = spec_of(GeminiInteractions).read_response(exported)
     assert facts is not None
     choice = result.choice(0)
     assert choice is not None
@@ -162,7 +162,7 @@ def test_steps_whose_lists_are_not_lists_are_skipped() -> None:
                       completed()))
     choice = result.choice(0)
     assert choice is not None and choice.content == "ok" and result.complete
-    assert GeminiInteractions.read_response({"id": "i", "status": "completed", "steps": [
+    assert spec_of(GeminiInteractions).read_response({"id": "i", "status": "completed", "steps": [
         {"type": "model_output", "content": 3}, {"type": "thought", "summary": [{"type": "text", "text": 4}]}]}) == {
         "content": "", "reasoning": None, "tool_calls": [], "tool_call_ids": [], "finish_reason": "completed",
         "usage": None}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from streamfold import Folder, Result, TextDelta, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.cloudflare import Cloudflare
 from streamfold.dialects.llama_cpp import LlamaCpp
 from streamfold.dialects.lmstudio import LMStudio
@@ -414,7 +414,7 @@ def test_cloudflare_export_is_the_rest_envelope() -> None:
 @pytest.mark.parametrize("dialect", [LlamaCpp, TGI, LMStudio, Cloudflare])
 def test_summaries_never_raise(dialect: Any) -> None:
     for payload in [p for samples in SAMPLES.values() for p in samples] + OTHERS:
-        assert isinstance(dialect.summarize(payload), str)
+        assert isinstance(spec_of(dialect).summary(payload), str)
 
 
 @pytest.mark.parametrize("name", ["llama-cpp", "tgi", "lmstudio", "cloudflare"])

@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import DIALECTS, detect
+from streamfold.dialects import DIALECTS, detect, spec_of
 from streamfold.dialects.mcp import MCP
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "mcp"
@@ -91,10 +91,10 @@ def test_a_stream_cut_before_its_response_exports_what_the_sdk_hands_its_caller(
 
 def test_read_response_reads_back_the_export() -> None:
     folded = fold((CAPTURES / "tool-result-with-progress.sse").read_bytes())
-    facts = MCP.read_response(folded.export())
+    facts = spec_of(MCP).read_response(folded.export())
     assert facts is not None
     assert facts["content"] == folded.choices[0].content and facts["finish_reason"] == "result"
-    assert MCP.read_response(PROGRESS) is None
+    assert spec_of(MCP).read_response(PROGRESS) is None
 
 
 # -- the reply, notifications and errors ---------------------------------------------------

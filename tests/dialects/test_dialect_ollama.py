@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from streamfold import Result, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.ollama import Ollama
 
 CAPTURES = sorted((Path(__file__).resolve().parents[1] / "captures" / "ollama").glob("*.ndjson"))
@@ -294,11 +294,11 @@ def test_wrong_shapes_are_diagnostics() -> None:
 
 
 def test_summaries() -> None:
-    assert Ollama.summarize(chat("hi", thinking="t")) == 'thinking "t", content "hi"'
-    assert Ollama.summarize(done(prompt_eval_count=3, eval_count=2)) == "done (stop), eval 3+2 tokens"
-    assert Ollama.summarize(chat(tool_calls=[tool("f", {"a": 1})])) == 'tool f {"a":1}'
-    assert Ollama.summarize({"error": "boom"}) == 'error "boom"'
-    assert Ollama.summarize(chat()) == "(empty line)"
+    assert spec_of(Ollama).summary(chat("hi", thinking="t")) == 'thinking "t", content "hi"'
+    assert spec_of(Ollama).summary(done(prompt_eval_count=3, eval_count=2)) == "done (stop), eval 3+2 tokens"
+    assert spec_of(Ollama).summary(chat(tool_calls=[tool("f", {"a": 1})])) == 'tool f {"a":1}'
+    assert spec_of(Ollama).summary({"error": "boom"}) == 'error "boom"'
+    assert spec_of(Ollama).summary(chat()) == "(empty line)"
 
 
 # -- the Result read back from JSON ---------------------------------------------------------------

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 import streamfold
 from feeding import tr_fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.openai_realtime import OpenAIRealtime
 from streamfold.dialects.openai_responses import OpenAIResponses
 from streamfold.framing.websocket import message_line
@@ -170,8 +170,8 @@ def test_export_is_the_response_object_response_done_carried(name: str) -> None:
         return [(item["id"], item["type"], item["status"], item.get("call_id"), item.get("name"), item.get("arguments"),
                  [part.get("text") or part.get("transcript") for part in item.get("content", ())]) for item in output]
     assert facts(exported["output"]) == facts(done["output"])
-    read = OpenAIRealtime.read_response(exported)
-    assert read is not None and read == OpenAIRealtime.read_response({"type": "response.done", "response": done})
+    read = spec_of(OpenAIRealtime).read_response(exported)
+    assert read is not None and read == spec_of(OpenAIRealtime).read_response({"type": "response.done", "response": done})
 
 
 def test_a_json_round_trip_exports_the_same() -> None:
@@ -181,7 +181,7 @@ def test_a_json_round_trip_exports_the_same() -> None:
 
 
 def test_the_frames_table_says_what_each_event_carries() -> None:
-    summaries = [OpenAIRealtime.summarize(event) for event in
+    summaries = [spec_of(OpenAIRealtime).summary(event) for event in
                  received_events(CAPTURES / "openai-realtime" / "audio-transcript.jsonl")]
     assert "response.output_audio_transcript.delta \"Octopuses\"" in summaries
     assert any(line.startswith("response.output_audio.delta (") and "base64" in line for line in summaries)

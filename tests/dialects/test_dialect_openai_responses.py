@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import streamfold
 from streamfold import Diagnostic, Folder, Result, TextDelta, fold
-from streamfold.dialects import detect
+from streamfold.dialects import detect, spec_of
 from streamfold.dialects.openai_responses import OpenAIResponses
 from values import assert_a_value
 
@@ -632,15 +632,15 @@ def test_a_result_read_back_from_json_is_equal_and_exports_the_same_response(dat
 
 
 def test_summaries_are_one_line() -> None:
-    assert OpenAIResponses.summarize(delta("Hi")) == 'output_text.delta [0:0] "Hi"'
-    assert OpenAIResponses.summarize(call_added(2, "call_x", "f")) == \
+    assert spec_of(OpenAIResponses).summary(delta("Hi")) == 'output_text.delta [0:0] "Hi"'
+    assert spec_of(OpenAIResponses).summary(call_added(2, "call_x", "f")) == \
         "output_item.added [2] function_call f call_x fc_1"
-    assert OpenAIResponses.summarize(completed(status="incomplete", incomplete_details={"reason": "max_output_tokens"},
+    assert spec_of(OpenAIResponses).summary(completed(status="incomplete", incomplete_details={"reason": "max_output_tokens"},
                                                usage={"input_tokens": 1})) == \
         "incomplete incomplete max_output_tokens usage"
-    assert OpenAIResponses.summarize({"type": "error", "code": "server_error", "message": "boom"}) == \
+    assert spec_of(OpenAIResponses).summary({"type": "error", "code": "server_error", "message": "boom"}) == \
         'error server_error: "boom"'
-    assert OpenAIResponses.summarize([1]) == "[1]"
+    assert spec_of(OpenAIResponses).summary([1]) == "[1]"
 
 
 # -- the captures, whatever the chunking and the JSON decoder ---------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from streamfold import Result, fold
+from streamfold.dialects import spec_of
 from streamfold.dialects.openai_responses import OpenAIResponses
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "openai-responses"
@@ -215,4 +216,4 @@ def test_the_builtin_capture_folds_clean_with_nothing_in_tool_calls() -> None:
      'custom_tool_call_input.done [0] "SELECT 1"'),
 ])
 def test_summary_lines(event: dict[str, Any], line: str) -> None:
-    assert OpenAIResponses.summarize(event) == line
+    assert spec_of(OpenAIResponses).summary(event) == line

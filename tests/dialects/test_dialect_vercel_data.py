@@ -13,9 +13,9 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import PayloadKind, Result, fold, sniff
-from streamfold.decoding import Prefixed, decode_data
-from streamfold.dialects import detect
-from streamfold.dialects.vercel_data import VercelData
+from streamfold.decoding import decode_data
+from streamfold.dialects import detect, spec_of
+from streamfold.dialects.vercel_data import Prefixed, VercelData
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
 OWN = sorted((CAPTURES / "vercel-data").glob("*.txt"))
@@ -114,8 +114,8 @@ def test_an_error_part_is_an_in_stream_error() -> None:
 
 
 def test_summaries_name_the_part() -> None:
-    assert VercelData.summarize(Prefixed("0", "Hi")) == '0: text "Hi"'
-    assert VercelData.summarize(Prefixed("c", {"toolCallId": "c1", "argsTextDelta": "{"})) == 'c: tool_call_delta c1 "{"'
+    assert spec_of(VercelData).summary(Prefixed("0", "Hi")) == '0: text "Hi"'
+    assert spec_of(VercelData).summary(Prefixed("c", {"toolCallId": "c1", "argsTextDelta": "{"})) == 'c: tool_call_delta c1 "{"'
 
 
 def test_the_web_page_gets_each_parts_value_not_a_span_it_cannot_parse() -> None:

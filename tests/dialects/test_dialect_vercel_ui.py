@@ -13,7 +13,7 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import Result, fold
-from streamfold.dialects import DIALECTS, detect
+from streamfold.dialects import DIALECTS, detect, spec_of
 from streamfold.dialects.vercel_ui import VercelUI
 
 CAPTURES = Path(__file__).resolve().parents[1] / "captures"
@@ -169,6 +169,6 @@ def test_metadata_merges_and_transient_data_is_not_in_the_message() -> None:
 
 
 def test_summaries_name_the_chunk() -> None:
-    assert VercelUI.summarize({"type": "text-delta", "id": "a", "delta": "Hi"}) == 'text-delta "Hi"'
-    assert VercelUI.summarize({"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}) == "tool-input-start c f"
-    assert VercelUI.summarize(FINISH) == "finish stop"
+    assert spec_of(VercelUI).summary({"type": "text-delta", "id": "a", "delta": "Hi"}) == 'text-delta "Hi"'
+    assert spec_of(VercelUI).summary({"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}) == "tool-input-start c f"
+    assert spec_of(VercelUI).summary(FINISH) == "finish stop"

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from streamfold import Folder, fold
+from streamfold.dialects import spec_of
 
 BASE = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
 
@@ -86,5 +87,5 @@ def test_the_frames_table_counts_the_tokens_of_a_chunk() -> None:
     from streamfold.dialects.openai_chat import OpenAIChat
 
     value = json.loads(chunk("Hi!", {"content": [token("Hi", -0.1), token("!", -0.2)], "refusal": None})[6:])
-    assert OpenAIChat.summarize(value) == 'content "Hi!", logprobs 2 tokens'
-    assert OpenAIChat.summarize(json.loads(chunk("Hi", None)[6:])) == 'content "Hi"'
+    assert spec_of(OpenAIChat).summary(value) == 'content "Hi!", logprobs 2 tokens'
+    assert spec_of(OpenAIChat).summary(json.loads(chunk("Hi", None)[6:])) == 'content "Hi"'

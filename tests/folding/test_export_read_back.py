@@ -16,15 +16,14 @@ from typing import Any
 import pytest
 
 from streamfold import Result
-from streamfold.dialects import DIALECTS
-from streamfold.dialects._base import Dialect
+from streamfold.dialects import DIALECTS, SPECS
 from streamfold.services import load
 from streamfold.services.diff import read_response
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = sorted(path for folder in (ROOT / "tests" / "captures", ROOT / "examples") for path in folder.rglob("*")
                   if path.is_file() and not path.name.endswith((".expect.json", ".md")))
-EXPORTING = sorted(name for name, dialect in DIALECTS.items() if dialect.export.__func__ is not Dialect.export.__func__)
+EXPORTING = sorted(spec.name for spec in SPECS if spec.exports)
 
 
 @cache

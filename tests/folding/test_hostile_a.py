@@ -11,6 +11,7 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import Result
+from streamfold.dialects import spec_of
 from streamfold.dialects.ag_ui import AGUI
 from streamfold.dialects.ag_ui.patch import ALLOWANCE_FLOOR, MAX_STATE_DEPTH, PatchError, State
 
@@ -207,7 +208,7 @@ def test_a_messages_snapshot_without_role_folds() -> None:
                                        "parentMessageId": "m"}, {"type": "TOOL_CALL_END", "toolCallId": "c"}))
     # The streamed text of "m" joins the reply (its role is the stream's); the call opens a message of its own.
     assert result.choices[0].content == "Done." and [c.id for c in result.choices[0].tool_calls] == ["c"]
-    assert AGUI.read_response(result.export()) is not None
+    assert spec_of(AGUI).read_response(result.export()) is not None
     _strict(result)
 
 
@@ -217,5 +218,5 @@ def test_a_messages_snapshot_without_role_folds() -> None:
     {"id": "a", "role": ["assistant"], "toolCalls": 5},
 ])
 def test_reading_back_a_run_with_mistyped_messages_does_not_raise(message: dict[str, Any]) -> None:
-    read = AGUI.read_response({"threadId": "t", "runId": "r", "messages": [message], "state": None})
+    read = spec_of(AGUI).read_response({"threadId": "t", "runId": "r", "messages": [message], "state": None})
     assert read is not None and read["content"] in ("", "hi")

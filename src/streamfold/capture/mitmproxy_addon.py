@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl, urlsplit
 if importlib.util.find_spec("streamfold") is None:  # mitmdump's interpreter, without streamfold installed
     sys.path.append(str(Path(__file__).resolve().parents[2]))
 
+from streamfold.dialects.registry import stream_paths
 from streamfold.store import CaptureStore, Exchange, StoreError, Summary, default_db, redact_url
 
 __all__ = ["STREAM_TYPES", "StreamfoldRecorder", "addons", "asks_to_stream", "cut_outcome", "is_stream_type"]
@@ -49,8 +50,9 @@ log = logging.getLogger("streamfold")
 STREAM_TYPES = frozenset({"text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl",
                           "application/x-jsonl", "application/jsonlines", "application/x-jsonlines",
                           "application/vnd.amazon.eventstream"})
-#: URL path endings of the vendors' streaming endpoints that take no `"stream": true` in the body.
-STREAM_PATHS = (":streamGenerateContent", "/invoke-with-response-stream", "/converse-stream")
+#: URL path endings of the vendors' streaming endpoints that take no `"stream": true` in the body (as
+#: each dialect's spec declares them).
+STREAM_PATHS = stream_paths()
 #: mitmproxy's messages for a client that went away (HTTP/1 close, HTTP/2 RST_STREAM CANCEL).
 CLIENT_GONE = ("Client disconnected.", "stream reset by client (CANCEL)")
 STOPPED = "mitmproxy stopped before the exchange ended"

@@ -18,11 +18,10 @@ from ..findings import Report, Severity
 from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
-from ..opaque import Opaque
 from ._replay import ReplayQuirks
 
 if TYPE_CHECKING:
-    from ..result import Result
+    pass
 
 __all__ = ["Dialect", "End", "arguments_text", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
 
@@ -279,33 +278,6 @@ class Dialect:
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
         return None
-
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The vendor-native non-streaming object the stream stands for, from the Result
-        alone (its `native` snapshot included)."""
-        raise NotImplementedError(f"export is not available for the {cls.name} dialect yet")
-
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """The reverse of `export`: the facts of this vendor's non-streaming response body, or
-        None when `value` is not one: {"content", "reasoning", "tool_calls": [(name, arguments
-        text)], "tool_call_ids": [the id of each call, or None] (when the reply gives them),
-        "finish_reason" (raw), "usage" (the raw usage object)}. Used by `show` (a reply given where
-        a stream was expected), `check` and `diff`; it reads back all of that its `export` writes."""
-        return None
-
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        """The values in this dialect's export that a client must send back unchanged with the next
-        request (signatures, encrypted reasoning), without their frames: `dialects.opaque_state`
-        finds those. None for most vendors."""
-        return []
-
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        """A one-line description of a payload, for the frames table."""
-        return compact_json(value)
 
 
 def _frame_at(fragments: Sequence[tuple[str, int]], offset: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .eventstream import looks_like_eventstream
+from .hints import line_formats
 from .websocket import is_message
 
 __all__ = ["TRANSPORTS", "sniff"]
@@ -55,13 +56,13 @@ def sniff(head: bytes, final: bool = False) -> str | None:
         return "websocket" if is_message(first_document) else "ndjson"
     if text.startswith(_SSE_STARTS):
         return "sse"
-    if text[:1].isdigit() or text[:1].islower():
-        # `0:"Hello"`: lines of `T:JSON` (the Vercel AI SDK data stream) are framed as lines; no SSE
-        # field has a one-character name. Until the colon comes, a first letter may begin `data:`.
-        if text[1:2] == b":":
-            return "ndjson"
-        if not final and len(text) < 2:
+    for line_format in line_formats():
+        # A dialect's own line format (framing.hints): framed as its hint says.
+        verdict = line_format.sniff(text, final)
+        if verdict is None:
             return None
+        if verdict:
+            return line_format.transport
     if not final and len(text) < 6 and any(s.startswith(text) for s in _SSE_STARTS):
         return None
     return "sse"

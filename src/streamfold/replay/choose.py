@@ -6,9 +6,10 @@
 3. the one capture, when there is one;
 4. the first capture whose recorded request path (a HAR, a store, curl -v output say it) is the
    request's path;
-5. the first capture of the dialect the path belongs to (`/v1/chat/completions` -> openai-chat,
-   `/v1/messages` -> anthropic, `/v1/responses` -> openai-responses, `…:streamGenerateContent` ->
-   gemini, `/api/chat` and `/api/generate` -> ollama, ...).
+5. the first capture of the dialect the path belongs to, by the request paths each dialect's spec
+   declares (`/v1/chat/completions` -> openai-chat, `/v1/messages` -> anthropic, `/v1/responses` ->
+   openai-responses, `…:streamGenerateContent` -> gemini, `/api/chat` and `/api/generate` -> ollama,
+   ...: `registry.request_path_dialect`).
 
 Anything else is a miss: the server answers 404 with the list of names.
 """
@@ -17,30 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..dialects.registry import request_path_dialect
+from ..dialects.spec import DialectSpec
 from ..fronts.serving import shorten
 from .plan import Recording
 
-__all__ = ["CAPTURE_HEADER", "PATH_DIALECTS", "choose"]
+__all__ = ["CAPTURE_HEADER", "choose"]
 
 CAPTURE_HEADER = "x-streamfold-capture"
 
-#: (a path ends with or holds this, the dialect), first match wins.
-PATH_DIALECTS: tuple[tuple[str, str], ...] = (
-    ("/chat/completions", "openai-chat"), ("/completions", "openai-completions"), ("/messages", "anthropic"),
-    ("/responses", "openai-responses"), (":streamGenerateContent", "gemini"), (":generateContent", "gemini"),
-    ("/api/chat", "ollama"), ("/api/generate", "ollama"), ("/converse-stream", "bedrock"),
-    ("/invoke-with-response-stream", "bedrock"), ("/v2/chat", "cohere"), ("/generate_stream", "tgi"),
-    ("/completion", "llama-cpp"), ("/api/v1/chat", "lmstudio"), ("/ai/run/", "cloudflare"))
 
-
-def _dialect_of(path: str) -> str | None:
-    return next((dialect for marker, dialect in PATH_DIALECTS if marker in path), None)
-
-
-def _matches_dialect(recording: Recording, dialect: str) -> bool:
-    if dialect == "bedrock":  # Claude through Bedrock folds as anthropic: the transport says Bedrock
-        return recording.transport == "aws-eventstream"
-    return recording.dialect == dialect
+def _matches_dialect(recording: Recording, spec: DialectSpec) -> bool:
+    if spec.transports:  # Claude through Bedrock folds as anthropic: the transport says Bedrock
+        return recording.transport in spec.transports
+    return recording.dialect == spec.name
 
 
 def choose(recordings: Sequence[Recording], path: str, named: str | None) -> tuple[Recording | None, str, str]:
@@ -66,10 +57,10 @@ def choose(recordings: Sequence[Recording], path: str, named: str | None) -> tup
     recorded = next((r for r in recordings if r.path is not None and r.path == bare), None)
     if recorded is not None:
         return recorded, path, "recorded path"
-    dialect = _dialect_of(bare)
-    if dialect is not None:
-        found = next((r for r in recordings if _matches_dialect(r, dialect)), None)
+    spec = request_path_dialect(bare)
+    if spec is not None:
+        found = next((r for r in recordings if _matches_dialect(r, spec)), None)
         if found is not None:
-            return found, path, f"dialect {dialect}"
-        return None, path, f"no capture is of the {dialect} dialect that {shorten(bare)} belongs to"
+            return found, path, f"dialect {spec.name}"
+        return None, path, f"no capture is of the {spec.name} dialect that {shorten(bare)} belongs to"
     return None, path, f"no capture was recorded at {shorten(bare)} and the path names no dialect"

@@ -21,7 +21,7 @@ from typing import Any
 from .._codes import CODES, Kind
 from .._json import loads
 from ..decoding import PayloadKind
-from ..dialects import DIALECTS
+from ..dialects import SPECS
 from ..findings import Diagnostic, StreamError
 from ..result import Choice, Result, ToolCall, Usage
 
@@ -182,12 +182,13 @@ def read_response(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         return {"content": value, "tool_calls": None}
     failed: UnreadableReplyError | None = None
-    for name, dialect_class in DIALECTS.items():
+    for spec in SPECS:
+        name = spec.name
         try:
-            found = dialect_class.read_response(value)
+            found = spec.read_response(value)
             if found is None:
                 continue
-            dialect = dialect_class()
+            dialect = spec.fold()
             if "finish_reason" in found:  # absent: the reply has no finish reason to tell (a UIMessage)
                 raw_finish = found["finish_reason"]
                 found["finish_reason"] = (None if raw_finish is None else

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decoding import PayloadKind, decode_frame
-from ..dialects import DIALECTS, Dialect, for_transport
+from ..dialects import DIALECTS, for_transport, spec_of
 from ..findings import StreamError
 from ..folding import Folder, Phase
 from ..framing import Frame
@@ -103,8 +103,8 @@ def _bounds(body: bytes, transport: str) -> RowBounds:
 class _Rows:
     """Makes the rows of one stream: its summarizer and its errors by frame, set up once."""
 
-    def __init__(self, dialect: type[Dialect], errors: Sequence[StreamError]) -> None:
-        self.dialect = dialect
+    def __init__(self, summarize: Callable[[object], str], errors: Sequence[StreamError]) -> None:
+        self.summarize = summarize
         self.errors: dict[int, str] = {}
         self._seen = 0
         self.more_errors(errors)
@@ -123,7 +123,7 @@ class _Rows:
 
     def summary(self, frame: Frame, kind: PayloadKind) -> str:
         if kind is PayloadKind.JSON:
-            return self.dialect.summarize(decode_frame(frame).value)
+            return self.summarize(decode_frame(frame).value)
         if kind is PayloadKind.COMMENT:
             return " | ".join(f": {comment}" for comment in frame.comments) or (
                 f"event {frame.event!r} without data" if frame.event is not None else "no data")
@@ -134,7 +134,8 @@ class _Rows:
         return self.errors.get(frame.index, frame.data or "")
 
 
-def _summarizer(transport: str | None, dialect: str | None) -> type[Dialect]:
+def _summarizer(transport: str | None, dialect: str | None) -> Callable[[object], str]:
     """Who reads the frames: the carrier that owns the transport (Bedrock's event-stream messages
     wrap the vendor's events), else the stream's dialect."""
-    return (for_transport(transport) if transport else None) or DIALECTS.get(dialect or "") or DIALECTS["unknown"]
+    reader = (for_transport(transport) if transport else None) or DIALECTS.get(dialect or "") or DIALECTS["unknown"]
+    return spec_of(reader).summary

@@ -44,7 +44,7 @@ from typing import Any
 
 import msgspec
 
-from ..decoding import PayloadKind, decode_frame, is_prefixed
+from ..decoding import PayloadKind, decode_frame, from_line_format
 from ..result import Result
 from ..services import InflatedTooLargeError, Loaded, read_capture
 from ..services.inputs import Capture
@@ -212,8 +212,8 @@ def frame_views(result: Result, data: bytes, start: int = 0, stop: int | None = 
         if frame.offset > previous_end:
             row["gap"] = data[previous_end:frame.offset].decode("utf-8", "replace")
         previous_end = max(previous_end, frame.end)
-        if kind is PayloadKind.JSON and (frame.index in lenient or is_prefixed(frame.data or "")):
-            # A `T:JSON` line (the Vercel data stream) is no JSON text the page could parse: its value is sent.
+        if kind is PayloadKind.JSON and (frame.index in lenient or from_line_format(frame.data or "")):
+            # A line of a dialect's own format (framing.hints) is no JSON text the page could parse: its value is sent.
             row["payload_json"] = _json_encode(decode_frame(frame).value).decode()
         elif kind is PayloadKind.JSON:
             # The core decoded this data as exactly one JSON document: the page parses the same

@@ -28,10 +28,9 @@ from ...framing import FrameView
 from ...merge import Merger
 from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json
 from .shapes import event_of, is_agent, state_name, texts, well_typed
-from .task import export_reply, read_reply, summarize_event
 
 if TYPE_CHECKING:
-    from ...result import Result
+    pass
 
 __all__ = ["A2A"]
 
@@ -81,7 +80,7 @@ class A2A(Dialect):
         elif version != self._version:
             self.report.diagnostic(
                 "unexpected-payload", frame, f"an A2A {version} event in a stream of A2A {self._version} events; "
-                "folded, but a client of one version does not read the other's", once=("version",))
+                "folded, but a client of one version does not read the other's", once=("version"))
         if kind == "artifact-update":
             self._artifact(body, frame)
         elif kind == "status-update":
@@ -99,13 +98,13 @@ class A2A(Dialect):
             return
         self.report.diagnostic("unexpected-payload", frame, "not an A2A stream event (a JSON-RPC response whose "
                                f"`result` is a Task, Message or update): {compact_json(value, 80)}; ignored",
-                               once=("not-an-event",))
+                               once=("not-an-event"))
 
     def _same_task(self, task_id: object, frame: int) -> None:
         held = self.merger.set_once(("id",), task_id, frame)
         if held is not None and task_id not in (None, held):
             self.report.diagnostic("unexpected-payload", frame, f"an event of task {task_id!r} in the stream of task "
-                                   f"{held!r}; folded into the one reply", once=("task",))
+                                   f"{held!r}; folded into the one reply", once=("task"))
 
     def _artifact(self, body: dict[str, Any], frame: int) -> None:
         self._same_task(body.get("taskId"), frame)
@@ -227,16 +226,5 @@ class A2A(Dialect):
         return {"version": self._version, "task": {**self._task, "status": self._status, "history": self._history},
                 "artifacts": [held["artifact"] for held in self._artifacts.values()], "messages": self._messages}
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The final Task (or, for a Message reply, the Message), in the stream's A2A version."""
-        return export_reply(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A Task or an agent Message of either version, bare or as a JSON-RPC `result`."""
-        return read_reply(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize_event(value)

@@ -25,14 +25,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type
 from .lifecycle import Lifecycle
-from .native import Conversation, export_run, read_run, summarize_event, this_turn
+from .native import Conversation, this_turn
 from .patch import PatchError, PatchLimitError, State
 
 if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
-    from ...result import Result
 
 __all__ = ["AGUI", "EVENT_TYPES"]
 
@@ -399,19 +398,8 @@ class AGUI(Dialect):
             totals["total_tokens"] = totals["input_tokens"] + totals["output_tokens"]
         return totals
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The run as a client holds it when it is over: `{threadId, runId, messages, state}`."""
-        return export_run(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """An exported run (what `export` writes)."""
-        return read_run(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize_event(value)
 
 
 _HANDLERS: dict[str, Any] = {

@@ -17,22 +17,19 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
-from .native import export_message, opaque_values, read_message, snapshot
+from .native import snapshot
 from .replay import ANTHROPIC_REPLAY
-from .summary import summarize
 
 if TYPE_CHECKING:
-    from ...result import Result
     from .fast import BlockDelta
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_block_delta")
 
 __all__ = ["Anthropic"]
 
-_EVENT_TYPES = frozenset({
+EVENT_TYPES = frozenset({
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
     "message_delta", "message_stop", "ping"})
 _SDK_DROPS = "the anthropic SDKs skip every frame without an `event:` name"
@@ -83,7 +80,7 @@ class Anthropic(ContentBlocks):
         kind = event_type(value)
         if kind is None:
             return False
-        if kind in _EVENT_TYPES:
+        if kind in EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.
         error = value.get("error") if isinstance(value, dict) else None
@@ -135,7 +132,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
-                once=("no-type",))
+                once=("no-type"))
 
     def fold_fast(self, value: BlockDelta, frame: int, event: bytes | None) -> bool:
         """A `content_block_delta` decoded by `fast` (text, thinking or tool input), named by its
@@ -189,7 +186,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"a second `message_start` (frame {frame}); the first message's id, model and usage are kept",
-                once=("message_start",))
+                once=("message_start"))
             return
         self._started = True
         merger.set_once(("id",), message.get("id"), frame)
@@ -302,19 +299,6 @@ class Anthropic(ContentBlocks):
     def native(self) -> dict[str, Any] | None:
         return snapshot(self._message, self._stop, self._blocks, self.merger)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `anthropic.types.Message` a non-streaming request would have returned."""
-        return export_message(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_message(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

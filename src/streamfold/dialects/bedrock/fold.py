@@ -32,18 +32,16 @@ from ..._toolargs import parse_arguments
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
-from .native import export_converse, opaque_values, read_converse, snapshot
+from .native import snapshot
 from .summary import summarize_event
 
 if TYPE_CHECKING:
     from ...merge import ChoiceField
-    from ...result import Result
 
 __all__ = ["Bedrock"]
 
-_CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
                               "messageStop", "metadata"})
 #: Keys Bedrock's InvokeModel adds beside the model's own event in a chunk.
 _ENVELOPE_PREFIX = "amazon-bedrock-"
@@ -55,7 +53,7 @@ def converse_event(value: object) -> tuple[str, dict[str, Any]] | None:
     if type(value) is not dict:
         return None
     keys = [key for key in value if not (type(key) is str and key.startswith(_ENVELOPE_PREFIX))]
-    if len(keys) != 1 or keys[0] not in _CONVERSE_EVENTS or type(value[keys[0]]) is not dict:
+    if len(keys) != 1 or keys[0] not in CONVERSE_EVENTS or type(value[keys[0]]) is not dict:
         return None
     return keys[0], value[keys[0]]
 
@@ -79,6 +77,8 @@ class Bedrock(Dialect):
     #: The registry's `detect`, which tells the vendor an InvokeModel chunk wraps. The registry
     #: (`streamfold.dialects`) imports this module, so it is the one to set it (an import circle otherwise).
     detect_inner: ClassVar[Callable[[Any], type[Dialect] | None] | None] = None
+    #: The registry's summary of a dialect's payloads (set by the registry too).
+    summary_of: ClassVar[Callable[[type[Dialect]], Callable[[object], str]]]
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
@@ -107,7 +107,7 @@ class Bedrock(Dialect):
     def claims(cls, value: object) -> bool:
         # SDK-shaped events ({"contentBlockDelta": {...}}); raw event-stream
         # frames are Bedrock by their transport.
-        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _CONVERSE_EVENTS
+        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in CONVERSE_EVENTS
 
     def fold(self, value: object, frame: int) -> None:
         headers = dict(self.frames.headers(frame)) if frame < len(self.frames) else {}
@@ -122,7 +122,7 @@ class Bedrock(Dialect):
             return
         if event == "chunk":
             self._invoke_chunk(value, frame)
-        elif event in _CONVERSE_EVENTS:
+        elif event in CONVERSE_EVENTS:
             getattr(self, "_" + event)(value, frame)
         else:
             self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",
@@ -327,18 +327,8 @@ class Bedrock(Dialect):
         tool result's start and content."""
         return snapshot(self.merger)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `ConverseResponse` a non-streaming `Converse` would have returned."""
-        return export_converse(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_converse(value)
 
     @classmethod
     def summarize(cls, value: object) -> str:
@@ -351,7 +341,7 @@ class Bedrock(Dialect):
                 detect = Bedrock.detect_inner
                 found = None if detect is None or converse_event(inner) is not None else detect(inner)
                 if found is not None and found is not Bedrock:
-                    return "chunk · " + found.summarize(inner)
+                    return "chunk · " + Bedrock.summary_of(found)(inner)
                 converse = converse_event(inner)
                 said = None if converse is None else summarize_event(*converse)
                 return "chunk · " + said if said is not None else "chunk " + compact_json(inner, 150)

@@ -28,6 +28,7 @@ from ...framing import FrameView
 from ...merge import Merger
 from .._base import Dialect, compact_json, event_type
 from ..anthropic import Anthropic
+from ..anthropic.summary import summarize as summarize_anthropic
 from .turns import events_of_message
 
 __all__ = ["ClaudeStreamJSON"]
@@ -81,7 +82,7 @@ class ClaudeStreamJSON(Dialect):
         kind = event_type(value)
         if kind is None or type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame, "a stream-json line is a JSON object with a string "
-                                   f"`type`, not {compact_json(value, 60)}; ignored", once=("no-type",))
+                                   f"`type`, not {compact_json(value, 60)}; ignored", once=("no-type"))
             return
         if not self._noted:
             self._noted = True
@@ -201,7 +202,7 @@ class ClaudeStreamJSON(Dialect):
             return compact_json(value)
         kind = value.get("type")
         if kind == "stream_event" and type(value.get("event")) is dict:
-            return "stream_event · " + Anthropic.summarize(value["event"])
+            return "stream_event · " + summarize_anthropic(value["event"])
         if kind == "result":
             return f"result {value.get('subtype')}, {value.get('num_turns')} turn(s)"
         if kind == "system":

@@ -21,23 +21,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import raw_decode
 from ...findings import Severity
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, fast_decoder
-from .native import export as _export
-from .native import opaque_values as _opaque_values
-from .native import read_response as _read_response
 from .native import snapshot as _snapshot
 from .native import usage as _usage
 from .parts import Parts
 from .replay import GEMINI_REPLAY
 from .state import CONTINUATION, Candidate, Endings, ErrorSpan
-from .summary import summarize as _summarize
 
 if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
-    from ...result import Result
     from .fast import GeminiChunk
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_gemini_chunk")
@@ -395,20 +389,7 @@ class Gemini(Parts):
         sent), kept fields, citations and logprobs; the prompt feedback and envelope fields."""
         return _snapshot(self._candidates, self._prompt_feedback, self._create_time, self._model_status)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `GenerateContentResponse` a non-streaming `generateContent` would have returned (REST camelCase)."""
-        return _export(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return _opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return _read_response(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return _summarize(value)
 

@@ -29,13 +29,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...framing import SSEParser
 from .._base import ERROR, STOP, Dialect, compact_json
-from .native import export_message, read_message, summarize_message
 
 if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
-    from ...result import Result
 
 __all__ = ["MCP"]
 
@@ -232,16 +230,5 @@ class MCP(Dialect):
     def native(self) -> dict[str, Any] | None:
         return {"response": self._reply, "notifications": self._notifications, "requests": self._requests}
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The JSON-RPC response a non-streaming (`application/json`) reply would have been."""
-        return export_message(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A JSON-RPC response body (the `application/json` answer to a POST)."""
-        return read_message(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize_message(value)

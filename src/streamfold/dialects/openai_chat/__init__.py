@@ -4,6 +4,16 @@ the export and its native snapshot (`native.py`) and the frame summaries (`summa
 
 from __future__ import annotations
 
+from ..spec import DialectSpec
 from .fold import OpenAIChat
+from .native import export_chat, opaque_values, read_chat
+from .summary import summarize
 
-__all__ = ["OpenAIChat"]
+__all__ = ["SPEC", "OpenAIChat"]
+
+
+SPEC = DialectSpec(
+    "openai-chat", OpenAIChat, title="OpenAI Chat Completions and the compatible family",
+    export=export_chat, opaque_state=opaque_values, read_response=read_chat, summary=summarize,
+    discriminators={"object": frozenset({"chat.completion.chunk"})}, keyless=True,
+    request_paths=("/chat/completions",), fast_path=f"{__name__}.fast")

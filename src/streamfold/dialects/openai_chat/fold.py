@@ -16,16 +16,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report
 from ...framing import FrameView
 from ...merge import Merger, ToolPath
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .extras import StreamExtras
-from .native import export_chat, opaque_values, read_chat, snapshot
+from .native import snapshot
 from .replay import OPENAI_CHAT_REPLAY
-from .summary import summarize
 from .tools import ChoiceState, ToolCallFolding
 
 if TYPE_CHECKING:
-    from ...result import Result
     from .fast import Chunk
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_chunk")
@@ -350,20 +347,6 @@ class OpenAIChat(ToolCallFolding):
         (`extras.py`: reasoning details, a tool call's extra content, logprobs)."""
         return snapshot(self.merger, self._extras)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `ChatCompletion` a non-streaming request would have returned."""
-        return export_chat(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A `ChatCompletion`, or a bare assistant message dict (what clients often keep)."""
-        return read_chat(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

@@ -5,6 +5,19 @@ export, its reader and the frames table's line.
 
 from __future__ import annotations
 
+from ...findings import Severity
+from ..spec import DialectSpec, vendor_codes
 from .fold import OpenAIRealtime
+from .native import export, read_response, summarize
 
-__all__ = ["OpenAIRealtime"]
+__all__ = ["SPEC", "OpenAIRealtime"]
+
+
+SPEC = DialectSpec(
+    "openai-realtime", OpenAIRealtime, title="OpenAI Realtime API server events",
+    export=export, read_response=read_response, summary=summarize,
+    keys=frozenset({"event_id"}), request_paths=("/realtime",),
+    codes=vendor_codes(
+        "openai-realtime",
+        ("realtime-other-responses", Severity.INFO, "the session holds more responses than the first one, which is "
+         "the one folded; the others are listed with their ids")))

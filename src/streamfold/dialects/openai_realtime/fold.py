@@ -38,10 +38,10 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import EMPTY_VALUES, Merger
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json, event_type
-from .native import export, listed, read_response, summarize
+from .native import listed
 
 if TYPE_CHECKING:
-    from ...result import Result
+    pass
 
 __all__ = ["OpenAIRealtime"]
 
@@ -352,15 +352,5 @@ class OpenAIRealtime(Dialect):
             out["aside"] = {modality: "".join(pieces) for modality, pieces in self._aside.items()}
         return out or None
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `realtime.response` object `response.done` carries, rebuilt from the Result."""
-        return export(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_response(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

@@ -31,16 +31,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from ...opaque import Opaque
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type, fast_decoder
 from .builtin import BuiltinTools
 from .items import CHOICE, TERMINAL, Item, Segment
-from .native import export, opaque_values, read_response, snapshot
+from .native import snapshot
 from .replay import RESPONSES_REPLAY
-from .summary import summarize
 
 if TYPE_CHECKING:
-    from ...result import Result
     from .fast import ResponsesDelta
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_responses_delta")
@@ -119,7 +116,8 @@ class OpenAIResponses(BuiltinTools):
         if kind is None:
             return False
         if kind.startswith("response."):
-            return True
+            # A Realtime session's events have the same names, and an `event_id` Responses events never have.
+            return not (isinstance(value, dict) and type(value.get("event_id")) is str)
         # The Responses `error` event; Anthropic's has an `error` object and no sequence number.
         return kind == "error" and isinstance(value, dict) and "sequence_number" in value and "error" not in value
 
@@ -170,7 +168,7 @@ class OpenAIResponses(BuiltinTools):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 "a JSON object without a string `type`: not a Responses stream event; ignored",
-                once=("no-type",))
+                once=("no-type"))
             return
         seq = value.get("sequence_number")
         if type(seq) is int:
@@ -375,18 +373,6 @@ class OpenAIResponses(BuiltinTools):
     def native(self) -> dict[str, Any]:
         return snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        return export(result)
 
-    @classmethod
-    def opaque_state(cls, exported: dict[str, Any]) -> list[Opaque]:
-        return opaque_values(exported)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        return read_response(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize(value)

@@ -41,12 +41,10 @@ from .._base import (
     dumps_arguments,
     event_type,
 )
-from .message import export_message, read_message, summarize_chunk
 from .shapes import DATA_PREFIX, fits
 
 if TYPE_CHECKING:
     from ...merge import TextBuffer, ToolPath
-    from ...result import Result
 
 __all__ = ["VercelUI"]
 
@@ -88,7 +86,7 @@ class VercelUI(Dialect):
         if kind is None or type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame,
                                    "a UI message stream chunk is a JSON object with a string `type`; ignored",
-                                   severity=Severity.INFO, once=("no-type",))
+                                   severity=Severity.INFO, once=("no-type"))
             return
         if kind in ("text-delta", "reasoning-delta"):
             self._delta(kind[:-6], value, frame)
@@ -314,16 +312,5 @@ class VercelUI(Dialect):
             out["metadata"] = self._metadata
         return out
 
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `UIMessage` the SDK's `readUIMessageStream` builds from the stream."""
-        return export_message(result)
 
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """An assistant `UIMessage`, as `export` writes it (it has no finish reason)."""
-        return read_message(value)
 
-    @classmethod
-    def summarize(cls, value: object) -> str:
-        return summarize_chunk(value)

@@ -22,24 +22,24 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import EMPTY_VALUES, Merger
-from ._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type, fast_decoder
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import EMPTY_VALUES, Merger
+from .._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type, fast_decoder
 
 if TYPE_CHECKING:
-    from ..merge import ToolCallPath
-    from ..result import Result
-    from .cohere_fast import CohereContentDelta
+    from ...merge import ToolCallPath
+    from ...result import Result
+    from .fast import CohereContentDelta
 
 __all__ = ["Cohere", "cohere_usage"]
 
-_FAST_SHAPES = fast_decoder(f"{__package__}.cohere_fast", "decode_cohere_content_delta")
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_cohere_content_delta")
 
 
 # -- Cohere v2 ---------------------------------------------------------------
 
-_TYPES = frozenset({
+EVENT_TYPES = frozenset({
     "message-start", "content-start", "content-delta", "content-end", "tool-plan-delta", "tool-call-start",
     "tool-call-delta", "tool-call-end", "citation-start", "citation-end", "message-end", "debug"})
 
@@ -120,7 +120,7 @@ class Cohere(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        return event_type(value) in _TYPES
+        return event_type(value) in EVENT_TYPES
 
     # -- the fold loop -------------------------------------------------------
 

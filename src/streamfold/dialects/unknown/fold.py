@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ._base import Dialect, top_level_keys
+from .._base import Dialect, top_level_keys
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
 
 __all__ = ["Unknown"]
 

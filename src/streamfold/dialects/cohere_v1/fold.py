@@ -31,19 +31,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import EMPTY_VALUES, Merger
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, Dialect, arguments_text, compact_json, dumps_arguments
-from .cohere import cohere_usage
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import EMPTY_VALUES, Merger
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, Dialect, arguments_text, compact_json, dumps_arguments
+from ..cohere.fold import cohere_usage
 
 if TYPE_CHECKING:
-    from ..merge import ToolCallPath
-    from ..result import Result
+    from ...merge import ToolCallPath
+    from ...result import Result
 
 __all__ = ["CohereV1"]
 
-_TYPES = frozenset({
+EVENT_TYPES = frozenset({
     "stream-start", "search-queries-generation", "search-results", "text-generation", "citation-generation",
     "tool-calls-generation", "tool-calls-chunk", "stream-end", "debug"})
 #: The stream's lists the export carries as the non-streaming reply names them.
@@ -78,7 +78,7 @@ class CohereV1(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        return isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in _TYPES
+        return isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in EVENT_TYPES
 
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:

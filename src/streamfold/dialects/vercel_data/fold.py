@@ -1,6 +1,6 @@
 """The Vercel AI SDK data stream protocol (`x-vercel-ai-data-stream: v1`, ai 3.x and 4.x): lines of
-`TYPE:JSON`, one part a line, which the decoding step reads as `Prefixed` values (the transport is
-sniffed as line-framed: see `decoding` and `framing.sniff`).
+`TYPE:JSON`, one part a line. Its framing hint (`LINES`, a `framing.hints.LineFormat`) has such a
+capture framed one line a frame and each line decoded as a `Prefixed` value.
 
 Source: ai-sdk.dev/v4/docs/ai-sdk-ui/stream-protocol "Data Stream Protocol". One stream is one
 assistant message (choice 0):
@@ -21,18 +21,19 @@ An unknown type is reported (ai 4's `parseDataStreamPart` throws on it) and skip
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from ..decoding import Prefixed
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import Merger
-from ._base import CONTENT_FILTER, ERROR, LENGTH, OTHER, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ..._json import loads_noting
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...framing.hints import LineFormat
+from ...merge import Merger
+from .._base import CONTENT_FILTER, ERROR, LENGTH, OTHER, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..merge import ToolPath
+    from ...merge import ToolPath
 
-__all__ = ["VercelData"]
+__all__ = ["LINES", "Prefixed", "VercelData"]
 
 #: Part type -> its name in the protocol's documentation.
 _PARTS = {"0": "text", "g": "reasoning", "i": "redacted_reasoning", "j": "reasoning_signature", "h": "source",
@@ -42,6 +43,35 @@ _PARTS = {"0": "text", "g": "reasoning", "i": "redacted_reasoning", "j": "reason
 _KEPT = frozenset("ijhk")
 #: The parts whose value is an array of items, gathered into one list each (the names ai 4's useChat gives them).
 _GATHERED = {"2": "data", "8": "annotations"}
+
+
+class Prefixed(NamedTuple):
+    """A `T:JSON` line: its one-character type and its JSON value (JSON-encodable as `[type, value]`)."""
+
+    prefix: str
+    value: Any
+
+
+_TYPE_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+def _is_prefixed(data: str) -> bool:
+    """Does `data` start as a `T:JSON` line does? No JSON document has a letter or digit and then a colon."""
+    return len(data) > 2 and data[1] == ":" and data[0] in _TYPE_CHARS
+
+
+def _sniff(text: bytes, final: bool) -> bool | None:
+    # No SSE field has a one-character name; until the colon comes, a first letter may begin `data:`.
+    if not (text[:1].isdigit() or text[:1].islower()):
+        return False
+    if text[1:2] == b":":
+        return True
+    return None if not final and len(text) < 2 else False
+
+
+#: The framing hint: `T:JSON` lines are framed as lines and decoded into `Prefixed` values.
+LINES = LineFormat("vercel-data", "ndjson", _sniff, _is_prefixed,
+                   lambda data: Prefixed(data[0], loads_noting(data[2:])[0]))
 
 
 class VercelData(Dialect):
@@ -76,7 +106,7 @@ class VercelData(Dialect):
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not Prefixed:
             self.report.diagnostic("unexpected-payload", frame, "a data stream line is `TYPE:JSON`, not the JSON "
-                                   f"document {compact_json(value, 60)}; ignored", once=("json",))
+                                   f"document {compact_json(value, 60)}; ignored", once=("json"))
             return
         prefix, body = value
         if prefix == "0" or prefix == "g":

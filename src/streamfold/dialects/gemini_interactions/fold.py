@@ -29,19 +29,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Report, Severity
-from ..framing import FrameView
-from ..merge import EMPTY_VALUES, Merger
-from ._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
+from ...findings import Report, Severity
+from ...framing import FrameView
+from ...merge import EMPTY_VALUES, Merger
+from .._base import ERROR, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, Dialect, arguments_text, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..merge import ToolCallPath
-    from ..result import Result
+    from ...merge import ToolCallPath
+    from ...result import Result
 
 __all__ = ["GeminiInteractions"]
 
 _STEP_TYPES = frozenset({"step.start", "step.delta", "step.stop", "content.start", "content.delta", "content.stop"})
-_TYPES = _STEP_TYPES | {"interaction.created", "interaction.start", "interaction.status_update",
+EVENT_TYPES = _STEP_TYPES | {"interaction.created", "interaction.start", "interaction.status_update",
                         "interaction.completed", "interaction.complete", "error"}
 _TERMINAL = ("interaction.completed", "interaction.complete")
 
@@ -76,7 +76,7 @@ class GeminiInteractions(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        if not (isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in _TYPES):
+        if not (isinstance(value, dict) and type(kind := value.get("event_type")) is str and kind in EVENT_TYPES):
             return False
         if kind in _STEP_TYPES:
             return type(value.get("index")) is int

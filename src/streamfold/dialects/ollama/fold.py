@@ -18,18 +18,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
-from ._calls import CallIndex, content_key
-from .ollama_replay import OLLAMA_REPLAY
+from .._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
+from .._calls import CallIndex, content_key
+from .replay import OLLAMA_REPLAY
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger, TextBuffer, ToolCallPath
-    from ..result import Result
-    from .ollama_fast import OllamaLine
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger, TextBuffer, ToolCallPath
+    from ...result import Result
+    from .fast import OllamaLine
 
-_FAST_SHAPES = fast_decoder(f"{__package__}.ollama_fast", "decode_ollama_line")
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_ollama_line")
 
 __all__ = ["Ollama"]
 
@@ -121,7 +121,7 @@ class Ollama(Dialect):
             self._in_stream_error(error, frame)
 
     def fold_fast(self, line: OllamaLine, frame: int, event: bytes | None) -> bool:
-        """A line decoded by `ollama_fast` that only adds text (content, response or thinking) once
+        """A line decoded by `fast` that only adds text (content, response or thinking) once
         the model and role are known, folded as `fold` folds it. The last line (`done`) and
         anything else are left to `fold`."""
         if not self._identified or line.done is True:
@@ -173,7 +173,7 @@ class Ollama(Dialect):
             if name is None and arguments is None:
                 self.report.diagnostic(
                     "unexpected-payload", frame, "a tool call with no function name or arguments; ignored",
-                    once=("empty-call",))
+                    once=("empty-call"))
                 continue
             # B3: arguments is a JSON object; a string (older servers, proxies) is taken as sent.
             text = "" if arguments is None else arguments if type(arguments) is str else dumps_arguments(arguments)

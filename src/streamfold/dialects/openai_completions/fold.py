@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .openai_chat import OpenAIChat
-from .openai_chat.native import export_completion, read_completion
+from ..openai_chat import OpenAIChat
 
 if TYPE_CHECKING:
-    from ..result import Result
+    pass
 
 __all__ = ["OpenAICompletions"]
 
@@ -25,11 +24,16 @@ class OpenAICompletions(OpenAIChat):
     def claims(cls, value: object) -> bool:
         if not isinstance(value, dict):
             return False
-        if value.get("object") in ("text_completion", "completion.chunk"):
-            return True
         choices = value.get("choices")
-        return (bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict)
-                and "text" in choices[0] and "delta" not in choices[0])
+        first = choices[0] if bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict) else None
+        kind = value.get("object")
+        if kind in ("text_completion", "completion.chunk"):
+            # Older TGI chat chunks say `text_completion` too: a `delta` without `text` is a chat chunk.
+            return first is None or "text" in first or "delta" not in first
+        if kind == "chat.completion.chunk" or (kind == "" and ("prompt_filter_results" in value
+                                                               or "prompt_annotations" in value)):
+            return False  # a chat stream's chunk or Azure's prelude to one, whatever its choices hold
+        return first is not None and "text" in first and "delta" not in first
 
     def _choice(self, choice: dict[str, Any], frame: int) -> None:
         text = choice.get("text")
@@ -37,13 +41,3 @@ class OpenAICompletions(OpenAIChat):
             # Together also sends `delta.content` with the same text: `text` is the one read.
             choice = {**choice, "delta": {"content": text}}
         super()._choice(choice, frame)
-
-    @classmethod
-    def export(cls, result: Result) -> dict[str, Any]:
-        """The `Completion` (`text_completion`) a non-streaming request would have returned."""
-        return export_completion(result)
-
-    @classmethod
-    def read_response(cls, value: object) -> dict[str, Any] | None:
-        """A legacy `Completion` (`text_completion`)."""
-        return read_completion(value)

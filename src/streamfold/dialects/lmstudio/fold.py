@@ -28,19 +28,19 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..findings import Severity
-from ._base import Dialect, compact_json, dumps_arguments, event_type
+from ...findings import Severity
+from .._base import Dialect, compact_json, dumps_arguments, event_type
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import ChoiceField, Merger, TextBuffer, ToolPath
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import ChoiceField, Merger, TextBuffer, ToolPath
+    from ...result import Result
 
 __all__ = ["LMStudio"]
 
 # `error` is left out on purpose: `{"type": "error", "error": {...}}` is also Anthropic's shape.
-_TYPES = frozenset({
+EVENT_TYPES = frozenset({
     "chat.start", "chat.end", "model_load.start", "model_load.progress", "model_load.end",
     "prompt_processing.start", "prompt_processing.progress", "prompt_processing.end",
     "reasoning.start", "reasoning.delta", "reasoning.end", "tool_call.start", "tool_call.arguments",
@@ -68,7 +68,7 @@ class LMStudio(Dialect):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        return event_type(value) in _TYPES
+        return event_type(value) in EVENT_TYPES
 
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:

@@ -28,13 +28,13 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._base import LENGTH, STOP, Dialect, compact_json
+from .._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameIssue, FrameView
-    from ..merge import Merger
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameIssue, FrameView
+    from ...merge import Merger
+    from ...result import Result
 
 __all__ = ["LlamaCpp"]
 

@@ -23,15 +23,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Severity
-from ..merge import EMPTY_VALUES
-from ._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from ...findings import Severity
+from ...merge import EMPTY_VALUES
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger, ToolCallPath
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger, ToolCallPath
+    from ...result import Result
 
 __all__ = ["Cloudflare"]
 

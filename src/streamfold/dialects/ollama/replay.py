@@ -1,13 +1,13 @@
 """Ollama (`/api/chat`, `/api/generate`) as the replay server breaks it: the `{"error": "..."}`
 line it writes mid-stream (B3) and as an HTTP body, and the `"done": true` line as the end. Ollama
-sends each tool call whole, so there is nothing to re-send cumulatively. (Beside `ollama.py`, which
+sends each tool call whole, so there is nothing to re-send cumulatively. (Beside `fold.py`, which
 is the fold and long enough.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._replay import DROP, ErrorFrame, ReplayQuirks, Rewrite
+from .._replay import DROP, ErrorFrame, ReplayQuirks, Rewrite
 
 __all__ = ["OLLAMA_REPLAY", "OllamaReplay"]
 

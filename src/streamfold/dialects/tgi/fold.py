@@ -27,14 +27,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Severity
-from ._base import LENGTH, STOP, Dialect, compact_json
+from ...findings import Severity
+from .._base import LENGTH, STOP, Dialect, compact_json
 
 if TYPE_CHECKING:
-    from ..findings import Report
-    from ..framing import FrameView
-    from ..merge import Merger
-    from ..result import Result
+    from ...findings import Report
+    from ...framing import FrameView
+    from ...merge import Merger
+    from ...result import Result
 
 __all__ = ["TGI"]
 

@@ -1,0 +1,13 @@
+"""Gemini Interactions API (`/v1beta/interactions`): the dialect (`fold`) and its spec."""
+
+from __future__ import annotations
+
+from ..spec import DialectSpec
+from .fold import EVENT_TYPES, GeminiInteractions
+
+__all__ = ["SPEC", "GeminiInteractions"]
+
+
+SPEC = DialectSpec(
+    "gemini-interactions", GeminiInteractions, title="Gemini Interactions API",
+    discriminators={"event_type": EVENT_TYPES}, request_paths=("/interactions",))
