@@ -26,8 +26,8 @@ SOURCE = ROOT / "src"
 
 
 def entry_point() -> metadata.EntryPoint | None:
-    """The installed streamfold's `pytest11` entry point, if its metadata has one."""
-    found = [ep for ep in metadata.distribution("streamfold").entry_points if ep.group == "pytest11"]
+    """The installed streamfold-core's `pytest11` entry point (the code's distribution), if its metadata has one."""
+    found = [ep for ep in metadata.distribution("streamfold-core").entry_points if ep.group == "pytest11"]
     return found[0] if found else None
 
 
