@@ -14,7 +14,7 @@ import pytest
 from streamfold import PayloadKind, fold
 from streamfold._codes import CODES
 from streamfold.capture.mitmproxy_addon import STREAM_PATHS
-from streamfold.dialects import DIALECTS, SPECS, DialectSpec, detect
+from streamfold.dialects import DIALECTS, SPECS, DialectSpec, detect, spec_of
 from streamfold.dialects.registry import request_path_dialect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,3 +138,9 @@ def test_a_spec_says_whether_it_exports_and_reads_replies_back() -> None:
     assert not by_name["vercel-data"].exports
     with pytest.raises(NotImplementedError, match="not available for the vercel-data dialect"):
         by_name["vercel-data"].export(fold(b'0:"Hi"\n'))
+
+
+def test_legacy_completions_chunks_are_summarised_as_chat_chunks_are() -> None:
+    """openai-completions was a subclass of openai-chat and took its frame summaries; its spec names them."""
+    chunk = {"object": "text_completion", "choices": [{"text": "hi", "index": 0, "finish_reason": "stop"}]}
+    assert spec_of("openai-completions").summary(chunk) == spec_of("openai-chat").summary(chunk) == "finish stop"

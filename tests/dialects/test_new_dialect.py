@@ -117,3 +117,39 @@ def test_a_broken_entry_point_is_named_and_left_out(tmp_path: Path) -> None:
     done = _run(tmp_path, "-c", "from streamfold.dialects import DIALECTS; print(len(DIALECTS))")
     assert done.returncode == 0 and int(done.stdout) >= 22
     assert "no_such_module:SPEC" in done.stderr
+
+
+PLUGINS = textwrap.dedent('''
+    from streamfold.dialects.spec import DialectSpec, vendor_codes
+    from streamfold.findings import Severity
+    from streamfold_toy import Toy
+
+    class Claimed(Toy):
+        name = "claimed"
+
+    class Clashing(Toy):
+        name = "clashing"
+
+    # Its claims given in the spec, not by the fold class (whose inherited claims would take toy lines).
+    CLAIMED = DialectSpec("claimed", Claimed, discriminators={"type": frozenset({"claimed.delta"})},
+                          claims=lambda value: type(value) is dict and value.get("type") == "claimed.delta")
+    # A code the core already has, with another meaning: the plugin is left out, streamfold goes on.
+    CLASHING = DialectSpec("clashing", Clashing, discriminators={"type": frozenset({"clashing.delta"})},
+                           codes=vendor_codes("clashing", ("missing-terminal", Severity.INFO, "not the core's")))
+''')
+
+
+def test_a_spec_s_own_claims_decide_and_a_plugin_whose_codes_clash_is_left_out(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "more_plugins.py").write_text(PLUGINS, encoding="utf-8")
+    info = tmp_path / "more_plugins-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: more-plugins\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[streamfold.dialects]\nclaimed = more_plugins:CLAIMED\n"
+                                           "clashing = more_plugins:CLASHING\n", encoding="utf-8")
+    probe = ("import json; from streamfold._codes import CODES; from streamfold.dialects import DIALECTS, detect; "
+             "found = detect({'type': 'claimed.delta'}); print(json.dumps([found and found.name, "
+             "'clashing' in DIALECTS, CODES['missing-terminal'].vendor]))")
+    done = _run(site, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {probe}")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["claimed", False, None]
+    assert "'clashing' is left out: its finding codes missing-terminal are another's" in done.stderr

@@ -12,16 +12,12 @@ import enum
 import importlib
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..findings import Report, Severity
 from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
-from ._replay import ReplayQuirks
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["Dialect", "End", "arguments_text", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
 
@@ -75,16 +71,11 @@ class Dialect:
     #: `[DONE]` ends this dialect's stream. When False (Anthropic, Responses: a
     #: gateway adds one after the real end) it is ignored wherever it comes.
     done_is_terminal: ClassVar[bool] = True
-    #: Transports only this dialect uses: a capture framed so is this dialect's.
-    transports: ClassVar[tuple[str, ...]] = ()
     #: A stream of this dialect says when it is over (else no `missing-terminal`).
     expects_end: ClassVar[bool] = True
     #: The JSON keys whose string is reply text, first the likeliest: what `services.lost`
     #: reads out of a frame whose JSON broke off (`{"delta":{"content":"Hel` holds `Hel`).
     text_keys: ClassVar[tuple[str, ...]] = ("content", "text")
-    #: How the replay server (`streamfold serve`) breaks this vendor's streams (`_replay.py`); None: it
-    #: refuses the faults that need the vendor's shapes.
-    replay: ClassVar[ReplayQuirks | None] = None
 
     @staticmethod
     def carried_error(issue: FrameIssue) -> tuple[str, str] | None:
@@ -324,7 +315,6 @@ def compact_json(value: object, limit: int = 200) -> str:
 
 def top_level_keys(value: object) -> list[str]:
     return sorted(value) if isinstance(value, dict) else [type(value).__name__]
-
 
 
 def _a_json_type(value: object) -> str:

@@ -2,7 +2,7 @@
 that vendor's servers and gateways do: its in-stream error shape, its HTTP error body, how its
 stream says it is over, and how its tool-call argument fragments look.
 
-A dialect opts in by setting `Dialect.replay` to a `ReplayQuirks`; each hook left as it is here
+A dialect opts in by giving its spec a `ReplayQuirks` (`DialectSpec.replay`); each hook left as it is here
 says "not available" (None), and the server then refuses the fault with a sentence. The hooks see
 and return decoded JSON payloads (plus the SSE `event:` name), never bytes: framing the result is
 the replay package's job, so these stay vendor knowledge only.

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 
-from .._codes import register_codes
+from .._codes import CODES, register_codes
 from ..framing.hints import register_line_format
 from ..result import register_exporter
 from ._base import Dialect
@@ -54,11 +54,18 @@ def _load() -> tuple[DialectSpec, ...]:
     built_in = [importlib.import_module(f"{__package__}.{module}").SPEC for module in _BUILT_IN]
     unknown = importlib.import_module(f"{__package__}.unknown").SPEC
     specs: dict[str, DialectSpec] = {}
+    codes = dict(CODES)
     for spec in (*built_in, *_plugins(), unknown):
         if spec.name in specs:
             log.warning("streamfold: a second dialect is named %r; the first is kept", spec.name)
             continue
+        taken = [info.code for info in spec.codes if codes.get(info.code, info) != info]
+        if taken:  # (a built-in's codes never clash: tests/dialects/test_dialect_specs.py)
+            log.warning("streamfold: the dialect %r is left out: its finding codes %s are another's",
+                        spec.name, ", ".join(taken))
+            continue
         specs[spec.name] = spec
+        codes.update((info.code, info) for info in spec.codes)
     return tuple(specs.values())
 
 
@@ -80,26 +87,30 @@ def spec_of(dialect: str | type[Dialect]) -> DialectSpec:
     return _BY_NAME[dialect]
 
 
+_Claim = tuple[Callable[[object], bool], type[Dialect]]  # a spec's `claims`, and the dialect it names
+
+
 def _index(specs: Iterable[DialectSpec]) -> tuple[
-        tuple[tuple[str, dict[str, tuple[type[Dialect], ...]], tuple[tuple[str, type[Dialect]], ...]], ...],
-        tuple[tuple[str, tuple[type[Dialect], ...]], ...], tuple[type[Dialect], ...]]:
+        tuple[tuple[str, dict[str, tuple[_Claim, ...]], tuple[tuple[str, _Claim], ...]], ...],
+        tuple[tuple[str, tuple[_Claim, ...]], ...], tuple[_Claim, ...]]:
     """The detection table: per discriminating key, its exact values and its prefixes, each with the
-    dialects that declared it; the keys only some dialects have; the dialects asked last."""
-    values: dict[str, dict[str, tuple[type[Dialect], ...]]] = {}
-    prefixes: dict[str, list[tuple[str, type[Dialect]]]] = {}
-    keys: dict[str, tuple[type[Dialect], ...]] = {}
+    claims of the specs that declared it; the keys only some specs have; the specs asked last."""
+    values: dict[str, dict[str, tuple[_Claim, ...]]] = {}
+    prefixes: dict[str, list[tuple[str, _Claim]]] = {}
+    keys: dict[str, tuple[_Claim, ...]] = {}
     for spec in specs:
+        claim = (spec.claims, spec.fold)
         for key, declared in spec.discriminators.items():
             for value in sorted(declared):
                 if value.endswith("*"):
-                    prefixes.setdefault(key, []).append((value[:-1], spec.fold))
+                    prefixes.setdefault(key, []).append((value[:-1], claim))
                 else:
                     table = values.setdefault(key, {})
-                    table[value] = (*table.get(value, ()), spec.fold)
+                    table[value] = (*table.get(value, ()), claim)
         for key in sorted(spec.keys):
-            keys[key] = (*keys.get(key, ()), spec.fold)
+            keys[key] = (*keys.get(key, ()), claim)
     by_value = tuple((key, values.get(key, {}), tuple(prefixes.get(key, ()))) for key in {**values, **prefixes})
-    keyless = tuple(spec.fold for spec in specs if spec.keyless)
+    keyless = tuple((spec.claims, spec.fold) for spec in specs if spec.keyless)
     return by_value, tuple(keys.items()), keyless
 
 
@@ -107,24 +118,24 @@ _BY_VALUE, _BY_KEY, _KEYLESS = _index(SPECS)
 
 
 def detect(value: object) -> type[Dialect] | None:
-    """The dialect that claims a decoded payload, or None."""
+    """The dialect whose spec claims a decoded payload, or None."""
     if type(value) is dict:
         for key, exact, prefixed in _BY_VALUE:
             tag = value.get(key)
             if type(tag) is str:
-                for dialect in exact.get(tag, ()):
-                    if dialect.claims(value):
+                for claims, dialect in exact.get(tag, ()):
+                    if claims(value):
                         return dialect
-                for prefix, dialect in prefixed:
-                    if tag.startswith(prefix) and dialect.claims(value):
+                for prefix, (claims, dialect) in prefixed:
+                    if tag.startswith(prefix) and claims(value):
                         return dialect
-        for key, dialects in _BY_KEY:
+        for key, found in _BY_KEY:
             if key in value:
-                for dialect in dialects:
-                    if dialect.claims(value):
+                for claims, dialect in found:
+                    if claims(value):
                         return dialect
-    for dialect in _KEYLESS:
-        if dialect.claims(value):
+    for claims, dialect in _KEYLESS:
+        if claims(value):
             return dialect
     return None
 

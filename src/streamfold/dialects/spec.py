@@ -111,10 +111,6 @@ class DialectSpec:
         for name, default in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
-        if self.replay is None and dialect.replay is not None:
-            object.__setattr__(self, "replay", dialect.replay)
-        if not self.transports and dialect.transports:
-            object.__setattr__(self, "transports", dialect.transports)
         if dialect.name != self.name:
             raise ValueError(f"the spec {self.name!r} names the fold class {dialect.__name__}, "
                              f"whose name is {dialect.name!r}")

@@ -32,14 +32,15 @@ class LineFormat:
     decode: Callable[[str], object]
 
 
-_FORMATS: list[LineFormat] = []
+# A tuple, replaced on registration: `line_formats()` is asked once per frame that is not JSON.
+_FORMATS: tuple[LineFormat, ...] = ()
 
 
 def register_line_format(line_format: LineFormat) -> None:
     """Add a dialect's line format (once: a second registration of the same dialect replaces the first)."""
-    _FORMATS[:] = [known for known in _FORMATS if known.dialect != line_format.dialect]
-    _FORMATS.append(line_format)
+    global _FORMATS
+    _FORMATS = (*(known for known in _FORMATS if known.dialect != line_format.dialect), line_format)
 
 
 def line_formats() -> tuple[LineFormat, ...]:
-    return tuple(_FORMATS)
+    return _FORMATS

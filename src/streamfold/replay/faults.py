@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..dialects import DIALECTS
+from ..dialects import spec_of
 from ..dialects._replay import ReplayQuirks
 
 __all__ = ["FAULTS", "TEXT_TRANSPORTS", "Fault", "FaultError", "FaultKind", "describe", "parse_fault", "quirks_of",
@@ -182,9 +182,11 @@ def parse_fault(spec: str) -> Fault:
 
 
 def quirks_of(dialect: str) -> ReplayQuirks | None:
-    """The dialect's replay hooks (`Dialect.replay`), if it has them."""
-    found = DIALECTS.get(dialect)
-    return None if found is None else found.replay
+    """The dialect's replay hooks (its spec's `replay`), if it has them."""
+    try:
+        return spec_of(dialect).replay
+    except KeyError:
+        return None
 
 
 def refusal(faults: Sequence[Fault], *, transport: str, dialect: str, frames: int) -> str | None:

@@ -21,16 +21,13 @@ update or an artifact update (`shapes` reads A2A 0.3 and 1.0 alike). One stream 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json
 from .shapes import event_of, is_agent, state_name, texts, well_typed
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["A2A"]
 
@@ -80,7 +77,7 @@ class A2A(Dialect):
         elif version != self._version:
             self.report.diagnostic(
                 "unexpected-payload", frame, f"an A2A {version} event in a stream of A2A {self._version} events; "
-                "folded, but a client of one version does not read the other's", once=("version"))
+                "folded, but a client of one version does not read the other's", once=("version",))
         if kind == "artifact-update":
             self._artifact(body, frame)
         elif kind == "status-update":
@@ -98,13 +95,13 @@ class A2A(Dialect):
             return
         self.report.diagnostic("unexpected-payload", frame, "not an A2A stream event (a JSON-RPC response whose "
                                f"`result` is a Task, Message or update): {compact_json(value, 80)}; ignored",
-                               once=("not-an-event"))
+                               once=("not-an-event",))
 
     def _same_task(self, task_id: object, frame: int) -> None:
         held = self.merger.set_once(("id",), task_id, frame)
         if held is not None and task_id not in (None, held):
             self.report.diagnostic("unexpected-payload", frame, f"an event of task {task_id!r} in the stream of task "
-                                   f"{held!r}; folded into the one reply", once=("task"))
+                                   f"{held!r}; folded into the one reply", once=("task",))
 
     def _artifact(self, body: dict[str, Any], frame: int) -> None:
         self._same_task(body.get("taskId"), frame)
@@ -225,6 +222,5 @@ class A2A(Dialect):
         joined by `append`), and the Message replies; the reply text is the Result's."""
         return {"version": self._version, "task": {**self._task, "status": self._status, "history": self._history},
                 "artifacts": [held["artifact"] for held in self._artifacts.values()], "messages": self._messages}
-
 
 

@@ -399,9 +399,6 @@ class AGUI(Dialect):
         return totals
 
 
-
-
-
 _HANDLERS: dict[str, Any] = {
     "RUN_STARTED": AGUI._run_started, "RUN_FINISHED": AGUI._run_finished, "RUN_ERROR": AGUI._run_error,
     "TEXT_MESSAGE_START": AGUI._text_start, "TEXT_MESSAGE_CONTENT": AGUI._text_content,

@@ -202,7 +202,7 @@ class ContentBlocks(Dialect):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 "a `content_block_delta` without an integer `index` and a `delta` object; ignored",
-                once=("delta-shape"))
+                once=("delta-shape",))
             return
         kind = delta.get("type")
         block = self._blocks.get(index)
@@ -326,7 +326,7 @@ class ContentBlocks(Dialect):
             "unexpected-payload", frame,
             "content arrived before any `message_start` (the capture may have lost its head): the anthropic SDK "
             "raises 'Unexpected event order' here; streamfold folds it, with no id or model",
-            once=("before-start"))
+            once=("before-start",))
 
     def _block_stop(self, value: dict[str, Any], frame: int) -> None:
         index = value.get("index")

@@ -20,7 +20,6 @@ from ...merge import Merger
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
 from .blocks import CHOICE, ContentBlocks
 from .native import snapshot
-from .replay import ANTHROPIC_REPLAY
 
 if TYPE_CHECKING:
     from .fast import BlockDelta
@@ -37,7 +36,6 @@ _SDK_DROPS = "the anthropic SDKs skip every frame without an `event:` name"
 
 class Anthropic(ContentBlocks):
     name = "anthropic"
-    replay = ANTHROPIC_REPLAY
     terminal_hint = "`message_stop`"
     # Some Anthropic-compatible gateways add `data: [DONE]` after `message_stop`: not the end.
     done_is_terminal = False
@@ -132,7 +130,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
-                once=("no-type"))
+                once=("no-type",))
 
     def fold_fast(self, value: BlockDelta, frame: int, event: bytes | None) -> bool:
         """A `content_block_delta` decoded by `fast` (text, thinking or tool input), named by its
@@ -186,7 +184,7 @@ class Anthropic(ContentBlocks):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"a second `message_start` (frame {frame}); the first message's id, model and usage are kept",
-                once=("message_start"))
+                once=("message_start",))
             return
         self._started = True
         merger.set_once(("id",), message.get("id"), frame)
@@ -298,7 +296,5 @@ class Anthropic(ContentBlocks):
 
     def native(self) -> dict[str, Any] | None:
         return snapshot(self._message, self._stop, self._blocks, self.merger)
-
-
 
 

@@ -10,6 +10,7 @@ __all__ = ["SPEC", "Bedrock"]
 
 SPEC = DialectSpec(
     "bedrock", Bedrock, title="AWS Bedrock `ConverseStream` and `InvokeModelWithResponseStream`",
+    transports=("aws-eventstream",),
     export=export_converse, opaque_state=opaque_values, read_response=read_converse,
     keys=CONVERSE_EVENTS, request_paths=("/converse-stream", "/invoke-with-response-stream"),
     stream_paths=("/converse-stream", "/invoke-with-response-stream"),

@@ -60,7 +60,6 @@ def converse_event(value: object) -> tuple[str, dict[str, Any]] | None:
 
 class Bedrock(Dialect):
     name = "bedrock"
-    transports = ("aws-eventstream",)
     terminal_hint = "`messageStop`"
     finish_reasons: ClassVar[dict[str, str]] = {
         "end_turn": STOP,
@@ -326,8 +325,6 @@ class Bedrock(Dialect):
         signature, redacted content and citations; a server tool's id, name, type and input; a
         tool result's start and content."""
         return snapshot(self.merger)
-
-
 
 
     @classmethod

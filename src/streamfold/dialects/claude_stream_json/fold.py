@@ -82,7 +82,7 @@ class ClaudeStreamJSON(Dialect):
         kind = event_type(value)
         if kind is None or type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame, "a stream-json line is a JSON object with a string "
-                                   f"`type`, not {compact_json(value, 60)}; ignored", once=("no-type"))
+                                   f"`type`, not {compact_json(value, 60)}; ignored", once=("no-type",))
             return
         if not self._noted:
             self._noted = True

@@ -25,7 +25,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Severity
 from ...merge import EMPTY_VALUES
-from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments
+from .._base import (
+    CONTENT_FILTER,
+    ERROR,
+    LENGTH,
+    STOP,
+    TOOL_CALLS,
+    Dialect,
+    arguments_text,
+    compact_json,
+    dumps_arguments,
+)
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -34,7 +44,6 @@ if TYPE_CHECKING:
     from ...result import Result
 
 __all__ = ["Cloudflare"]
-
 
 
 class Cloudflare(Dialect):
@@ -187,7 +196,7 @@ class Cloudflare(Dialect):
         body = value["result"]
         calls = [call for call in body.get("tool_calls") or () if isinstance(call, dict)]
         return {"content": body["response"], "reasoning": None, "finish_reason": body.get("finish_reason"),
-                "tool_calls": [(call.get("name"), _arguments_text(call.get("arguments"))) for call in calls],
+                "tool_calls": [(call.get("name"), arguments_text(call.get("arguments"))) for call in calls],
                 "tool_call_ids": [call.get("id") for call in calls], "usage": body.get("usage")}
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
@@ -220,8 +229,3 @@ class Cloudflare(Dialect):
         if value.get("error") or value.get("errors"):
             parts.append(f"error {compact_json(value.get('error') or value.get('errors'), 100)}")
         return ", ".join(parts) or "(empty fragment)"
-
-
-def _arguments_text(arguments: object) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"),
-                                                                   ensure_ascii=False)

@@ -7,13 +7,14 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import Gemini
 from .native import export, opaque_values, read_response
+from .replay import GEMINI_REPLAY
 from .summary import summarize
 
 __all__ = ["SPEC", "Gemini"]
 
 
 SPEC = DialectSpec(
-    "gemini", Gemini, title="Gemini `streamGenerateContent` (AI Studio and Vertex AI)",
+    "gemini", Gemini, replay=GEMINI_REPLAY, title="Gemini `streamGenerateContent` (AI Studio and Vertex AI)",
     export=export, opaque_state=opaque_values, read_response=read_response, summary=summarize,
     keys=frozenset({"candidates", "usageMetadata", "promptFeedback"}), keyless=True,
     request_paths=(":streamGenerateContent", ":generateContent"), stream_paths=(":streamGenerateContent",),

@@ -25,7 +25,6 @@ from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, f
 from .native import snapshot as _snapshot
 from .native import usage as _usage
 from .parts import Parts
-from .replay import GEMINI_REPLAY
 from .state import CONTINUATION, Candidate, Endings, ErrorSpan
 
 if TYPE_CHECKING:
@@ -40,7 +39,6 @@ __all__ = ["Gemini"]
 
 class Gemini(Parts):
     name = "gemini"
-    replay = GEMINI_REPLAY
     terminal_hint = "a chunk with `finishReason`"
     finish_reasons: ClassVar[dict[str, str]] = {
         "STOP": STOP,
@@ -388,8 +386,5 @@ class Gemini(Parts):
         """Per real candidate its parts (text runs as offsets, calls by key, whole parts as
         sent), kept fields, citations and logprobs; the prompt feedback and envelope fields."""
         return _snapshot(self._candidates, self._prompt_feedback, self._create_time, self._model_status)
-
-
-
 
 

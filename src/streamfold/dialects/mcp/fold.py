@@ -231,4 +231,3 @@ class MCP(Dialect):
         return {"response": self._reply, "notifications": self._notifications, "requests": self._requests}
 
 
-

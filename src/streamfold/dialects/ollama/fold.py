@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._base import INCOMPLETE, LENGTH, STOP, Dialect, compact_json, dumps_arguments, fast_decoder
 from .._calls import CallIndex, content_key
-from .replay import OLLAMA_REPLAY
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -40,7 +39,6 @@ _METRICS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval
 
 class Ollama(Dialect):
     name = "ollama"
-    replay = OLLAMA_REPLAY
     text_keys = ("content", "response")
     terminal_hint = 'a line with `"done": true`'
     finish_reasons: ClassVar[dict[str, str]] = {
@@ -173,7 +171,7 @@ class Ollama(Dialect):
             if name is None and arguments is None:
                 self.report.diagnostic(
                     "unexpected-payload", frame, "a tool call with no function name or arguments; ignored",
-                    once=("empty-call"))
+                    once=("empty-call",))
                 continue
             # B3: arguments is a JSON object; a string (older servers, proxies) is taken as sent.
             text = "" if arguments is None else arguments if type(arguments) is str else dumps_arguments(arguments)

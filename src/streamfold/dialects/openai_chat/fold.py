@@ -19,7 +19,6 @@ from ...merge import Merger, ToolPath
 from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, fast_decoder
 from .extras import StreamExtras
 from .native import snapshot
-from .replay import OPENAI_CHAT_REPLAY
 from .tools import ChoiceState, ToolCallFolding
 
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ _THINK_TAGS = ("<think>", "<thinking>", "<thought>")
 
 class OpenAIChat(ToolCallFolding):
     name = "openai-chat"
-    replay = OPENAI_CHAT_REPLAY
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP,
         "eos": STOP,
@@ -346,7 +344,5 @@ class OpenAIChat(ToolCallFolding):
         and `service_tier` (each as first sent), and the extras a client sends back or keeps
         (`extras.py`: reasoning details, a tool call's extra content, logprobs)."""
         return snapshot(self.merger, self._extras)
-
-
 
 

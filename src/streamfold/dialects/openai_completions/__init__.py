@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..openai_chat.native import export_completion, read_completion
+from ..openai_chat.summary import summarize
 from ..spec import DialectSpec
 from .fold import OpenAICompletions
 
@@ -11,6 +12,6 @@ __all__ = ["SPEC", "OpenAICompletions"]
 
 SPEC = DialectSpec(
     "openai-completions", OpenAICompletions, title="OpenAI legacy Completions (`text_completion`)",
-    export=export_completion, read_response=read_completion,
+    export=export_completion, read_response=read_completion, summary=summarize,
     discriminators={"object": frozenset({"text_completion", "completion.chunk"})}, keyless=True,
     request_paths=("/completions",))

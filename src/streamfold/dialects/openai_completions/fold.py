@@ -7,12 +7,9 @@ chat dialect with a different text path and a different export.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..openai_chat import OpenAIChat
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["OpenAICompletions"]
 

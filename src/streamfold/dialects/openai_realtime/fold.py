@@ -32,16 +32,13 @@ error of the stream; it ends the reply only while the followed response is open
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import EMPTY_VALUES, Merger
 from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json, event_type
 from .native import listed
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["OpenAIRealtime"]
 
@@ -351,6 +348,5 @@ class OpenAIRealtime(Dialect):
         if self._aside:
             out["aside"] = {modality: "".join(pieces) for modality, pieces in self._aside.items()}
         return out or None
-
 
 

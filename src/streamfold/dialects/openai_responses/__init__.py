@@ -10,13 +10,14 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import OpenAIResponses
 from .native import export, opaque_values, read_response
+from .replay import RESPONSES_REPLAY
 from .summary import summarize
 
 __all__ = ["SPEC", "OpenAIResponses"]
 
 
 SPEC = DialectSpec(
-    "openai-responses", OpenAIResponses, title="OpenAI Responses API, over SSE or WebSocket",
+    "openai-responses", OpenAIResponses, replay=RESPONSES_REPLAY, title="OpenAI Responses API, over SSE or WebSocket",
     export=export, opaque_state=opaque_values, read_response=read_response, summary=summarize,
     discriminators={"type": frozenset({"response.*"})}, keyless=True,
     request_paths=("/responses",), fast_path=f"{__name__}.fast",

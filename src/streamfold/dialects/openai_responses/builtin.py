@@ -250,7 +250,7 @@ class BuiltinTools(ResponsesEvents):
             return
         if type(index) is not int or index < 0:
             self.report.diagnostic("unexpected-payload", frame, f"a `{event}` event without a `command_index`; "
-                                   "ignored", once=("command_index"))
+                                   "ignored", once=("command_index",))
             return
         self._fold_piece(item, ("action", "commands", index), value.get(key), done, frame, event, indexed=2)
 

@@ -98,7 +98,7 @@ class ResponsesEvents(ResponsesItems):
         if type(index) is not int:
             self.report.diagnostic("unexpected-payload", frame,
                                    "a `response.output_item.added` without an integer `output_index`; ignored",
-                                   once=("output_index"))
+                                   once=("output_index",))
             return
         kind = item_value.get("type")
         item = self._items.get(index)
@@ -264,7 +264,7 @@ class ResponsesEvents(ResponsesItems):
         if type(final) is not dict or type(index) is not int:
             self.report.diagnostic("unexpected-payload", frame,
                                    "a `response.output_item.done` without an `item` object and an integer "
-                                   "`output_index`; ignored", once=("item-done"))
+                                   "`output_index`; ignored", once=("item-done",))
             return
         item = self._items.get(index)
         if item is None:

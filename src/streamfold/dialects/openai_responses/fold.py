@@ -35,7 +35,6 @@ from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, event_type,
 from .builtin import BuiltinTools
 from .items import CHOICE, TERMINAL, Item, Segment
 from .native import snapshot
-from .replay import RESPONSES_REPLAY
 
 if TYPE_CHECKING:
     from .fast import ResponsesDelta
@@ -60,7 +59,6 @@ _SEQUENCE_REPORTS = 10
 
 class OpenAIResponses(BuiltinTools):
     name = "openai-responses"
-    replay = RESPONSES_REPLAY
     text_keys = ("delta", "text")
     terminal_hint = "`response.completed`, `response.incomplete` or `response.failed`"
     # Raw values: the response status, or `incomplete_details.reason` when the status is incomplete.
@@ -168,7 +166,7 @@ class OpenAIResponses(BuiltinTools):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 "a JSON object without a string `type`: not a Responses stream event; ignored",
-                once=("no-type"))
+                once=("no-type",))
             return
         seq = value.get("sequence_number")
         if type(seq) is int:
@@ -372,7 +370,5 @@ class OpenAIResponses(BuiltinTools):
 
     def native(self) -> dict[str, Any]:
         return snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
-
-
 
 

@@ -290,7 +290,7 @@ class ResponsesItems(Dialect):
         if type(index) is not int:
             self.report.diagnostic(
                 "unexpected-payload", frame,
-                f"a {value.get('type')} event without an integer `output_index`; ignored", once=("output_index"))
+                f"a {value.get('type')} event without an integer `output_index`; ignored", once=("output_index",))
             return None
         item = self._items.get(index)
         if item is None:
@@ -325,7 +325,7 @@ class ResponsesItems(Dialect):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"a part of output item {item.index} without an integer `content_index`; ignored",
-                once=("content_index"))
+                once=("content_index",))
             return None
         segment = item.parts.get(index)
         if segment is None:
@@ -349,7 +349,7 @@ class ResponsesItems(Dialect):
             self.report.diagnostic(
                 "unexpected-payload", frame,
                 f"a reasoning summary event of output item {item.index} without an integer `summary_index`; "
-                "ignored", once=("summary_index"))
+                "ignored", once=("summary_index",))
             return None
         segment = item.summary.get(index)
         if segment is None:

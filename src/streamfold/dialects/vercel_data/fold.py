@@ -106,7 +106,7 @@ class VercelData(Dialect):
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not Prefixed:
             self.report.diagnostic("unexpected-payload", frame, "a data stream line is `TYPE:JSON`, not the JSON "
-                                   f"document {compact_json(value, 60)}; ignored", once=("json"))
+                                   f"document {compact_json(value, 60)}; ignored", once=("json",))
             return
         prefix, body = value
         if prefix == "0" or prefix == "g":

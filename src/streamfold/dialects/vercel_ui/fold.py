@@ -86,7 +86,7 @@ class VercelUI(Dialect):
         if kind is None or type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame,
                                    "a UI message stream chunk is a JSON object with a string `type`; ignored",
-                                   severity=Severity.INFO, once=("no-type"))
+                                   severity=Severity.INFO, once=("no-type",))
             return
         if kind in ("text-delta", "reasoning-delta"):
             self._delta(kind[:-6], value, frame)
@@ -311,6 +311,5 @@ class VercelUI(Dialect):
         if self._metadata is not None:
             out["metadata"] = self._metadata
         return out
-
 
 
