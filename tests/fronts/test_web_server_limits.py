@@ -185,6 +185,27 @@ def test_past_max_folds_a_fold_gets_503_with_a_sentence_and_retry_after() -> Non
         assert httpx.post(server.url + "api/fold", content=capture, timeout=MARGIN).status_code == 200
 
 
+def test_a_client_that_goes_away_while_its_capture_folds_gives_its_slot_back() -> None:
+    """The page's fold answers progress lines while it folds; a tab closed meanwhile cancels the answer,
+    and the fold's slot must still come back when the fold ends (with --max-folds 1, every later fold
+    would get 503 until the server restarted)."""
+    data = b"".join(chunk(i) for i in range(60_000)) + b"data: [DONE]\n\n"
+    small = chunk(0) + b"data: [DONE]\n\n"
+    with start_in_thread(create_app(max_folds=1), timeouts=Timeouts(header=5, body=30)) as server:
+        with connect(server) as client:
+            client.sendall(f"POST /api/fold?frames=range HTTP/1.1\r\nHost: 127.0.0.1:{port_of(server)}\r\n"
+                           f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+            assert status_of(client.recv(65536)) == 200  # the answer has begun: the fold is running
+        # The client is gone; once its fold ends, the slot is free again.
+        deadline = time.monotonic() + 120
+        while (answer := httpx.post(server.url + "api/fold?frames=range", content=small,
+                                    timeout=MARGIN)).status_code == 503:
+            assert time.monotonic() < deadline, "the slot of the abandoned fold never came back"
+            time.sleep(0.2)
+        assert answer.status_code == 200
+        assert b'"view"' in answer.content
+
+
 def test_the_page_answers_while_a_big_fold_runs() -> None:
     data = b"".join(chunk(i) for i in range(60_000)) + b"data: [DONE]\n\n"
     with start_in_thread(create_app()) as server:

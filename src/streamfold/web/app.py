@@ -221,15 +221,14 @@ def _fold_stream(work: Callable[[Callable[[int, int], None]], dict[str, Any]],
                         "status": 500}) + b"\n")
         finally:
             put(None)
+            # Here, not after the answer: a client that goes away cancels the answer, and the work (and
+            # its slot) would never be given back.
+            loop.call_soon_threadsafe(done)
 
-    task = loop.run_in_executor(None, run)
+    loop.run_in_executor(None, run)
 
     async def lines() -> AsyncIterator[bytes]:
-        try:
-            while (line := await queue.get()) is not None:
-                yield line
-        finally:
-            await task
-            done()
+        while (line := await queue.get()) is not None:
+            yield line
 
     return StreamingResponse(lines(), media_type="application/x-ndjson")
