@@ -17,12 +17,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import DEFAULT_MAX_SIZE, create_app
+    from .api import DEFAULT_MAX_SIZE
+    from .app import create_app
     from .server import serve, start_in_thread
 
 __all__ = ["DEFAULT_MAX_SIZE", "create_app", "serve", "start_in_thread"]
 
-_FROM = {"DEFAULT_MAX_SIZE": ".app", "create_app": ".app", "serve": ".server", "start_in_thread": ".server"}
+_FROM = {"DEFAULT_MAX_SIZE": ".api", "create_app": ".app", "serve": ".server", "start_in_thread": ".server"}
 
 
 def __getattr__(name: str) -> Any:

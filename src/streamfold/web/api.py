@@ -130,12 +130,9 @@ class PageApi:
         """The fold view of `body` (`capture`: `body` already `read`). frames="range": without its rows,
         the fold kept for `frames` (its "fold_id"); `progress(folded, total)` is told as it folds."""
         try:
-            if frames == "range":
-                return build_fold_view(body, dialect=options.dialect, transport=options.transport,
-                                       entry=options.entry, max_inflated=self.max_size, frames="range",
-                                       progress=progress, keep=self.kept.keep, capture=capture)
             return build_fold_view(body, dialect=options.dialect, transport=options.transport, entry=options.entry,
-                                   max_inflated=self.max_size)
+                                   max_inflated=self.max_size, frames=frames, progress=progress, keep=self.kept.keep,
+                                   capture=capture)
         except InputError as exc:
             raise _refused(exc, 400) from None
 
@@ -174,12 +171,8 @@ class PageApi:
                     progress: Progress | None = None) -> dict[str, Any]:
         """The stored capture's fold view; frames="range" as for `fold`."""
         try:
-            if frames == "range":
-                return self._store().view(capture_id, dialect=options.dialect, transport=options.transport,
-                                          max_size=self.max_size, frames="range", progress=progress,
-                                          keep=self.kept.keep)
             return self._store().view(capture_id, dialect=options.dialect, transport=options.transport,
-                                      max_size=self.max_size)
+                                      max_size=self.max_size, frames=frames, progress=progress, keep=self.kept.keep)
         except InputError as exc:
             # A fold answered as it goes says every other refusal as 400, as the posted fold does.
             raise _refused(exc, 400 if frames == "range" else 404) from None

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,13 +39,12 @@ from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .._sizes import format_size
 from .access import CONTENT_SECURITY_POLICY, LOOPBACK_HOSTS, LocalOnly, is_loopback_host
 from .api import DEFAULT_MAX_SIZE, ApiError, FoldOptions, PageApi, fold_options
 from .fold_view import encode
-from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, format_size, read_body
+from .limits import DEFAULT_MAX_FOLDS, FoldSlots, drain, read_body
 from .limits import error as _error
-from .ranges import MAX_RANGE
-from .stored import DEFAULT_LIST_LIMIT
 
 __all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_MAX_FOLDS", "DEFAULT_MAX_SIZE", "LOOPBACK_HOSTS", "create_app",
            "format_size", "is_loopback_host"]
@@ -77,7 +77,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html; charset=utf-8")
 
     async def meta(request: Request) -> Response:
-        return _json(api.meta())
+        return Response(encode(api.meta()), media_type="application/json")
 
     async def opened_file(request: Request) -> Response:
         return await _answer(api.opened_file)
@@ -123,8 +123,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
 
     async def frames_endpoint(request: Request) -> Response:
         params = request.query_params
-        return await _answer(api.frames, params.get("fold", ""), params.get("start", "0"),
-                             params.get("count", str(MAX_RANGE)))
+        return await _answer(partial(api.frames, params.get("fold", ""), **_given(params, "start", "count")))
 
     async def diff_endpoint(request: Request) -> Response:
         left_size = request.query_params.get("left_size", "")
@@ -132,8 +131,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
 
     async def captures_list(request: Request) -> Response:
         params = request.query_params
-        status, answer = await run_in_threadpool(api.captures, params.get("since"),
-                                                 params.get("limit", str(DEFAULT_LIST_LIMIT)))
+        status, answer = await run_in_threadpool(partial(api.captures, params.get("since"), **_given(params, "limit")))
         return Response(encode(answer), status_code=status, media_type="application/json")
 
     async def stored_fold(request: Request) -> Response:
@@ -182,14 +180,18 @@ def _answering(endpoint: Endpoint) -> Endpoint:
 
 async def _answer(operation: Callable[..., Any], *args: Any) -> Response:
     """`operation(*args)` run in a thread: its bytes as they are, anything else as JSON."""
-    value = await run_in_threadpool(operation, *args)
-    if isinstance(value, bytes):
-        return Response(value, media_type="application/octet-stream")
-    return await run_in_threadpool(_json, value)
+    def answered() -> Response:  # the operation and its encoding in one trip to the thread pool
+        value = operation(*args)
+        if isinstance(value, bytes):
+            return Response(value, media_type="application/octet-stream")
+        return Response(encode(value), media_type="application/json")
+
+    return await run_in_threadpool(answered)
 
 
-def _json(value: Any) -> Response:
-    return Response(encode(value), media_type="application/json")
+def _given(params: Mapping[str, str], *names: str) -> dict[str, str]:
+    """The query parameters among `names` the request gave (the operation's defaults stand for the rest)."""
+    return {name: params[name] for name in names if name in params}
 
 
 def _query_options(request: Request) -> FoldOptions:

@@ -15,12 +15,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from .._json import dumps_strict
-from .._sizes import format_size
 from ..services._inflate import Inflater
-from .refusal import TooLargeError, inflated_too_large, too_large_message
+from .refusal import inflated_too_large, too_large_message
 
-__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "TooLargeError", "error", "format_size", "inflated_too_large",
-           "read_body"]
+__all__ = ["DEFAULT_MAX_FOLDS", "FoldSlots", "error", "read_body"]
 
 #: Captures folded at once by default (each in a thread; more wait their turn in the page).
 DEFAULT_MAX_FOLDS = 4

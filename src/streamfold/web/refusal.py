@@ -7,7 +7,7 @@ from __future__ import annotations
 from .._sizes import format_size
 from ..services import InputError
 
-__all__ = ["ApiError", "TooLargeError", "inflated_too_large", "suggested_limit", "too_large_message"]
+__all__ = ["ApiError", "TooLargeError", "inflated_too_large", "too_large_message"]
 
 
 class ApiError(Exception):
