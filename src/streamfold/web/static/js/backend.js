@@ -30,13 +30,13 @@
 
 const NOT_ANSWERING = 'The local streamfold server did not answer';
 
-// The server's own sentence from an error answer ({"error": ...}), else its status.
-async function errorMessage(response) {
+// The server's own sentence from an error answer's text ({"error": ...}), else its status.
+function errorSentence(status, statusText, text) {
   try {
-    const body = await response.json();
+    const body = JSON.parse(text);
     if (body && typeof body.error === 'string') return body.error;
   } catch (_) { /* not JSON: the status says it */ }
-  return `The server answered ${response.status} ${response.statusText}`;
+  return `The server answered ${status} ${statusText}`;
 }
 
 // fetch, with a failure to answer said as such and (unless `anyStatus`) an error answer as its sentence.
@@ -47,7 +47,9 @@ async function request(url, { init, anyStatus = false } = {}) {
   } catch (error) {
     throw new Error(`${NOT_ANSWERING} (${error.message}).`, { cause: error });
   }
-  if (!response.ok && !anyStatus) throw new Error(await errorMessage(response));
+  if (!response.ok && !anyStatus) {
+    throw new Error(errorSentence(response.status, response.statusText, await response.text()));
+  }
   return response;
 }
 
@@ -87,12 +89,7 @@ function foldByRange(capture, options, onProgress) {
     xhr.onprogress = () => { if (xhr.status === 200) readLines(); };
     xhr.onload = () => {
       if (xhr.status !== 200) {
-        let message = `The server answered ${xhr.status} ${xhr.statusText}`;
-        try {
-          const body = JSON.parse(xhr.responseText);
-          if (body && typeof body.error === 'string') message = body.error;
-        } catch (_) { /* not JSON: the status says it */ }
-        reject(new Error(message));
+        reject(new Error(errorSentence(xhr.status, xhr.statusText, xhr.responseText)));
         return;
       }
       try { readLines(); } catch (error) { reject(new Error(`The server's answer did not parse (${error.message})`)); return; }

@@ -1,10 +1,9 @@
 import { backend } from './backend.js';
 import { $, h, streamNodes } from './dom.js';
-import { formatBytes, formatCount, plural } from './format.js';
+import { formatBytes, formatCount, plural, formatSeconds } from './format.js';
 import { foldCapture, renderSummary, showAlert } from './load.js';
 import { eventsView, rawView, timeline } from './panes.js';
 import { state } from './state.js';
-import { formatSeconds } from './timeline.js';
 
 // A capture store (streamfold web --db PATH): its captures, newest first, polled every second
 // (backend.captures answers "unchanged" when its version is the one the page has), so the list

@@ -1,9 +1,8 @@
 import { h, setChildren, streamNodes, tooltipText } from './dom.js';
-import { debounce, formatCount, isBinary, place, plural } from './format.js';
+import { debounce, formatCount, isBinary, place, plural, formatSeconds } from './format.js';
 import { frameLoader } from './frames.js';
 import { select } from './selection.js';
 import { state } from './state.js';
-import { formatSeconds } from './timeline.js';
 import { VirtualList } from './virtual-list.js';
 
 // Stage 2: events, one row per frame, searchable and filterable.

@@ -10,6 +10,10 @@ export function formatBytes(size) {
 }
 
 const numberFormat = new Intl.NumberFormat('en');
+export function formatSeconds(seconds) {
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
+}
+
 export const formatCount = (n) => numberFormat.format(n);
 export const plural = (n, word) => `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
 

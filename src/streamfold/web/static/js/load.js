@@ -1,7 +1,7 @@
 import { backend } from './backend.js';
 import { noteOpenCapture, storedName, storedSummary } from './captures.js';
 import { $, clear, h, MARKED_ALL, setChildren, streamNodes } from './dom.js';
-import { formatCount, plural } from './format.js';
+import { formatCount, plural, formatSeconds } from './format.js';
 import { frameLoader, showFoldProgress, stubFrames } from './frames.js';
 import { closeInput } from './input.js';
 import { eventsView, rawView, timeline } from './panes.js';
@@ -11,7 +11,6 @@ import { inputSize } from './raw.js';
 import { renderResult } from './result.js';
 import { select } from './selection.js';
 import { state, timings } from './state.js';
-import { formatSeconds } from './timeline.js';
 
 // Loading a capture.
 const SEVERITY_LEVEL = { error: 3, warning: 2, info: 1 };
@@ -125,7 +124,7 @@ export function failLoad(message) {
   renderSummary();
 }
 
-export function load(view) {
+function load(view) {
   const steps = {};
   let mark = performance.now();
   const step = (name) => { const now = performance.now(); steps[name] = Math.round(now - mark); mark = now; };

@@ -1,10 +1,9 @@
 import { $, appendText, h, setChildren, streamNodes } from './dom.js';
 import { kindLabel } from './events.js';
-import { fieldLabel, formatBytes, formatCount, isBinary, plural } from './format.js';
+import { fieldLabel, formatBytes, formatCount, isBinary, plural, formatSeconds } from './format.js';
 import { frameLoader } from './frames.js';
 import { producedBy } from './provenance.js';
 import { state } from './state.js';
-import { formatSeconds } from './timeline.js';
 
 // Stage 3: the selected frame's payload, a collapsible JSON tree (or the
 // parser's message, with the failing character marked).

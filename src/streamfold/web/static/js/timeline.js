@@ -1,6 +1,6 @@
 import { clear, h } from './dom.js';
 import { kindLabel } from './events.js';
-import { debounce, formatBytes, formatCount } from './format.js';
+import { debounce, formatBytes, formatCount, formatSeconds } from './format.js';
 import { select } from './selection.js';
 import { state } from './state.js';
 
@@ -226,8 +226,4 @@ function axisNote(byTime, timed, source, capture) {
     log: 'the log lines carry no timestamps',
   }[source] || (pasted ? 'pasted text has no arrival times' : 'a stream body saved to a file has no arrival times');
   return `x: byte offset (${why})`;
-}
-
-export function formatSeconds(seconds) {
-  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
 }
