@@ -32,8 +32,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(plugin, "streamfold")
 
 
-#: Tests whose outcome does not depend on the Python they run on (lint, types): CI runs them on one.
-_ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py", "tests/project/test_javascript_lint.py")
+#: Tests whose outcome does not depend on the Python they run on: lint, types, what reads the source as text,
+#: and the command line's wording asked of one `streamfold` process a case. CI runs them on one Python (its
+#: time goes to what can differ between them).
+_ONCE = ("tests/project/test_lint.py", "tests/project/test_typing.py", "tests/project/test_javascript_lint.py",
+         "tests/project/test_layers.py", "tests/project/test_architecture.py", "tests/fronts/test_not_streams.py",
+         "tests/fronts/test_cli_usage.py")
 #: The fronts' tests that run real servers, proxies and `streamfold` processes talking over sockets and
 #: pipes, mostly waiting on them: CI runs them on one Python, where the rest of the fronts' tests run on all.
 _SERVERS = ("tests/dialects/test_vercel_node.py", *(f"tests/fronts/test_{name}.py" for name in (
