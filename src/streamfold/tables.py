@@ -26,13 +26,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .findings import BINARY_TRANSPORTS, Diagnostic, StreamError
+from .outcomes import OUTCOME_CLASSES, outcome_class
 from .result import Result
 
 __all__ = ["ARROW_TYPES", "SCHEMA", "TABLES_SCHEMA_VERSION", "TYPES", "CaptureInfo", "Column", "Table",
-           "table_docs", "tables", "value_fits"]
+           "table_docs", "tables", "unreadable_tables", "value_fits"]
 
 #: The version of `SCHEMA`: bumped whenever a table or a column is added, renamed, retyped or dropped.
-TABLES_SCHEMA_VERSION = 1
+TABLES_SCHEMA_VERSION = 2
 
 #: Each column type and the Arrow type it is written as.
 ARROW_TYPES: Mapping[str, str] = {
@@ -87,6 +88,8 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
            _ID,
            ("source", "string", True, "What the input was: `store`, `har`, `raw`, `curl-verbose`, ..."),
            ("location", "string", True, "Where to open the capture again (a path, the store's `PATH#ID`, a URL)."),
+           ("entry", "string", True, "Which capture of `location` it is, when it holds many: a HAR or cassette "
+                                     "entry's index, a JSONL line, a Parquet row."),
            ("method", "string", True, "The request's HTTP method."),
            ("url", "string", True, "The request's URL (credentials redacted by the store)."),
            ("host", "string", True, "The host of `url`: the API or gateway the request went to."),
@@ -95,6 +98,10 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
            ("status", "int64", True, "The HTTP status of the response."),
            ("outcome", "string", True,
             "How the exchange ended as recorded: `complete`, `client-cut`, `upstream-cut`, `failed`."),
+           ("outcome_class", "string", False,
+            "How the stream ended, the recording and the fold together (see *Outcome classes* below)."),
+           ("read_error", "string", True,
+            "Why the capture could not be read or folded (its class is then `unreadable`)."),
            ("transport", "string", False, "The framing: `sse`, `ndjson`, `json-array`, `aws-eventstream`, ..."),
            ("dialect", "string", False, "The vendor dialect the fold read, or `unknown`."),
            ("complete", "bool", False, "A terminal frame was seen and the server sent no error."),
@@ -118,7 +125,9 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
                                       "tool arguments), if known."),
            ("duration", "float64", True,
             "Seconds from the request (its time unknown: the first byte) to the last frame, if known."),
-           ("native", "json", True, "What the dialect's export needs beyond the reply (JSON result's `native`).")),
+           ("native", "json", True, "What the dialect's export needs beyond the reply (JSON result's `native`)."),
+           ("fingerprint", "string", True, "What identifies these bytes of the capture (a fleet folds a capture "
+                                           "again only when its fingerprint changed).")),
     _table("choices", "One row per choice of the reply.",
            _ID, _CHOICE,
            ("role", "string", True, "The role the stream gave it."),
@@ -182,6 +191,7 @@ class CaptureInfo:
     location: str | None = None
     method: str | None = None
     url: str | None = None
+    entry: str | None = None
     request_model: str | None = None
     #: Seconds since the epoch, or an aware datetime.
     started_at: float | datetime.datetime | None = None
@@ -192,6 +202,7 @@ class CaptureInfo:
     duration: float | None = None
     body_bytes: int | None = None
     read_count: int | None = None
+    fingerprint: str | None = None
 
 
 def tables(result: Result, capture_id: str, *, capture: CaptureInfo | None = None,
@@ -226,14 +237,32 @@ def tables(result: Result, capture_id: str, *, capture: CaptureInfo | None = Non
     return out
 
 
+def unreadable_tables(capture_id: str, reason: str, *, capture: CaptureInfo | None = None,
+                      frames: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """The rows of a capture that could not be read or folded: one `captures` row saying why (`read_error`),
+    class `unreadable`, with what is known of where it came from; no rows in the other tables."""
+    row = _capture_row(_NOTHING, capture_id, capture or CaptureInfo())
+    row.update(transport="unknown", outcome_class="unreadable", read_error=reason)
+    out: dict[str, list[dict[str, Any]]] = {"captures": [row], "choices": [], "tool_calls": [], "findings": [],
+                                            "usage": []}
+    if frames:
+        out["frames"] = []
+    return out
+
+
+_NOTHING = Result("unknown", "unknown", False, None, None, {}, (), None, (), ())
+
+
 def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> dict[str, Any]:
     counts = result.frame_counts
     codes = dict.fromkeys([*(error.code for error in result.errors),
                            *(diagnostic.code for diagnostic in result.diagnostics)])
     return {
-        "capture_id": capture_id, "source": info.source, "location": info.location, "method": info.method,
+        "capture_id": capture_id, "source": info.source, "location": info.location, "entry": info.entry,
+        "method": info.method,
         "url": info.url, "host": _host(info.url), "request_model": info.request_model,
         "started_at": _timestamp(info.started_at), "status": info.status, "outcome": info.outcome,
+        "outcome_class": outcome_class(result, recorded=info.outcome, status=info.status), "read_error": None,
         "transport": result.transport, "dialect": result.dialect, "complete": result.complete,
         "model": result.model, "response_id": result.id,
         "frames_total": counts.get("total", 0), "frames_data": counts.get("data", 0),
@@ -245,7 +274,7 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> dict[str
         "finding_codes": [str(code) for code in codes],
         "body_bytes": info.body_bytes, "read_count": info.read_count,
         "ttfb": _float(info.ttfb), "ttft": _float(info.ttft), "duration": _float(info.duration),
-        "native": None if result.native is None else _json(result.native),
+        "native": None if result.native is None else _json(result.native), "fingerprint": info.fingerprint,
     }
 
 
@@ -334,6 +363,9 @@ def table_docs() -> str:
         parts.append("")
     parts.append("## Types\n\n| Type | Arrow type |\n|---|---|")
     parts.extend(f"| `{name}` | `{arrow}` |" for name, arrow in ARROW_TYPES.items())
+    parts.append("\n## Outcome classes\n\n`captures.outcome_class` is the first of these that applies, worst first."
+                 "\n\n| Class | Meaning |\n|---|---|")
+    parts.extend(f"| `{name}` | {meaning} |" for name, meaning in OUTCOME_CLASSES.items())
     parts.append("\nA `json` column holds JSON text; its Arrow type stores it as a string, so a reader that "
                  "does not know the extension reads a string.")
     return "\n".join(parts) + "\n"

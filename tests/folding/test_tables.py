@@ -123,14 +123,15 @@ def test_one_small_capture_row_by_row() -> None:
     rows = tables(fold(body), "db#7", capture=info, frames=True)
     check_rows(rows)
     assert rows["captures"] == [{
-        "capture_id": "db#7", "source": "store", "location": "db#7", "method": "POST",
+        "capture_id": "db#7", "source": "store", "location": "db#7", "entry": None, "method": "POST",
         "url": "https://api.example.com:8443/v1/chat", "host": "api.example.com", "request_model": "m",
-        "started_at": started, "status": 200, "outcome": "client-cut", "transport": "sse",
+        "started_at": started, "status": 200, "outcome": "client-cut", "outcome_class": "client-cut",
+        "read_error": None, "transport": "sse",
         "dialect": "openai-chat", "complete": False, "model": "m-1", "response_id": "c1", "frames_total": 4,
         "frames_data": 4, "frames_comments": 0, "frames_invalid": 1, "choice_count": 1, "tool_call_count": 1,
         "error_count": 1, "diagnostic_count": 1, "finish_reason": "tool_calls",
         "finding_codes": ["invalid-json", "missing-terminal"], "body_bytes": len(body), "read_count": 4,
-        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "native": '{"created":null}'}]
+        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "native": '{"created":null}', "fingerprint": None}]
     assert rows["choices"] == [{
         "capture_id": "db#7", "choice": 0, "role": "assistant", "content": "Hi", "reasoning": None, "refusal": None,
         "finish_reason": "tool_calls", "finish_reason_raw": "tool_calls", "tool_call_count": 1,
