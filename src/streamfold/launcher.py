@@ -19,11 +19,12 @@ _WITHOUT_CLI = advice("cli", "streamfold's command line")
 if _WITHOUT_CLI is None:
     from .capture.command import capture
     from .cli import make_cli
+    from .fleet.command import fleet
     from .proxy.command import record
     from .replay.command import serve
     from .web.command import web
 
-    cli = make_cli(web, record, capture, serve)
+    cli = make_cli(web, record, capture, serve, fleet)
 
 
 def main(argv: list[str] | None = None) -> None:

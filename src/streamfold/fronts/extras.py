@@ -21,6 +21,10 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "serve": (("uvicorn", "uvicorn"),),
     "record": (("httpx", "httpx"), ("uvicorn", "uvicorn")),
     "cassettes": (("yaml", "PyYAML"),),
+    "fleet": (("pyarrow", "pyarrow"), ("duckdb", "duckdb")),
+    "dask": (("distributed", "distributed"),),
+    "ray": (("ray", "ray"),),
+    "remote": (("fsspec", "fsspec"),),
 }
 
 

@@ -1,0 +1,88 @@
+"""The table schema (`streamfold.tables`) in Arrow, and the one batch shape a
+fleet's engines pass around.
+
+A batch of folded captures is one Arrow table, `folded_schema()`: a row per
+capture with the `captures` columns, and each other table as a list of
+structs in its capture's row (its columns less `capture_id`). One table in,
+one table out is what every engine maps (a process pool, Dask, Ray Data,
+Spark's `mapInArrow`); `split` turns it into the flat tables the fleet
+writes, with Arrow's own kernels, no row loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..tables import SCHEMA
+
+__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split", "to_arrow"]
+
+#: The tables nested in a folded batch, in `SCHEMA`'s order (`frames` only when asked for).
+CHILD_TABLES = tuple(name for name in SCHEMA if name != "captures")
+
+_JSON = pa.json_(pa.string())
+
+
+def _arrow_type(type_: str, *, storage: bool) -> pa.DataType:
+    if type_.startswith("list<"):
+        return pa.list_(_arrow_type(type_[5:-1], storage=storage))
+    return {
+        "bool": pa.bool_(), "int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
+        "json": pa.string() if storage else _JSON, "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
+    }[type_]
+
+
+def _fields(table: str, *, storage: bool, without_id: bool = False) -> list[pa.Field]:
+    return [pa.field(column.name, _arrow_type(column.type, storage=storage), nullable=column.nullable)
+            for column in SCHEMA[table].columns if not (without_id and column.name == "capture_id")]
+
+
+def arrow_schema(table: str, *, storage: bool = False) -> pa.Schema:
+    """The Arrow schema of one table of `SCHEMA`. `storage`: JSON columns as plain strings (how Python
+    values are turned into Arrow; `cast` to the real schema then makes them JSON)."""
+    return pa.schema(_fields(table, storage=storage))
+
+
+def folded_schema(*, frames: bool = False, storage: bool = False) -> pa.Schema:
+    """The schema of a folded batch: the `captures` columns, then one list-of-structs column per other table."""
+    nested = [pa.field(name, pa.list_(pa.struct(_fields(name, storage=storage, without_id=True))), nullable=False)
+              for name in CHILD_TABLES if frames or name != "frames"]
+    return pa.schema([*_fields("captures", storage=storage), *nested])
+
+
+def to_arrow(table: str, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """Rows of one table (as `tables()` makes them) as an Arrow table of its schema."""
+    return pa.Table.from_pylist(list(rows), schema=arrow_schema(table, storage=True)).cast(arrow_schema(table))
+
+
+def nest(captures: Iterable[Mapping[str, list[dict[str, Any]]]], *, frames: bool = False) -> pa.Table:
+    """Folded captures (each the rows `tables()` made for one) as one folded batch."""
+    rows = []
+    children = [name for name in CHILD_TABLES if frames or name != "frames"]
+    for tables_of_one in captures:
+        row = dict(tables_of_one["captures"][0])
+        for name in children:
+            row[name] = tables_of_one.get(name, [])
+        rows.append(row)
+    storage = folded_schema(frames=frames, storage=True)
+    return pa.Table.from_pylist(rows, schema=storage).cast(folded_schema(frames=frames))
+
+
+def split(folded: pa.Table) -> dict[str, pa.Table]:
+    """A folded batch as the flat tables (`captures`, then each nested table present), with `SCHEMA`'s columns."""
+    children = [name for name in CHILD_TABLES if name in folded.column_names]
+    out = {"captures": folded.select(list(SCHEMA["captures"].names))}
+    ids = folded.column("capture_id")
+    for name in children:
+        lists = folded.column(name).combine_chunks()
+        items = pc.list_flatten(lists)
+        parents = pc.list_parent_indices(lists)
+        columns: dict[str, pa.Array] = {"capture_id": pc.take(ids, parents)}
+        # flatten(), not field(i): it honours the offset a sliced struct array starts at.
+        columns.update(zip([field.name for field in items.type], items.flatten()))
+        out[name] = pa.table(columns, schema=arrow_schema(name))
+    return out

@@ -1,0 +1,177 @@
+"""The pure function every engine maps: a batch of captures in, a batch of
+folded captures out, both Arrow tables.
+
+    folded = fold_batch(pa.Table.from_pylist(records, schema=INPUT_SCHEMA))
+
+An input row is one of three kinds:
+
+- `file`: the bytes of anything `streamfold show` reads (a raw stream, curl
+  output, a log, a HAR, a cassette). A file that holds many exchanges (a HAR,
+  a cassette, a trace log) gives one capture per streamed or failed entry,
+  with the entry's index in `entry` and `#index` after its capture id.
+- `body`: a stream body as a record gave it (a JSONL line, a Parquet row),
+  with the arrival times and request metadata the record had.
+- `stored`: an exchange of a capture store: its reads, times and headers, folded
+  exactly as `streamfold show PATH#ID` folds it.
+
+Each capture is folded as `show` folds it (`services.load.fold_capture`) and made
+into the rows of `streamfold.tables`. One that cannot be read or folded is a row
+of class `unreadable` with its reason, never an exception: a batch always comes
+back whole, so one bad capture costs its row and nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from ..services.capture import Capture, InputError
+from ..services.inputs import read_capture
+from ..services.load import fold_capture
+from ..store.stored import stored_capture
+from ..tables import CaptureInfo, tables, unreadable_tables
+from .arrow import nest
+
+__all__ = ["INPUT_SCHEMA", "KINDS", "fold_batch", "fold_record"]
+
+KINDS = ("file", "body", "stored")
+
+_HEADERS = pa.list_(pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())]))
+
+#: The columns of a batch of captures to fold (those a kind does not use are null).
+INPUT_SCHEMA = pa.schema([
+    pa.field("capture_id", pa.string(), nullable=False),
+    pa.field("kind", pa.string(), nullable=False),
+    # The bytes: a file's, a body, or a stored exchange's reads joined. Null when the source could not
+    # give them; `read_error` then says why.
+    pa.field("data", pa.large_binary()),
+    pa.field("read_error", pa.string()),
+    pa.field("source", pa.string()),
+    pa.field("location", pa.string()),
+    pa.field("entry", pa.string()),
+    pa.field("fingerprint", pa.string()),
+    pa.field("input_format", pa.string()),
+    pa.field("method", pa.string()),
+    pa.field("url", pa.string()),
+    pa.field("request_model", pa.string()),
+    pa.field("started_at", pa.timestamp("us", tz="UTC")),
+    pa.field("status", pa.int64()),
+    pa.field("outcome", pa.string()),
+    # The recording's reason for a failed exchange.
+    pa.field("error", pa.string()),
+    pa.field("request_headers", _HEADERS),
+    pa.field("response_headers", _HEADERS),
+    # Each read's body offset and its arrival, in seconds after the request.
+    pa.field("read_offsets", pa.list_(pa.int64())),
+    pa.field("read_times", pa.list_(pa.float64())),
+])
+
+
+def fold_batch(batch: pa.Table | pa.RecordBatch, *, frames: bool = False) -> pa.Table:
+    """Fold every capture of `batch` (`INPUT_SCHEMA`) into one folded batch (`arrow.folded_schema`)."""
+    folded = [rows for record in batch.to_pylist() for rows in fold_record(record, frames=frames)]
+    return nest(folded, frames=frames)
+
+
+def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[dict[str, list[dict[str, Any]]]]:
+    """The rows of `streamfold.tables` for each capture one input row holds."""
+    info = _info(record)
+    try:
+        if record["read_error"] is not None or record["data"] is None:
+            raise InputError(record["read_error"] or "the source gave no bytes for it")
+        if record["kind"] == "file":
+            yield from _file_captures(record, info, frames)
+            return
+        capture = _stored(record) if record["kind"] == "stored" else _body(record)
+        yield _fold(capture, record["capture_id"], info, frames)
+    except InputError as exc:
+        yield unreadable_tables(record["capture_id"], str(exc), capture=info, frames=frames)
+    except RecursionError:
+        yield unreadable_tables(record["capture_id"], "the capture is nested too deeply to read", capture=info,
+                                frames=frames)
+    except Exception as exc:  # a bug in streamfold: it costs this capture's row, not the fleet's run
+        yield unreadable_tables(record["capture_id"], f"streamfold failed on it ({type(exc).__name__}: {exc}); "
+                                "this is a bug in streamfold, please report it", capture=info, frames=frames)
+
+
+def _file_captures(record: Mapping[str, Any], info: CaptureInfo,
+                   frames: bool) -> Iterator[dict[str, list[dict[str, Any]]]]:
+    data, input_format = record["data"], record["input_format"] or "auto"
+    first = read_capture(data, input_format=input_format)
+    wanted = [entry.index for entry in first.entries if entry.streamed or entry.failed]
+    if first.entry is None or len(wanted) <= 1:
+        yield _fold(first, _entry_id(record, first.entry), _with_entry(info, first.entry), frames)
+        return
+    for index in wanted:
+        capture_id = _entry_id(record, index)
+        try:
+            capture = first if index == first.entry else read_capture(data, input_format=input_format,
+                                                                      entry=str(index))
+        except InputError as exc:
+            yield unreadable_tables(capture_id, str(exc), capture=_with_entry(info, index), frames=frames)
+            continue
+        yield _fold(capture, capture_id, _with_entry(info, index), frames)
+
+
+def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) -> dict[str, list[dict[str, Any]]]:
+    loaded = fold_capture(capture)
+    timing = loaded.timing
+    filled = CaptureInfo(
+        source=capture.source, location=info.location, entry=info.entry, method=info.method,
+        url=info.url or capture.url, request_model=info.request_model, started_at=info.started_at,
+        status=info.status if info.status is not None else capture.status, outcome=info.outcome,
+        ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
+        duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
+        read_count=len(capture.reads) if capture.reads else None, fingerprint=info.fingerprint)
+    return tables(loaded.result, capture_id, capture=filled, frames=frames)
+
+
+def _body(record: Mapping[str, Any]) -> Capture:
+    reads = _reads(record)
+    return Capture(bytes(record["data"]), record["source"] or "body", reads, record["status"],
+                   _pairs(record["response_headers"]), _pairs(record["request_headers"]), record["url"],
+                   started=0.0 if reads else None)
+
+
+def _stored(record: Mapping[str, Any]) -> Capture:
+    data, reads = record["data"], _reads(record) or ()
+    ends = [offset for offset, _ in reads[1:]] + [len(data)]
+    chunks = [data[offset:end] for (offset, _), end in zip(reads, ends)]
+    entry = record["entry"] or "0"
+    return stored_capture(int(entry) if entry.isdigit() else 0, chunks, reads, status=record["status"],
+                          response_headers=_pairs(record["response_headers"]),
+                          request_headers=_pairs(record["request_headers"]), url=record["url"] or "",
+                          method=record["method"] or "", outcome=record["outcome"], error=record["error"])
+
+
+def _reads(record: Mapping[str, Any]) -> tuple[tuple[int, float], ...] | None:
+    offsets, times = record["read_offsets"], record["read_times"]
+    if not offsets or times is None or len(offsets) != len(times):
+        return None
+    return tuple(zip(offsets, times))
+
+
+def _pairs(headers: list[dict[str, str]] | None) -> tuple[tuple[str, str], ...]:
+    return tuple((pair["name"], pair["value"]) for pair in headers or ())
+
+
+def _info(record: Mapping[str, Any]) -> CaptureInfo:
+    started = record["started_at"]
+    return CaptureInfo(
+        source=record["source"], location=record["location"], entry=record["entry"], method=record["method"],
+        url=record["url"], request_model=record["request_model"],
+        started_at=started if isinstance(started, datetime.datetime) else None, status=record["status"],
+        outcome=record["outcome"], body_bytes=len(record["data"]) if record["data"] is not None else None,
+        fingerprint=record["fingerprint"])
+
+
+def _with_entry(info: CaptureInfo, entry: int | None) -> CaptureInfo:
+    return info if entry is None else dataclasses.replace(info, entry=str(entry))
+
+
+def _entry_id(record: Mapping[str, Any], entry: int | None) -> str:
+    return record["capture_id"] if entry is None else f"{record['capture_id']}#{entry}"

@@ -1,0 +1,85 @@
+"""The engines that map `batch.fold_batch` over a fleet's batches.
+
+Every engine has one method: `map(fold, batches)` takes the function and an
+iterator of `(number, Arrow table)` and yields `(numbers, folded table)` as they
+finish, in any order (`numbers`: the batches the folded table holds; Ray Data
+folds a window of batches at once), with only a few batches in flight: the reader behind the
+iterator never runs far ahead, so memory is bounded by the batches in flight,
+not by the fleet. The driver writes what comes back; an engine never writes.
+
+- `local` (the default): a process pool on this machine, no server. One job
+  folds in this process (what `bench_fleet.py` compares against a bare loop).
+- `dask`: a `distributed` scheduler's workers (`dask_engine.py`).
+- `ray`: Ray Data's `map_batches` (`ray_engine.py`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Protocol
+
+import pyarrow as pa
+
+__all__ = ["ENGINES", "Batches", "Engine", "Fold", "Folded", "LocalEngine", "bounded"]
+
+Fold = Callable[[pa.Table], pa.Table]
+Batches = Iterator[tuple[int, pa.Table]]
+Folded = Iterator[tuple[tuple[int, ...], pa.Table]]
+
+ENGINES = ("local", "dask", "ray")
+
+
+class Engine(Protocol):
+    #: What the manifest and the last line call it (`local, 2 processes`, `dask at tcp://...`).
+    description: str
+
+    def map(self, fold: Fold, batches: Batches) -> Folded: ...
+
+    def close(self) -> None: ...
+
+
+class LocalEngine:
+    """A pool of `jobs` processes (os.cpu_count() by default); with one job, the fold runs in this process."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.description = f"local, {self.jobs} process{'es' if self.jobs > 1 else ''}"
+        self._pool: ProcessPoolExecutor | None = None
+
+    def map(self, fold: Fold, batches: Batches) -> Folded:
+        if self.jobs == 1:
+            for number, batch in batches:
+                yield (number,), fold(batch)
+            return
+        if self._pool is None:
+            # forkserver: a fork of this process (its threads, the progress bar's) is not safe; spawn is slow.
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(method))
+        yield from bounded(self._pool.submit, fold, batches, in_flight=2 * self.jobs)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+def bounded(submit: Callable[..., Future[pa.Table]], fold: Fold, batches: Batches, *, in_flight: int) -> Folded:
+    """Submit batches as earlier ones finish, at most `in_flight` at a time; yield each as it finishes."""
+    running: dict[Future[pa.Table], int] = {}
+    exhausted = False
+    while True:
+        while not exhausted and len(running) < in_flight:
+            try:
+                number, batch = next(batches)
+            except StopIteration:
+                exhausted = True
+                break
+            running[submit(fold, batch)] = number
+        if not running:
+            return
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            yield (running.pop(future),), future.result()
