@@ -161,3 +161,25 @@ def test_fold_batch_is_arrow_in_arrow_out_and_split_is_its_inverse() -> None:
     assert [row["capture_id"] for row in tables_["choices"].to_pylist()] == ["b1", "b2"]
     assert tables_["frames"].num_rows == 2 * 3
     assert tables_["captures"].column("finding_codes").to_pylist() == [[], []]
+
+
+def test_urls_through_fsspec(tmp_path: Path) -> None:
+    fsspec = pytest.importorskip("fsspec", reason="URLs are read through fsspec (the `remote` extra)")
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/fleet-test/streams/a.sse", sse(CHAT, STOP))
+    memory.pipe("/fleet-test/streams/nested/b.sse", sse(CHAT, done=False))
+    memory.pipe("/fleet-test/records.jsonl", b'{"id": "r", "body": "data: {}\\n\\n"}\n')
+    try:
+        out = tmp_path / "out"
+        run = fold_here(["memory://fleet-test/streams/", "memory://fleet-test/records.jsonl",
+                         "memory://fleet-test/none/", "nosuchprotocol://x/y"], out)
+        found = {row["capture_id"]: row for row in rows(out, "captures")}
+        assert sorted(found) == ["memory:///fleet-test/records.jsonl#r", "memory:///fleet-test/streams/a.sse",
+                                 "memory:///fleet-test/streams/nested/b.sse"]
+        assert found["memory:///fleet-test/streams/a.sse"]["outcome_class"] == "complete"
+        assert [failure.input for failure in run.failures] == ["memory://fleet-test/none/", "nosuchprotocol://x/y"]
+        assert all(failure.reason.startswith("cannot read it") for failure in run.failures)
+        again = fold_here(["memory://fleet-test/streams/"], out)
+        assert (again.captures, again.inputs_skipped) == (0, 2)
+    finally:
+        memory.rm("/fleet-test", recursive=True)
