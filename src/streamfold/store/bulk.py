@@ -1,0 +1,61 @@
+"""Reading a whole store at once, for a fleet: every exchange's metadata and
+stored summary without a byte of any body (`exchange_rows`: the `reads`
+table is never read), and the exchanges a caller picks, bodies and read times
+included, through one connection (`iter_exchanges`).
+
+    rows = exchange_rows("streamfold.sqlite")
+    stale = [row["id"] for row in rows if row["summarized_by"] != SUMMARIZED_BY and not row["in_flight"]]
+    for exchange in iter_exchanges("streamfold.sqlite", stale):
+        fold_capture(exchange.capture())
+
+A damaged store is a `StoreError` naming the file; a damaged exchange is a
+`DamagedCaptureError` (a `StoreError`) naming it too, with its `exchange_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .reader import StoredExchange, load_exchange, reading
+from .rows import checked_select, damage_of, findings_of
+
+__all__ = ["EXCHANGE_COLUMNS", "exchange_rows", "iter_exchanges"]
+
+#: The keys of each `exchange_rows` row besides `in_flight`: columns of `exchanges` (docs/store.md), none
+#: of them a body or a header list.
+EXCHANGE_COLUMNS = ("id", "started_at", "response_at", "ended_at", "method", "url", "host", "redacted", "status",
+                    "outcome", "error", "body_bytes", "read_count", "request_model", "transport", "dialect",
+                    "complete", "model", "response_id", "outcome_class", "ttfb", "ttft", "duration", "frames",
+                    "finish_reason", "findings", "summarized_by")
+
+
+def exchange_rows(path: str) -> list[dict[str, Any]]:
+    """Every exchange of the store at `path`, by id, as a dict of `EXCHANGE_COLUMNS` and `in_flight`.
+    `redacted` and `complete` are booleans, `findings` a list of codes; the summary's columns are None
+    while an exchange is in flight, when its store did not summarize, and in a store of schema 1 (which
+    is read as it is: `summarized_by` None says its summary predates the columns). Raises `StoreError`."""
+    sql = f"SELECT {checked_select(EXCHANGE_COLUMNS)} FROM exchanges ORDER BY id"
+    with reading(path) as db:
+        found = db.execute(sql).fetchall()
+    rows = []
+    for row in found:
+        damage_of(path, row)
+        values = dict(zip(EXCHANGE_COLUMNS, row, strict=False))
+        values["redacted"] = bool(values["redacted"])
+        if values["complete"] is not None:
+            values["complete"] = bool(values["complete"])
+        values["findings"] = findings_of(path, values["id"], values["findings"])
+        values["in_flight"] = values["outcome"] is None
+        rows.append(values)
+    return rows
+
+
+def iter_exchanges(path: str, ids: Iterable[int]) -> Iterator[StoredExchange]:
+    """The exchanges `ids` of the store at `path`, in that order, bodies and read times included, read
+    through one connection held open until the iterator is exhausted or closed. An unknown id or a
+    damaged store raises `StoreError`; a damaged exchange raises `DamagedCaptureError` (its `exchange_id`):
+    the ids after it can be read with another call."""
+    with reading(path) as db:
+        for exchange_id in ids:
+            yield load_exchange(db, path, exchange_id)
