@@ -146,7 +146,7 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
         with _owner_only():
             if not existed:
                 os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-            mode = "rw" if create or os.access(path, os.W_OK) else "ro"  # a store one may only read is read
+            mode = "rw" if create or os.access(path, os.W_OK) else _read_only(path)
             connection = sqlite3.connect(f"file:{_uri_path(path)}?mode={mode}", uri=True, timeout=10.0,
                                          check_same_thread=False, isolation_level=None)
             try:
@@ -161,6 +161,13 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
     except OSError as exc:
         raise StoreError(f"cannot open the capture store {path!r}: {exc.strerror or exc}") from None
     return connection
+
+
+def _read_only(path: str) -> str:
+    """The URI mode for a store one may only read. SQLite opens a WAL file read-only by making its -wal and
+    -shm files and leaves them behind; with no -wal there nothing writes the file (a writer's -wal lasts as
+    long as its connection), so it is opened immutable, and nothing is made beside it."""
+    return "ro" if os.path.exists(f"{path}-wal") else "ro&immutable=1"
 
 
 def _check_header(path: str) -> None:
