@@ -226,3 +226,19 @@ def test_a_recording_fills_the_new_columns_with_what_the_tables_say_of_the_same_
         ("127.0.0.1", "gpt-4o"), ("127.0.0.1", "claude-sonnet-4-5"), ("127.0.0.1", "gpt-4o-mini")]
     assert [row["outcome_class"] for row in rows] == ["complete", "complete", "errored"]
     assert rows[0]["model"] and rows[0]["response_id"] and rows[0]["ttfb"] is not None
+
+
+def test_the_migration_fills_every_row_of_a_large_file(tmp_path: Path) -> None:
+    db = v1_file(tmp_path, 1)
+    with contextlib.closing(sqlite3.connect(db)) as connection:  # 1,201 exchanges: more than one step of the fill
+        names = [row[1] for row in connection.execute("PRAGMA table_info(exchanges)")][1:]
+        for shift in range(1, 1201):
+            connection.execute(f"INSERT INTO exchanges SELECT id + {shift}, {', '.join(names)} FROM exchanges "
+                               "WHERE id = 1")
+        connection.execute("UPDATE exchanges SET request_body = CAST('{\"model\": \"m-' || id || '\"}' AS BLOB), "
+                           "url = 'http://h' || (id % 7) || '.example/v1' WHERE id > 1")
+        connection.commit()
+    CaptureStore.open(db).close()
+    filled = sql(db, "SELECT id, host, request_model FROM exchanges ORDER BY id")
+    assert len(filled) == 1201 and filled[0][1:] == ("gateway.example.com", "gpt-4o-mini")
+    assert all((host, model) == (f"h{number % 7}.example", f"m-{number}") for number, host, model in filled[1:])

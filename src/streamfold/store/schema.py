@@ -92,11 +92,17 @@ def _to_v2(connection: sqlite3.Connection) -> None:
     request), the fold's columns left NULL: only folding the body again could fill them."""
     for name, sql_type in _V2_COLUMNS:
         connection.execute(f"ALTER TABLE exchanges ADD COLUMN {name} {sql_type}")
-    requests = connection.execute("SELECT id, url, request_body FROM exchanges").fetchall()
-    connection.executemany("UPDATE exchanges SET host = ?, request_model = ? WHERE id = ?",
-                           [(request_host(url) if isinstance(url, str) else None,
-                             model_of(body) if isinstance(body, (bytes, str)) else None, exchange_id)
-                            for exchange_id, url, body in requests])
+    last = -1
+    while True:  # a few hundred requests at a time: a store's request bodies may not fit in memory at once
+        requests = connection.execute("SELECT id, url, request_body FROM exchanges WHERE id > ? ORDER BY id "
+                                      "LIMIT 500", (last,)).fetchall()
+        if not requests:
+            return
+        connection.executemany("UPDATE exchanges SET host = ?, request_model = ? WHERE id = ?",
+                               [(request_host(url) if isinstance(url, str) else None,
+                                 model_of(body) if isinstance(body, (bytes, str)) else None, exchange_id)
+                                for exchange_id, url, body in requests])
+        last = requests[-1][0]
 
 
 #: The step that takes a file from version N-1 to N, by N; each runs inside one transaction.
