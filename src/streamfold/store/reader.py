@@ -20,7 +20,7 @@ from .rows import DamagedCaptureError, checked_select, damage_of, findings_of, p
 from .schema import SQLITE_MAGIC, UNREADABLE, StoreError, connect, sqlite_message
 from .stored import MAX_INFLATED, stored_capture
 
-__all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "iso_time", "list_exchanges",
+__all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges",
            "load_exchange", "parse_ref", "read_stored", "reading"]
 
 #: The store used when none is named: `$STREAMFOLD_DB`, else this file in the current directory.
@@ -136,8 +136,8 @@ def load_exchange(db: sqlite3.Connection, path: str, exchange_id: int,
         runs = db.execute("SELECT count, offset, data, sizes, times FROM reads WHERE exchange = ? ORDER BY seq",
                           (exchange_id,)).fetchall()
     except UNREADABLE as exc:  # a damaged page of its reads: the other exchanges may still read
-        raise DamagedCaptureError(path, exchange_id, f"the reads of capture #{exchange_id} cannot be read: "
-                                                f"{sqlite_message(exc)}") from None
+        raise DamagedCaptureError(
+            path, exchange_id, f"the reads of capture #{exchange_id} cannot be read: {sqlite_message(exc)}") from None
     reads, chunks = _unpack(runs, path, exchange_id)
     return StoredExchange(row[0], row[1], row[2], row[3], pairs_of(path, exchange_id, "request headers", row[4]),
                           bytes(row[5]), bool(row[6]), row[7],
@@ -163,8 +163,8 @@ def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
                 sizes.byteswap()
                 times.byteswap()
         if not fits or sum(sizes) != len(data):
-            raise DamagedCaptureError(path, exchange_id, f"the reads of capture #{exchange_id} at body offset {offset} "
-                                                  "do not add up")
+            raise DamagedCaptureError(
+                path, exchange_id, f"the reads of capture #{exchange_id} at body offset {offset} do not add up")
         position = 0
         for size, at in zip(sizes, times, strict=True):
             reads.append((offset + position, at))
@@ -207,7 +207,7 @@ def list_exchanges(path: str, *, limit: int | None = None) -> list[dict[str, Any
         damage_of(path, row)
         values = dict(zip(_LISTED, row, strict=False))
         listed.append({
-            "id": values["id"], "started": iso_time(path, values["id"], values["started_at"]),
+            "id": values["id"], "started": _iso_time(path, values["id"], values["started_at"]),
             "started_at": values["started_at"], "method": values["method"], "url": values["url"],
             "status": values["status"], "outcome": values["outcome"], "in_flight": values["outcome"] is None,
             "error": values["error"], "ended_at": values["ended_at"], "bytes": values["body_bytes"] or 0,
@@ -219,10 +219,10 @@ def list_exchanges(path: str, *, limit: int | None = None) -> list[dict[str, Any
     return listed
 
 
-def iso_time(path: str, exchange_id: int, started_at: float) -> str:
+def _iso_time(path: str, exchange_id: int, started_at: float) -> str:
     """`started_at` (Unix seconds) as ISO 8601 UTC, to the millisecond."""
     try:
         return datetime.fromtimestamp(started_at, timezone.utc).isoformat(timespec="milliseconds")
     except (OverflowError, OSError, ValueError):  # a time no calendar holds: the row is damaged
-        raise DamagedCaptureError(path, exchange_id, f"capture #{exchange_id} started at {started_at!r}, which is "
-                                                "no time") from None
+        raise DamagedCaptureError(
+            path, exchange_id, f"capture #{exchange_id} started at {started_at!r}, which is no time") from None

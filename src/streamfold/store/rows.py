@@ -56,8 +56,8 @@ def damage_of(path: str, row: Sequence[Any]) -> None:
     """Raise `DamagedCaptureError` when the row read with `checked_select` (its id first) holds a value of the
     wrong type."""
     if row[-1] is not None:
-        raise DamagedCaptureError(path, row[0], f"capture #{row[0]} holds a value of the wrong type in its "
-                                            f"column {row[-1]!r}")
+        raise DamagedCaptureError(
+            path, row[0], f"capture #{row[0]} holds a value of the wrong type in its column {row[-1]!r}")
 
 
 def pairs_of(path: str, exchange_id: int, name: str, text: str | None) -> tuple[tuple[str, str], ...]:
@@ -68,8 +68,9 @@ def pairs_of(path: str, exchange_id: int, name: str, text: str | None) -> tuple[
         pairs = json.loads(text)
         return tuple((str(key), str(value)) for key, value in pairs)
     except (ValueError, TypeError, RecursionError):  # not JSON, or not a list of pairs
-        raise DamagedCaptureError(path, exchange_id, f"capture #{exchange_id} has {name} that are not a JSON "
-                                                "list of [name, value] pairs") from None
+        raise DamagedCaptureError(
+            path, exchange_id, f"capture #{exchange_id} has {name} that are not a JSON list of [name, value] pairs"
+        ) from None
 
 
 def findings_of(path: str, exchange_id: int, text: str | None) -> list[str] | None:
@@ -81,6 +82,6 @@ def findings_of(path: str, exchange_id: int, text: str | None) -> list[str] | No
     except (ValueError, RecursionError):
         codes = None
     if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
-        raise DamagedCaptureError(path, exchange_id, f"capture #{exchange_id} has findings that are not a JSON list "
-                                              "of codes")
+        raise DamagedCaptureError(
+            path, exchange_id, f"capture #{exchange_id} has findings that are not a JSON list of codes")
     return codes
