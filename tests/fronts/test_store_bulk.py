@@ -18,15 +18,18 @@ import pytest
 
 from store_helpers import BODIES, record
 from streamfold.store import (
+    SUMMARIZED_BY,
     CaptureStore,
     DamagedCaptureError,
     StoreError,
     exchange_rows,
+    exchange_tables,
     get_exchange,
     iter_exchanges,
     list_exchanges,
     read_stored,
 )
+from streamfold.store.summary import SUMMARY_COLUMNS, column_values, summary_of
 
 PAGE = 4096
 
@@ -103,6 +106,21 @@ def test_iter_exchanges_equals_get_exchange_through_one_connection(db: str) -> N
     assert list(reading) == each[1:]
     with pytest.raises(StoreError, match="no capture store"):
         next(iter_exchanges(db, [1]))
+
+
+def test_exchange_tables_say_what_the_stored_summary_says(db: str) -> None:
+    """What a fleet writes for a stored exchange and what the recording summarized agree, column for column."""
+    change(db, "UPDATE exchanges SET request_model = 'gpt-4o' WHERE id = 3")  # as if the request had said so
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        stored = {row[0]: row[1:] for row in connection.execute(f"SELECT id, {', '.join(SUMMARY_COLUMNS)} FROM exchanges")}
+    for exchange in iter_exchanges(db, sorted(stored)):
+        rows = exchange_tables(exchange, f"{db}#{exchange.id}", frames=True, fingerprint="f")
+        captures = rows["captures"][0]
+        assert column_values(summary_of(captures)) == stored[exchange.id]
+        assert (captures["location"], captures["fingerprint"], captures["method"]) == (f"{db}#{exchange.id}", "f", "POST")
+        assert captures["request_model"] == ("gpt-4o" if exchange.id == 3 else None)
+        assert len(rows["frames"]) == captures["frames_total"] > 0
+    assert {row[-1] for row in stored.values()} == {SUMMARIZED_BY}
 
 
 def test_an_unknown_id_is_a_store_error_saying_which_exist(db: str) -> None:

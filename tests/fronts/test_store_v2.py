@@ -189,6 +189,7 @@ def test_a_v1_file_read_by_one_process_while_streamfold_record_migrates_and_writ
                                         env=ENV, timeout=120)
                 assert listed.returncode == 0, listed.stderr
             assert next(held).id == 3
+            held.close()  # gives its connection back
         finally:
             err = stop(process)
     rows = {row["id"]: row for row in json.loads(listed.stdout)}

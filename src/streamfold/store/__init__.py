@@ -8,7 +8,7 @@ imports it.
 
 from __future__ import annotations
 
-from .bulk import exchange_rows, iter_exchanges
+from .bulk import exchange_rows, exchange_tables, iter_exchanges
 from .reader import DEFAULT_DB, StoredExchange, default_db, get_exchange, list_exchanges, parse_ref, read_stored
 from .redact import redact_headers, redact_url
 from .rows import DamagedCaptureError
@@ -17,5 +17,6 @@ from .summary import OUTCOMES, SUMMARIZED_BY, Summary
 from .writer import CaptureStore, Exchange
 
 __all__ = ["DEFAULT_DB", "OUTCOMES", "SCHEMA_VERSION", "SUMMARIZED_BY", "CaptureStore", "DamagedCaptureError",
-           "Exchange", "StoreError", "StoredExchange", "Summary", "default_db", "exchange_rows", "get_exchange",
-           "iter_exchanges", "list_exchanges", "parse_ref", "read_stored", "redact_headers", "redact_url"]
+           "Exchange", "StoreError", "StoredExchange", "Summary", "default_db", "exchange_rows", "exchange_tables",
+           "get_exchange", "iter_exchanges", "list_exchanges", "parse_ref", "read_stored", "redact_headers",
+           "redact_url"]

@@ -6,7 +6,7 @@ included, through one connection (`iter_exchanges`).
     rows = exchange_rows("streamfold.sqlite")
     stale = [row["id"] for row in rows if row["summarized_by"] != SUMMARIZED_BY and not row["in_flight"]]
     for exchange in iter_exchanges("streamfold.sqlite", stale):
-        fold_capture(exchange.capture())
+        rows = exchange_tables(exchange, f"streamfold.sqlite#{exchange.id}")
 
 A damaged store is a `StoreError` naming the file; a damaged exchange is a
 `DamagedCaptureError` (a `StoreError`) naming it too, with its `exchange_id`.
@@ -19,8 +19,9 @@ from typing import Any
 
 from .reader import StoredExchange, load_exchange, reading
 from .rows import checked_select, damage_of, findings_of
+from .summarizer import capture_tables
 
-__all__ = ["EXCHANGE_COLUMNS", "exchange_rows", "iter_exchanges"]
+__all__ = ["EXCHANGE_COLUMNS", "exchange_rows", "exchange_tables", "iter_exchanges"]
 
 #: The keys of each `exchange_rows` row besides `in_flight`: columns of `exchanges` (docs/store.md), none
 #: of them a body or a header list.
@@ -64,3 +65,13 @@ def iter_exchanges(path: str, ids: Iterable[int]) -> Iterator[StoredExchange]:
     with reading(path) as db:
         for exchange_id in ids:
             yield load_exchange(db, path, exchange_id)
+
+
+def exchange_tables(exchange: StoredExchange, location: str, *, frames: bool = False,
+                    fingerprint: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The rows of `streamfold.tables` for a stored exchange (`location`: its `PATH#ID`, the capture id),
+    folded and described as the recording's own summary was, so they say what its stored summary says
+    (when `summarized_by` is current)."""
+    return capture_tables(exchange.capture(), location, method=exchange.method, outcome=exchange.outcome,
+                          started_at=exchange.started_at, request_model=exchange.request_model, frames=frames,
+                          fingerprint=fingerprint)

@@ -23,18 +23,18 @@ __all__ = ["Summarizer", "capture_tables", "summarize", "summarize_recorded"]
 
 
 def capture_tables(capture: Capture, capture_id: str, *, method: str | None = None, outcome: str | None = None,
-                   started_at: float | None = None,
-                   request_model: str | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Fold `capture` as `show` does and return its rows (`streamfold.tables`), with what the recording
-    knows of it (where it is, the request, how it ended, its times) in the `captures` row."""
+                   started_at: float | None = None, request_model: str | None = None, frames: bool = False,
+                   fingerprint: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Fold `capture` as `show` does and return its rows (`streamfold.tables`, `frames` too when asked), with
+    what the recording knows of it (where it is, the request, how it ended, its times) in the `captures` row."""
     loaded = fold_capture(capture)
     timing = loaded.timing
     info = CaptureInfo(source=capture.source, location=capture_id or None, method=method, url=capture.url,
                        request_model=request_model, started_at=started_at, status=capture.status, outcome=outcome,
                        ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
                        duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
-                       read_count=len(capture.reads or ()))
-    return tables(loaded.result, capture_id, capture=info)
+                       read_count=len(capture.reads or ()), fingerprint=fingerprint)
+    return tables(loaded.result, capture_id, capture=info, frames=frames)
 
 
 def summarize(capture: Capture, capture_id: str = "") -> Summary:
