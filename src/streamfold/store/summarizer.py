@@ -33,7 +33,7 @@ def capture_tables(capture: Capture, capture_id: str, *, method: str | None = No
                        request_model=request_model, started_at=started_at, status=capture.status, outcome=outcome,
                        ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
                        duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
-                       read_count=len(capture.reads or ()), fingerprint=fingerprint)
+                       read_count=len(capture.reads) if capture.reads else None, fingerprint=fingerprint)
     return tables(loaded.result, capture_id, capture=info, frames=frames)
 
 
