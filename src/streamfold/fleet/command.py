@@ -171,13 +171,11 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
     chosen = fmt or ("table" if output is None and on_terminal() else "csv")
     db = _open(directory)
     try:
-        relation = db.execute(sql)
         if chosen == "parquet":
-            import pyarrow.parquet as pq
-
             assert output is not None
-            pq.write_table(relation.fetch_arrow_table(), output)
+            _write_parquet(db.sql(sql), output)
             return
+        relation = db.execute(sql)
         columns = [description[0] for description in relation.description or ()]
         types = [str(description[1]) for description in relation.description or ()]
         rows = relation.fetchall() if columns else []
@@ -188,6 +186,19 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
     _answer(chosen, columns, types, rows, output)
 
 
+def _write_parquet(relation: Any, output: str) -> None:
+    """The answer to `output` a batch at a time (an answer larger than memory still fits)."""
+    import pyarrow.parquet as pq
+
+    if relation is None:
+        _fail("the SQL gives no rows to write (it is no query)")
+    # DuckDB 1.4 named it to_arrow_reader, and 2.0 deprecates the older name.
+    batches = (getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader)()
+    with pq.ParquetWriter(output, batches.schema) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+
+
 def _answer(fmt: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]], output: str | None) -> None:
     from .output import write_rows
 
@@ -196,7 +207,7 @@ def _answer(fmt: str, columns: list[str], types: list[str], rows: list[tuple[Any
               else contextlib.nullcontext(sys.stdout)) as out:
             if fmt == "table":
                 console, terminal = _table_console(out)
-                console.print(_rich_table(columns, types, rows, terminal))
+                console.print(_rich_table(columns, types, rows, console.width if terminal else None))
             elif columns:
                 write_rows(out, fmt, columns, types, rows)
     except OSError as exc:
@@ -250,7 +261,8 @@ def report(directory: str, only: str | None, fmt: str) -> None:
         console.print(Text(item.question))
         console.print(Syntax(item.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
                       if terminal else Text(item.sql))
-        console.print(_rich_table(columns, [], rows, terminal) if rows else Text(item.when_empty, style="italic"))
+        room = console.width if terminal else None
+        console.print(_rich_table(columns, [], rows, room) if rows else Text(item.when_empty, style="italic"))
 
 
 def _open(directory: str) -> Any:
@@ -274,9 +286,11 @@ def _first_line(exc: BaseException) -> str:
     return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
 
 
-#: On a terminal, the widest a table cell is before it is cut with "…", and the narrowest it is squeezed to.
+#: On a terminal, the widest a text cell is before it is cut with "…", and the narrowest a column is squeezed to.
 _CELL_WIDTH = 40
-_SQUEEZED_WIDTH = 12
+_SQUEEZED_WIDTH = 4
+#: Between two columns: a cell's padding on each side and the box's separator.
+_COLUMN_GAP = 3
 #: Off a terminal, a width no line reaches: nothing is wrapped or cut.
 _WHOLE = 1_000_000
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
@@ -299,10 +313,12 @@ def _table_console(out: Any) -> tuple[Any, bool]:
     return chosen, terminal
 
 
-def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]], terminal: bool) -> Any:
-    """The rows as a rich table: every cell text with its control characters escaped (a stream's bytes are
-    not the terminal's to obey), null dim, numbers to the right, long cells cut on a terminal."""
+def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]], room: int | None) -> Any:
+    """The rows as a rich table, a line each: every cell text with its control characters escaped (a
+    stream's bytes are not the terminal's to obey), null dim, numbers to the right. `room`: the terminal's
+    width, which long text cells are cut to fit (with "…"); None: nothing is cut."""
     from rich import box
+    from rich.cells import cell_len, set_cell_size
     from rich.table import Table
     from rich.text import Text
 
@@ -313,14 +329,37 @@ def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]
     numeric = [kind.startswith(_NUMERIC) for kind in types] or [
         all(isinstance(row[index], (int, float)) and not isinstance(row[index], bool)
             for row in rows if row[index] is not None) for index in range(len(columns))]
+    names = [plain(name) for name in columns]
+    values = [max([0, *(cell_len(row[index] or "NULL") for row in cells)]) for index in range(len(columns))]
+    widths = _fitted([max(cell_len(name), width) for name, width in zip(names, values, strict=True)],
+                     [value if right else 0 for value, right in zip(values, numeric, strict=True)], room)
+
+    def fit(text: str, width: int) -> str:
+        return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
+
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, caption_justify="left",
                   caption=f"{len(rows):,} rows" if len(rows) != 1 else "1 row")
-    for index, (name, right) in enumerate(zip(columns, numeric, strict=True)):
-        longest = max([len(name), *(len(row[index] or "") for row in cells)])
-        # A number is never cut; text is squeezed before it is cut, and only on a terminal.
-        table.add_column(plain(name), justify="right" if right else "left", no_wrap=True, overflow="ellipsis",
-                         min_width=longest if right else min(longest, max(len(name), _SQUEEZED_WIDTH)),
-                         max_width=_CELL_WIDTH if terminal and not right else None)
+    for name, right, width in zip(names, numeric, widths, strict=True):
+        table.add_column(fit(name, width), justify="right" if right else "left", no_wrap=True, width=width)
     for row in cells:
-        table.add_row(*(Text("NULL", style="dim") if value is None else Text(value) for value in row))
+        table.add_row(*(Text("NULL", style="dim") if value is None else Text(fit(value, width))
+                        for value, width in zip(row, widths, strict=True)))
     return table
+
+
+def _fitted(longest: list[int], numbers: list[int], room: int | None) -> list[int]:
+    """Each column's width: its longest cell (header included), a text column at most `_CELL_WIDTH`, then
+    the widest columns narrowed one cell at a time until the table fits in `room`. `numbers`: for a column
+    of numbers, its longest number, which is never cut (its header may be)."""
+    if room is None:
+        return longest
+    widths = [width if number else min(width, _CELL_WIDTH) for width, number in zip(longest, numbers, strict=True)]
+    floors = [max(number, min(width, _SQUEEZED_WIDTH)) for width, number in zip(widths, numbers, strict=True)]
+    space = room - _COLUMN_GAP * (len(widths) - 1)
+    while sum(widths) > space:
+        narrowable = [index for index, width in enumerate(widths) if width > floors[index]]
+        if not narrowable:
+            break  # the terminal crops what still does not fit
+        widest = max(narrowable, key=lambda index: widths[index])
+        widths[widest] -= 1
+    return widths
