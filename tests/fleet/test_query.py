@@ -128,6 +128,9 @@ def test_on_a_terminal_a_table_with_stream_text_escaped_and_long_cells_cut(fleet
     assert "x" * 60 not in out and "…" in out
     assert re.search(r"capture_id\s+content\s+wide\s+model", out)
     assert "NULL" in out and "1 row" in out
+    many = on_a_terminal("fleet", "query", str(fleet), "SELECT range AS n FROM range(1500)")
+    assert many.splitlines()[-2:] == ["1,000 rows", "More rows follow: --format csv or --output FILE gives them all."]
+    assert re.search(r"^\s*999$", many, re.MULTILINE) and not re.search(r"^\s*1000$", many, re.MULTILINE)
 
 
 def test_the_session_spills_to_the_system_temporary_directory_and_speaks_utc(fleet: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import click
@@ -157,7 +158,7 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
     \b
     Examples:
       streamfold fleet query fleet/ "SELECT outcome_class, count(*) FROM captures GROUP BY ALL"
-      streamfold fleet query fleet/ "SELECT * FROM tool_calls WHERE error IS NOT NULL" --format jsonl | jq .name
+      streamfold fleet query fleet/ "SELECT * FROM tool_calls WHERE error IS NOT NULL" --format jsonl | jq '.name'
       streamfold fleet query fleet/ "SELECT * FROM captures WHERE host = 'api.openai.com'" -o openai.parquet \\
           --format parquet
     """
@@ -168,7 +169,8 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
 
     if fmt == "parquet" and output is None:
         _fail("--format parquet writes a file: give it with --output FILE")
-    chosen = fmt or ("table" if output is None and on_terminal() else "csv")
+    terminal = output is None and on_terminal()
+    chosen = fmt or ("table" if terminal else "csv")
     db = _open(directory)
     try:
         if chosen == "parquet":
@@ -178,12 +180,26 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
         relation = db.execute(sql)
         columns = [description[0] for description in relation.description or ()]
         types = [str(description[1]) for description in relation.description or ()]
-        rows = relation.fetchall() if columns else []
+        if chosen == "table":
+            # A terminal gets a screenful or so: an answer of millions of rows is for a pipe or a file.
+            shown = relation.fetchmany(_TERMINAL_ROWS + 1) if terminal else relation.fetchall()
+            _print_table(output, columns, types, shown[:_TERMINAL_ROWS] if terminal else shown,
+                         more=terminal and len(shown) > _TERMINAL_ROWS)
+        elif columns:
+            _write_text(output, chosen, columns, types, _batches(relation))
     except duckdb.Error as exc:
         _fail(f"the query failed: {_first_line(exc)}")
     except OSError as exc:
         _fail(f"cannot write {output}: {exc.strerror or exc}")
-    _answer(chosen, columns, types, rows, output)
+
+
+#: The most rows the table on a terminal shows.
+_TERMINAL_ROWS = 1000
+
+
+def _batches(relation: Any) -> Iterator[tuple[Any, ...]]:
+    while batch := relation.fetchmany(10_000):
+        yield from batch
 
 
 def _write_parquet(relation: Any, output: str) -> None:
@@ -199,19 +215,24 @@ def _write_parquet(relation: Any, output: str) -> None:
             writer.write_batch(batch)
 
 
-def _answer(fmt: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]], output: str | None) -> None:
+def _write_text(output: str | None, fmt: str, columns: list[str], types: list[str],
+                rows: Iterator[tuple[Any, ...]]) -> None:
     from .output import write_rows
 
-    try:
-        with (open(output, "w", encoding="utf-8", newline="") if output is not None
-              else contextlib.nullcontext(sys.stdout)) as out:
-            if fmt == "table":
-                console, terminal = _table_console(out)
-                console.print(_rich_table(columns, types, rows, console.width if terminal else None))
-            elif columns:
-                write_rows(out, fmt, columns, types, rows)
-    except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    if output is None:
+        write_rows(sys.stdout, fmt, columns, types, rows)
+        return
+    with open(output, "w", encoding="utf-8", newline="") as out:
+        write_rows(out, fmt, columns, types, rows)
+
+
+def _print_table(output: str | None, columns: list[str], types: list[str], rows: list[tuple[Any, ...]],
+                 more: bool) -> None:
+    with (open(output, "w", encoding="utf-8") if output is not None else contextlib.nullcontext(sys.stdout)) as out:
+        console, terminal = _table_console(out)
+        _show(console, terminal, columns, types, rows)
+        if more:
+            console.print("More rows follow: --format csv or --output FILE gives them all.", markup=False)
 
 
 @fleet.command("report")
@@ -240,8 +261,13 @@ def report(directory: str, only: str | None, fmt: str) -> None:
         chosen = REPORTS if only is None else (report_named(only),)
     except KeyError:
         _fail(f"no report is named {only!r}: one of {', '.join(item.name for item in REPORTS)}")
+    import duckdb
+
     db = _open(directory)
-    answers = [(item, *run_report(db, item)) for item in chosen]
+    try:
+        answers = [(item, *run_report(db, item)) for item in chosen]
+    except duckdb.Error as exc:  # a part file gone or damaged since the fleet was written
+        _fail(f"the report failed: {_first_line(exc)}")
     if fmt == "json":
         from .._json import dumps_strict
 
@@ -261,8 +287,10 @@ def report(directory: str, only: str | None, fmt: str) -> None:
         console.print(Text(item.question))
         console.print(Syntax(item.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
                       if terminal else Text(item.sql))
-        room = console.width if terminal else None
-        console.print(_rich_table(columns, [], rows, room) if rows else Text(item.when_empty, style="italic"))
+        if rows:
+            _show(console, terminal, columns, [], rows)
+        else:
+            console.print(Text(item.when_empty, style="italic"))
 
 
 def _open(directory: str) -> Any:
@@ -313,6 +341,12 @@ def _table_console(out: Any) -> tuple[Any, bool]:
     return chosen, terminal
 
 
+def _show(console: Any, terminal: bool, columns: list[str], types: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """The table of `rows`, then how many there are."""
+    console.print(_rich_table(columns, types, rows, console.width if terminal else None))
+    console.print(f"{len(rows):,} rows" if len(rows) != 1 else "1 row", style="dim", markup=False)
+
+
 def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]], room: int | None) -> Any:
     """The rows as a rich table, a line each: every cell text with its control characters escaped (a
     stream's bytes are not the terminal's to obey), null dim, numbers to the right. `room`: the terminal's
@@ -337,8 +371,7 @@ def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]
     def fit(text: str, width: int) -> str:
         return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
 
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, caption_justify="left",
-                  caption=f"{len(rows):,} rows" if len(rows) != 1 else "1 row")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for name, right, width in zip(names, numeric, widths, strict=True):
         table.add_column(fit(name, width), justify="right" if right else "left", no_wrap=True, width=width)
     for row in cells:
