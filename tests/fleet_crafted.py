@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from streamfold.fleet.engines import LocalEngine
-from streamfold.fleet.run import fold_fleet
+from fleet_helpers import fold_here
 
 GATEWAY = "gw.example.test"
 ANTHROPIC = "api.anthropic.com"
@@ -102,7 +101,7 @@ def make_fleet(directory: Path, *, timed: bool = True) -> Path:
     source = directory / "records.jsonl"
     source.write_text("".join(json.dumps(value) + "\n" for value in records(timed=timed)), encoding="utf-8")
     out = directory / "fleet"
-    fold_fleet([str(source)], str(out), engine=LocalEngine(1))
+    fold_here([source], out)
     return out
 
 
@@ -111,5 +110,5 @@ def make_empty_fleet(directory: Path) -> Path:
     source = directory / "nothing"
     source.mkdir()
     out = directory / "empty"
-    fold_fleet([str(source)], str(out), engine=LocalEngine(1))
+    fold_here([source], out)
     return out

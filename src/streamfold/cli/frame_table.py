@@ -27,9 +27,10 @@ from rich.console import Console
 from rich.style import Style
 
 from ..findings import BINARY_TRANSPORTS
+from ..fronts.terminal import fit_width, plain
 from ..services.rows import RowBounds
 
-__all__ = ["FrameTable", "plain"]
+__all__ = ["FrameTable"]
 
 _KIND_STYLE = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
 _EVENT_CAP = 24
@@ -37,24 +38,6 @@ _EVENT_CAP = 24
 _KIND_WIDTH = 13
 _MIN_SUMMARY = 20
 _GAP = "  "
-
-_ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-_ESCAPES.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
-_ESCAPES.update({code: f"\\u{code:04x}" for code in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
-
-
-def plain(text: str) -> str:
-    """`text` with its control characters as escapes (a no-op, and fast, for printable ASCII)."""
-    if text.isascii() and text.isprintable():
-        return text
-    return text.translate(_ESCAPES)
-
-
-def _fit(text: str, width: int) -> str:
-    """`text` in at most `width` terminal cells, ending in "…" when it had to be cut."""
-    if len(text) <= width and (text.isascii() or cell_len(text) <= width):
-        return text
-    return set_cell_size(text, width - 1) + "…"
 
 
 class FrameTable:
@@ -105,13 +88,13 @@ class FrameTable:
             if cell_len(event) <= width:
                 event = set_cell_size(event, width)
             elif not self.whole:
-                event = _fit(event, width)
+                event = fit_width(event, width)
         kind = self._kinds.get(row["kind"]) if row["terminated"] else None
         if kind is None:
             name = row["kind"] + ("" if row["terminated"] else " (cut)")
             kind = self._style(_KIND_STYLE.get(row["kind"], ""))(name) + " " * (_KIND_WIDTH - len(name))
         summary = plain(row["summary"])
-        fit = (lambda text: text) if self.whole else (lambda text: _fit(text, self._summary))
+        fit = (lambda text: text) if self.whole else (lambda text: fit_width(text, self._summary))
         if row["issues"]:
             issues = ", ".join(row["issues"]) + " "
             summary = fit(issues + summary)

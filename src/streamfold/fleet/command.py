@@ -8,9 +8,11 @@ command runs, so the rest of the command line starts without them.
 from __future__ import annotations
 
 import contextlib
+import io
+import re
 import sys
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -165,7 +167,7 @@ def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None
     require("fleet", "streamfold fleet query")
     import duckdb
 
-    from ..cli.common import on_terminal
+    from ..fronts.terminal import on_terminal
 
     if fmt == "parquet" and output is None:
         _fail("--format parquet writes a file: give it with --output FILE")
@@ -228,8 +230,8 @@ def _write_text(output: str | None, fmt: str, columns: list[str], types: list[st
 
 def _print_table(output: str | None, columns: list[str], types: list[str], rows: list[tuple[Any, ...]],
                  more: bool) -> None:
-    with (open(output, "w", encoding="utf-8") if output is not None else contextlib.nullcontext(sys.stdout)) as out:
-        console, terminal = _table_console(out)
+    with (open(output, "w", encoding="utf-8") if output is not None else contextlib.nullcontext(sys.stdout)) as out, \
+            _printing(out) as (console, terminal):
         _show(console, terminal, columns, types, rows)
         if more:
             console.print("More rows follow: --format csv or --output FILE gives them all.", markup=False)
@@ -279,18 +281,18 @@ def report(directory: str, only: str | None, fmt: str) -> None:
     from rich.syntax import Syntax
     from rich.text import Text
 
-    console, terminal = _table_console(sys.stdout)
-    for position, (item, columns, rows) in enumerate(answers):
-        if position:
-            console.print()
-        console.print(Text(item.title, style="bold"))
-        console.print(Text(item.question))
-        console.print(Syntax(item.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
-                      if terminal else Text(item.sql))
-        if rows:
-            _show(console, terminal, columns, [], rows)
-        else:
-            console.print(Text(item.when_empty, style="italic"))
+    with _printing(sys.stdout) as (console, terminal):
+        for position, (item, columns, rows) in enumerate(answers):
+            if position:
+                console.print()
+            console.print(Text(item.title, style="bold"))
+            console.print(Text(item.question))
+            console.print(Syntax(item.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
+                          if terminal else Text(item.sql))
+            if rows:
+                _show(console, terminal, columns, [], rows)
+            else:
+                console.print(Text(item.when_empty, style="italic"))
 
 
 def _open(directory: str) -> Any:
@@ -321,24 +323,34 @@ _SQUEEZED_WIDTH = 4
 _COLUMN_GAP = 3
 #: Off a terminal, a width no line reaches: nothing is wrapped or cut.
 _WHOLE = 1_000_000
+_LINE_END_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 
 
-def _table_console(out: Any) -> tuple[Any, bool]:
-    """A console for `out`, and whether it is a terminal: off one, nothing is wrapped or cut."""
+@contextlib.contextmanager
+def _printing(out: IO[str]) -> Iterator[tuple[Any, bool]]:
+    """A rich console writing to `out`, and whether `out` is a terminal: on one, coloured as the program's
+    --color says; off one (a pipe, a file), uncoloured, nothing wrapped or cut, no blanks ending a line."""
     from rich.console import Console
 
-    from ..cli.common import console, on_terminal
+    from ..fronts.terminal import on_terminal
 
-    if out is sys.stdout:
-        terminal = on_terminal()
-        chosen = console()
-    else:
-        terminal, chosen = False, Console(file=out, highlight=False, soft_wrap=False, no_color=True)
-    if not terminal:
-        chosen.width = _WHOLE
-    return chosen, terminal
+    if out is sys.stdout and on_terminal():
+        color = _color()
+        yield Console(file=out, highlight=False, soft_wrap=False, no_color=color == "never" or None,
+                      color_system=None if color == "never" else "auto"), True
+        return
+    buffer = io.StringIO()
+    yield Console(file=buffer, highlight=False, soft_wrap=False, width=_WHOLE, color_system=None), False
+    out.write(_LINE_END_BLANKS.sub("", buffer.getvalue()))
+
+
+def _color() -> str:
+    """The program's --color: the command line's settings hold it, and the fleet does not import the command
+    line, so it is read from the root context's object by name."""
+    context = click.get_current_context(silent=True)
+    return str(getattr(context.find_root().obj if context is not None else None, "color", "auto"))
 
 
 def _show(console: Any, terminal: bool, columns: list[str], types: list[str], rows: list[tuple[Any, ...]]) -> None:
@@ -352,11 +364,11 @@ def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]
     stream's bytes are not the terminal's to obey), null dim, numbers to the right. `room`: the terminal's
     width, which long text cells are cut to fit (with "…"); None: nothing is cut."""
     from rich import box
-    from rich.cells import cell_len, set_cell_size
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
-    from ..cli.frame_table import plain
+    from ..fronts.terminal import fit_width, plain
     from .output import cell_text
 
     cells = [[None if value is None else plain(cell_text(value)) for value in row] for row in rows]
@@ -368,14 +380,11 @@ def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]
     widths = _fitted([max(cell_len(name), width) for name, width in zip(names, values, strict=True)],
                      [value if right else 0 for value, right in zip(values, numeric, strict=True)], room)
 
-    def fit(text: str, width: int) -> str:
-        return text if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
-
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for name, right, width in zip(names, numeric, widths, strict=True):
-        table.add_column(fit(name, width), justify="right" if right else "left", no_wrap=True, width=width)
+        table.add_column(fit_width(name, width), justify="right" if right else "left", no_wrap=True, width=width)
     for row in cells:
-        table.add_row(*(Text("NULL", style="dim") if value is None else Text(fit(value, width))
+        table.add_row(*(Text("NULL", style="dim") if value is None else Text(fit_width(value, width))
                         for value, width in zip(row, widths, strict=True)))
     return table
 
