@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fleet_crafted import ANTHROPIC, GATEWAY, make_empty_fleet, make_fleet
+from streamfold.fleet import command
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.report import REPORTS, report_named, run_report
 
@@ -31,6 +32,8 @@ def test_the_reports_are_closed_pure_values_with_unique_names() -> None:
     assert all(report.question.endswith(".") and report.sql.lstrip().startswith("SELECT") for report in REPORTS)
     with pytest.raises(KeyError):
         report_named("nothing")
+    only = next(option for option in command.report.params if option.name == "only")
+    assert only.help is not None and all(name in only.help for name in names)
 
 
 def test_how_streams_ended_by_dialect_model_and_gateway(fleet: Path) -> None:

@@ -17,6 +17,7 @@ from typing import IO, Any, NoReturn
 import click
 
 from ..fronts.extras import require
+from .output import FORMATS
 
 __all__ = ["fleet"]
 
@@ -146,8 +147,7 @@ _FORMAT_HELP = ("table: aligned columns, long cells cut (the default on a termin
 @fleet.command("query")
 @click.argument("directory", metavar="DIR")
 @click.argument("sql")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "jsonl", "parquet"]), default=None,
-              help=_FORMAT_HELP)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help=_FORMAT_HELP)
 @click.option("--output", "-o", "output", default=None, metavar="FILE",
               help="Write the answer to FILE instead of stdout (csv unless --format says otherwise).")
 def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None:

@@ -1,5 +1,5 @@
-"""A query's answer written out: CSV, JSON, JSON lines or Parquet, and the values
-DuckDB gives Python turned into what those formats hold.
+"""A query's answer written as text (CSV, JSON, JSON lines), and the values DuckDB
+gives Python turned into what those formats hold (Parquet is written from Arrow).
 
 A `json` column (`native`, `parsed`, `details`) is written as the JSON value it
 holds, not as a string of it; a timestamp as ISO 8601; a list or a struct in CSV
