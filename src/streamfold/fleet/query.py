@@ -70,12 +70,13 @@ def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
             db.register(f"_empty_{table}", empty)
             partitions = "NULL::VARCHAR AS day" + (", NULL::VARCHAR AS dialect" if table != "captures" else "")
             db.execute(f"CREATE VIEW _all_{table} AS SELECT *, {partitions}, '' AS _part FROM _empty_{table}")
-    db.execute("CREATE VIEW _latest AS SELECT capture_id, max(_part) AS _part FROM _all_captures GROUP BY capture_id")
-    db.execute("CREATE VIEW captures AS SELECT * EXCLUDE (_part) FROM _all_captures SEMI JOIN _latest "
-               "USING (capture_id, _part)")
+    # The rows a newer part file replaced, found once (the connection's files are fixed when it opens): most
+    # fleets have none, so every view is its files' rows, not a join against every capture's newest part.
+    db.execute("CREATE TEMP TABLE _superseded AS SELECT capture_id, _part FROM _all_captures "
+               "QUALIFY _part < max(_part) OVER (PARTITION BY capture_id)")
     for table in SCHEMA:
-        if table != "captures" and (table != "frames" or table_files(root, "frames")):
-            db.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE (_part) FROM _all_{table} SEMI JOIN _latest "
+        if table != "frames" or table_files(root, "frames"):
+            db.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE (_part) FROM _all_{table} ANTI JOIN _superseded "
                        "USING (capture_id, _part)")
     return db
 
