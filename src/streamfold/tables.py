@@ -292,7 +292,7 @@ def _opaque_counts(result: Result) -> dict[str, int]:
         spec = spec_of(result.dialect)
     except KeyError:  # `unknown`
         return counts
-    if not spec.has_opaque_state:  # no export to build: most dialects have no opaque state
+    if not spec.holds_opaque(result):  # no export to build: most replies hold no opaque state
         return counts
     try:
         exported = result.export()

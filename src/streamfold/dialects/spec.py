@@ -75,6 +75,9 @@ class DialectSpec:
     #: How many opaque values an export was to hold that the stream started but never completed (a thinking
     #: block whose signature never arrived); 0 for a dialect whose opaque values arrive whole.
     opaque_dropped: Callable[[dict[str, Any]], int] = None  # type: ignore[assignment]
+    #: Whether a result can hold opaque values at all, asked before its export is built for them (an export
+    #: costs about what a small fold does); None: whenever the dialect has opaque state.
+    may_hold_opaque: Callable[[Result], bool] | None = None
     #: How the replay server breaks this vendor's streams (`dialects._replay`); None: it refuses the
     #: faults that need the vendor's shapes.
     replay: ReplayQuirks | None = None
@@ -99,10 +102,11 @@ class DialectSpec:
         """Does it have an export (`Result.export()` of its results gives the vendor's object)?"""
         return not isinstance(self.export, _NoExport)
 
-    @property
-    def has_opaque_state(self) -> bool:
-        """Can its replies carry opaque state (`opaque_state` finds values in an export)?"""
-        return self.opaque_state is not _no_opaque_state
+    def holds_opaque(self, result: Result) -> bool:
+        """Can `result`, a reply of this dialect, hold opaque state (`opaque_state` find values in its export)?"""
+        if self.opaque_state is _no_opaque_state:
+            return False
+        return self.may_hold_opaque is None or self.may_hold_opaque(result)
 
     @property
     def reads_responses(self) -> bool:
