@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from streamfold import fold
+from streamfold.dialects import opaque_state
 from streamfold.result import SCHEMA as RESULT_SCHEMA
 from streamfold.services.capture import InputError
 from streamfold.services.load import load
@@ -168,3 +169,18 @@ def test_opaque_state_carried_and_dropped() -> None:
     assert counts(redacted) == (2, 0)
     assert counts(cut) == (0, 1)
     assert counts(b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n') == (0, 0)
+
+
+def test_the_opaque_count_is_every_opaque_value_of_every_capture() -> None:
+    """`opaque_count` skips the export of a reply that cannot hold opaque state (DialectSpec.may_hold_opaque):
+    on every capture the suite holds, it still counts what `dialects.opaque_state` finds."""
+    counted = 0
+    for path in FILES:
+        try:
+            result = load(path.read_bytes()).result
+        except InputError:
+            result = fold(path.read_bytes())
+        expected = len(opaque_state(result))
+        assert tables(result, str(path))["captures"][0]["opaque_count"] == expected, path
+        counted += expected
+    assert counted >= 10
