@@ -12,7 +12,6 @@ on stderr, no traceback).
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from .._json import dumps_strict
 from ..dialects import DIALECTS
 from ..findings import Severity
 from ..framing.sniff import TRANSPORTS
+from ..fronts.terminal import on_terminal
 from ..result import Result
 from ..services import DEFAULT_STALL, FORMATS, MAX_INFLATED, InputError, Loaded, load
 from ..services.load import fold_capture
@@ -185,13 +185,6 @@ def settings() -> Settings:
     context = click.get_current_context(silent=True)
     found = context.find_object(Settings) if context is not None else None
     return found if found is not None else Settings()
-
-
-def on_terminal() -> bool:
-    """Whether stdout is a terminal: off one (a pipe, a file), text is written whole, never wrapped or cut.
-    TTY_COMPATIBLE=1 or 0 says it instead, as it does to rich (a recorder of terminal output, a test)."""
-    said = os.environ.get("TTY_COMPATIBLE")
-    return said == "1" if said in ("0", "1") else sys.stdout.isatty()
 
 
 def console() -> Console:

@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.style import Style
 
 from ..findings import BINARY_TRANSPORTS
+from ..fronts.terminal import fit_width, plain
 from ..services.rows import RowBounds
 
 __all__ = ["FrameTable"]
@@ -37,24 +38,6 @@ _EVENT_CAP = 24
 _KIND_WIDTH = 13
 _MIN_SUMMARY = 20
 _GAP = "  "
-
-_ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-_ESCAPES.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
-_ESCAPES.update({code: f"\\u{code:04x}" for code in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
-
-
-def _plain(text: str) -> str:
-    """`text` with its control characters as escapes (a no-op, and fast, for printable ASCII)."""
-    if text.isascii() and text.isprintable():
-        return text
-    return text.translate(_ESCAPES)
-
-
-def _fit(text: str, width: int) -> str:
-    """`text` in at most `width` terminal cells, ending in "…" when it had to be cut."""
-    if len(text) <= width and (text.isascii() or cell_len(text) <= width):
-        return text
-    return set_cell_size(text, width - 1) + "…"
 
 
 class FrameTable:
@@ -80,7 +63,7 @@ class FrameTable:
 
     def _start(self, rows: list[dict[str, Any]], bounds: RowBounds) -> None:
         lines = bounds.transport not in BINARY_TRANSPORTS  # a binary stream has no lines
-        event = max([len("event"), *(cell_len(_plain(row["event"] or "")) for row in rows)])
+        event = max([len("event"), *(cell_len(plain(row["event"] or "")) for row in rows)])
         event = event if self.whole else min(_EVENT_CAP, event)
         numbers = (len(str(max(bounds.index - 1, 0))), len(str(bounds.line)), len(str(bounds.offset)))
         index, line, offset = (max(len(header), width) for header, width in zip(("#", "line", "offset"), numbers))
@@ -101,17 +84,17 @@ class FrameTable:
         width = self._widths[3]  # type: ignore[index]
         event = row["event"] or ""
         if not (event.isascii() and event.isprintable() and len(event) <= width):
-            event = _plain(event)
+            event = plain(event)
             if cell_len(event) <= width:
                 event = set_cell_size(event, width)
             elif not self.whole:
-                event = _fit(event, width)
+                event = fit_width(event, width)
         kind = self._kinds.get(row["kind"]) if row["terminated"] else None
         if kind is None:
             name = row["kind"] + ("" if row["terminated"] else " (cut)")
             kind = self._style(_KIND_STYLE.get(row["kind"], ""))(name) + " " * (_KIND_WIDTH - len(name))
-        summary = _plain(row["summary"])
-        fit = (lambda text: text) if self.whole else (lambda text: _fit(text, self._summary))
+        summary = plain(row["summary"])
+        fit = (lambda text: text) if self.whole else (lambda text: fit_width(text, self._summary))
         if row["issues"]:
             issues = ", ".join(row["issues"]) + " "
             summary = fit(issues + summary)

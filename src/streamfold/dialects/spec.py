@@ -72,6 +72,12 @@ class DialectSpec:
     #: The values in an export a client must send back unchanged with the next request (signatures,
     #: encrypted reasoning), without their frames: `dialects.opaque_state` finds those.
     opaque_state: Callable[[dict[str, Any]], list[Opaque]] = None  # type: ignore[assignment]
+    #: How many opaque values an export was to hold that the stream started but never completed (a thinking
+    #: block whose signature never arrived); 0 for a dialect whose opaque values arrive whole.
+    opaque_dropped: Callable[[dict[str, Any]], int] = None  # type: ignore[assignment]
+    #: Whether a result can hold opaque values at all, asked before its export is built for them (an export
+    #: costs about what a small fold does); None: whenever the dialect has opaque state.
+    may_hold_opaque: Callable[[Result], bool] | None = None
     #: How the replay server breaks this vendor's streams (`dialects._replay`); None: it refuses the
     #: faults that need the vendor's shapes.
     replay: ReplayQuirks | None = None
@@ -96,6 +102,12 @@ class DialectSpec:
         """Does it have an export (`Result.export()` of its results gives the vendor's object)?"""
         return not isinstance(self.export, _NoExport)
 
+    def holds_opaque(self, result: Result) -> bool:
+        """Can `result`, a reply of this dialect, hold opaque state (`opaque_state` find values in its export)?"""
+        if self.opaque_state is _no_opaque_state:
+            return False
+        return self.may_hold_opaque is None or self.may_hold_opaque(result)
+
     @property
     def reads_responses(self) -> bool:
         """Does it read the vendor's non-streaming bodies back (`read_response`)?"""
@@ -107,7 +119,8 @@ class DialectSpec:
             "claims": dialect.claims, "export": getattr(dialect, "export", _NoExport(self.name)),
             "read_response": getattr(dialect, "read_response", _reads_nothing),
             "summary": getattr(dialect, "summarize", compact_json),
-            "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state)}
+            "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state),
+            "opaque_dropped": getattr(dialect, "opaque_dropped", _none_dropped)}
         for name, default in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
@@ -144,3 +157,7 @@ def _reads_nothing(value: object) -> dict[str, Any] | None:
 
 def _no_opaque_state(exported: dict[str, Any]) -> list[Opaque]:
     return []
+
+
+def _none_dropped(exported: dict[str, Any]) -> int:
+    return 0

@@ -10,11 +10,18 @@ the views show only its newest rows: part files are named
 `part-<run number>-<run time>-<batch>`, so the newest is the greatest name, and a
 child table's rows count when they come from the part file its capture's
 row came from. A table no run wrote rows to is an empty view of its schema.
+
+The connection writes nothing where the user did not ask: what a large query
+spills goes to a directory of this process under the system's temporary one
+(DuckDB's default is `.tmp` in the working directory), and timestamps are
+shown in UTC, as the tables hold them, whatever the machine's time zone.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +55,9 @@ def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
         raise FleetError(f"{str(root)!r} is not a fleet directory (it has no {MANIFEST}): make one with "
                          f"`streamfold fleet fold SOURCE... --out {root}`")
     db = duckdb.connect(":memory:")
+    spill = Path(tempfile.gettempdir()) / f"streamfold-fleet-{os.getpid()}"
+    db.execute(f"SET temp_directory = {_literal(str(spill))}")
+    db.execute("SET TimeZone = 'UTC'")
     for table in SCHEMA:
         files = table_files(root, table)
         if files:
@@ -60,18 +70,23 @@ def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
             db.register(f"_empty_{table}", empty)
             partitions = "NULL::VARCHAR AS day" + (", NULL::VARCHAR AS dialect" if table != "captures" else "")
             db.execute(f"CREATE VIEW _all_{table} AS SELECT *, {partitions}, '' AS _part FROM _empty_{table}")
-    db.execute("CREATE VIEW _latest AS SELECT capture_id, max(_part) AS _part FROM _all_captures GROUP BY capture_id")
-    db.execute("CREATE VIEW captures AS SELECT * EXCLUDE (_part) FROM _all_captures SEMI JOIN _latest "
-               "USING (capture_id, _part)")
+    # The rows a newer part file replaced, found once (the connection's files are fixed when it opens): most
+    # fleets have none, so every view is its files' rows, not a join against every capture's newest part.
+    db.execute("CREATE TEMP TABLE _superseded AS SELECT capture_id, _part FROM _all_captures "
+               "QUALIFY _part < max(_part) OVER (PARTITION BY capture_id)")
     for table in SCHEMA:
-        if table != "captures" and (table != "frames" or table_files(root, "frames")):
-            db.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE (_part) FROM _all_{table} SEMI JOIN _latest "
+        if table != "frames" or table_files(root, "frames"):
+            db.execute(f"CREATE VIEW {table} AS SELECT * EXCLUDE (_part) FROM _all_{table} ANTI JOIN _superseded "
                        "USING (capture_id, _part)")
     return db
 
 
 def _list(files: list[str]) -> str:
-    return "[" + ", ".join("'" + name.replace("'", "''") + "'" for name in files) + "]"
+    return "[" + ", ".join(_literal(name) for name in files) + "]"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def rows_of(db: duckdb.DuckDBPyConnection, sql: str, parameters: Any = None) -> tuple[list[str], list[tuple[Any, ...]]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..spec import DialectSpec
 from .fold import OpenAIChat
-from .native import export_chat, opaque_values, read_chat
+from .native import export_chat, may_hold_opaque, opaque_values, read_chat
 from .replay import OPENAI_CHAT_REPLAY
 from .summary import summarize
 
@@ -15,6 +15,7 @@ __all__ = ["SPEC", "OpenAIChat"]
 
 SPEC = DialectSpec(
     "openai-chat", OpenAIChat, replay=OPENAI_CHAT_REPLAY, title="OpenAI Chat Completions and the compatible family",
-    export=export_chat, opaque_state=opaque_values, read_response=read_chat, summary=summarize,
+    export=export_chat, opaque_state=opaque_values, may_hold_opaque=may_hold_opaque, read_response=read_chat,
+    summary=summarize,
     discriminators={"object": frozenset({"chat.completion.chunk"})}, keyless=True,
     request_paths=("/chat/completions",), fast_path=f"{__name__}.fast")

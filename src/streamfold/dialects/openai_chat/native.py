@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from ...result import Result, ToolCall
     from .extras import StreamExtras
 
-__all__ = ["envelope", "export_chat", "export_completion", "opaque_values", "read_chat", "read_completion", "snapshot"]
+__all__ = ["envelope", "export_chat", "export_completion", "may_hold_opaque", "opaque_values", "read_chat",
+           "read_completion", "snapshot"]
 
 #: The envelope fields exported only when the stream sent them.
 _OPTIONAL = ("system_fingerprint", "service_tier")
@@ -155,6 +156,12 @@ def _exported_arguments(call: ToolCall) -> str:
     except (ValueError, RecursionError):
         pass
     return dumps_arguments(call.parsed)
+
+
+def may_hold_opaque(result: Result) -> bool:
+    """Whether the stream sent what `opaque_values` reads (most chat streams send neither)."""
+    native = result.native
+    return isinstance(native, dict) and ("reasoning_details" in native or "tool_extras" in native)
 
 
 def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
