@@ -5,6 +5,8 @@ time, so they cannot drift from it, and the build fails when the code gains some
 - `<!-- codes -->` becomes the tables of every finding code (`streamfold._codes.code_tables`);
 - `<!-- tables -->` becomes every table and column of the table schema (`streamfold.tables.table_docs`),
   and tables.md must hold it;
+- `<!-- fleet-reports -->` becomes each report of `streamfold fleet report` (`streamfold.fleet.report.REPORTS`):
+  its name, title, question and SQL; fleet-queries.md must hold it;
 - `DIALECT_NAMES` (in the JSON contract) becomes every registered dialect, as `a | b | … | unknown`;
 - `<!-- dialects -->` becomes the table of every registered dialect (`streamfold.dialects.registry.dialect_table`:
   each spec's title, request paths, transport and own codes);
@@ -23,6 +25,7 @@ from mkdocs.exceptions import PluginError
 from streamfold._codes import code_tables
 from streamfold.dialects import DIALECTS
 from streamfold.dialects.registry import dialect_table
+from streamfold.fleet.report import REPORTS
 from streamfold.launcher import cli
 from streamfold.tables import table_docs
 
@@ -53,6 +56,11 @@ def _help(path: str) -> str:
     return command.get_help(context)
 
 
+def fleet_reports() -> str:
+    return "\n".join(f"### `{report.name}`: {report.title}\n\n{report.question}\n\n```sql\n{report.sql}\n```\n"
+                     for report in REPORTS)
+
+
 def dialect_names() -> str:
     names = sorted(name for name in DIALECTS if name != "unknown")
     return " | ".join([*names, "unknown"])
@@ -73,6 +81,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if page.file.src_uri == "tables.md" and "<!-- tables -->" not in markdown:
         raise PluginError("docs/tables.md: the `<!-- tables -->` marker, where the table schema is generated, is gone")
     markdown = markdown.replace("<!-- tables -->", table_docs())
+    if page.file.src_uri == "fleet-queries.md" and "<!-- fleet-reports -->" not in markdown:
+        raise PluginError("docs/fleet-queries.md: the `<!-- fleet-reports -->` marker, where the reports are "
+                          "generated, is gone")
+    markdown = markdown.replace("<!-- fleet-reports -->", fleet_reports())
     markdown = markdown.replace("DIALECT_NAMES", dialect_names())
     markdown = markdown.replace("<!-- dialects -->", dialect_table())
     if page.file.src_uri == "dialects.md":

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .dialects.registry import spec_of
 from .findings import BINARY_TRANSPORTS, Diagnostic, StreamError
 from .outcomes import OUTCOME_CLASSES, outcome_class
 from .result import Result
@@ -125,6 +126,12 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
                                       "tool arguments), if known."),
            ("duration", "float64", True,
             "Seconds from the request (its time unknown: the first byte) to the last frame, if known."),
+           ("opaque_count", "int64", False,
+            "Opaque values the reply carries whole (signatures, encrypted reasoning: a client sends them back "
+            "unchanged with the next request)."),
+           ("opaque_dropped", "int64", False,
+            "Opaque values the stream started but never completed (an Anthropic thinking block whose signature "
+            "never arrived: the next request fails with it); 0 where a dialect's opaque values arrive whole."),
            ("native", "json", True, "What the dialect's export needs beyond the reply (JSON result's `native`)."),
            ("fingerprint", "string", True, "What identifies these bytes of the capture (a fleet folds a capture "
                                            "again only when its fingerprint changed).")),
@@ -274,8 +281,25 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> dict[str
         "finding_codes": [str(code) for code in codes],
         "body_bytes": info.body_bytes, "read_count": info.read_count,
         "ttfb": _float(info.ttfb), "ttft": _float(info.ttft), "duration": _float(info.duration),
+        **_opaque_counts(result),
         "native": None if result.native is None else _json(result.native), "fingerprint": info.fingerprint,
     }
+
+
+def _opaque_counts(result: Result) -> dict[str, int]:
+    counts = {"opaque_count": 0, "opaque_dropped": 0}
+    try:
+        spec = spec_of(result.dialect)
+    except KeyError:  # `unknown`
+        return counts
+    if not spec.has_opaque_state:  # no export to build: most dialects have no opaque state
+        return counts
+    try:
+        exported = result.export()
+    except NotImplementedError:
+        return counts
+    counts.update(opaque_count=len(spec.opaque_state(exported)), opaque_dropped=spec.opaque_dropped(exported))
+    return counts
 
 
 def _usage_row(result: Result, capture_id: str) -> dict[str, Any]:

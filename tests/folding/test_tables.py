@@ -131,7 +131,7 @@ def test_one_small_capture_row_by_row() -> None:
         "frames_data": 4, "frames_comments": 0, "frames_invalid": 1, "choice_count": 1, "tool_call_count": 1,
         "error_count": 1, "diagnostic_count": 1, "finish_reason": "tool_calls",
         "finding_codes": ["invalid-json", "missing-terminal"], "body_bytes": len(body), "read_count": 4,
-        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "native": '{"created":null}', "fingerprint": None}]
+        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "opaque_count": 0, "opaque_dropped": 0, "native": '{"created":null}', "fingerprint": None}]
     assert rows["choices"] == [{
         "capture_id": "db#7", "choice": 0, "role": "assistant", "content": "Hi", "reasoning": None, "refusal": None,
         "finish_reason": "tool_calls", "finish_reason_raw": "tool_calls", "tool_call_count": 1,
@@ -150,3 +150,21 @@ def test_one_small_capture_row_by_row() -> None:
                                  "kind": "invalid", "event": None, "event_id": None, "bytes": 13, "terminated": True,
                                  "issue_codes": []}
     assert "frames" not in tables(fold(body), "db#7")
+
+
+def test_opaque_state_carried_and_dropped() -> None:
+    """A thinking block's signature comes last, just before the block stops: cut before it, the block is
+    there without it (dropped); a redacted thinking block's data comes whole in its start."""
+    thinking = (ROOT / "tests/captures/anthropic/a3-a6-thinking-then-tool-use.sse").read_bytes()
+    redacted = (ROOT / "tests/captures/anthropic/a6-redacted-thinking.sse").read_bytes()
+    cut = thinking[:thinking.index(b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                                   b"\"delta\":{\"type\":\"signature_delta\"")]
+
+    def counts(body: bytes) -> tuple[int, int]:
+        row = tables(fold(body), "c")["captures"][0]
+        return row["opaque_count"], row["opaque_dropped"]
+
+    assert counts(thinking) == (1, 0)
+    assert counts(redacted) == (2, 0)
+    assert counts(cut) == (0, 1)
+    assert counts(b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n') == (0, 0)

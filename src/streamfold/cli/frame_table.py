@@ -29,7 +29,7 @@ from rich.style import Style
 from ..findings import BINARY_TRANSPORTS
 from ..services.rows import RowBounds
 
-__all__ = ["FrameTable"]
+__all__ = ["FrameTable", "plain"]
 
 _KIND_STYLE = {"invalid": "bold red", "glued": "yellow", "comment": "dim", "done": "green", "empty": "yellow"}
 _EVENT_CAP = 24
@@ -43,7 +43,7 @@ _ESCAPES.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"})
 _ESCAPES.update({code: f"\\u{code:04x}" for code in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """`text` with its control characters as escapes (a no-op, and fast, for printable ASCII)."""
     if text.isascii() and text.isprintable():
         return text
@@ -80,7 +80,7 @@ class FrameTable:
 
     def _start(self, rows: list[dict[str, Any]], bounds: RowBounds) -> None:
         lines = bounds.transport not in BINARY_TRANSPORTS  # a binary stream has no lines
-        event = max([len("event"), *(cell_len(_plain(row["event"] or "")) for row in rows)])
+        event = max([len("event"), *(cell_len(plain(row["event"] or "")) for row in rows)])
         event = event if self.whole else min(_EVENT_CAP, event)
         numbers = (len(str(max(bounds.index - 1, 0))), len(str(bounds.line)), len(str(bounds.offset)))
         index, line, offset = (max(len(header), width) for header, width in zip(("#", "line", "offset"), numbers))
@@ -101,7 +101,7 @@ class FrameTable:
         width = self._widths[3]  # type: ignore[index]
         event = row["event"] or ""
         if not (event.isascii() and event.isprintable() and len(event) <= width):
-            event = _plain(event)
+            event = plain(event)
             if cell_len(event) <= width:
                 event = set_cell_size(event, width)
             elif not self.whole:
@@ -110,7 +110,7 @@ class FrameTable:
         if kind is None:
             name = row["kind"] + ("" if row["terminated"] else " (cut)")
             kind = self._style(_KIND_STYLE.get(row["kind"], ""))(name) + " " * (_KIND_WIDTH - len(name))
-        summary = _plain(row["summary"])
+        summary = plain(row["summary"])
         fit = (lambda text: text) if self.whole else (lambda text: _fit(text, self._summary))
         if row["issues"]:
             issues = ", ".join(row["issues"]) + " "

@@ -72,6 +72,9 @@ class DialectSpec:
     #: The values in an export a client must send back unchanged with the next request (signatures,
     #: encrypted reasoning), without their frames: `dialects.opaque_state` finds those.
     opaque_state: Callable[[dict[str, Any]], list[Opaque]] = None  # type: ignore[assignment]
+    #: How many opaque values an export was to hold that the stream started but never completed (a thinking
+    #: block whose signature never arrived); 0 for a dialect whose opaque values arrive whole.
+    opaque_dropped: Callable[[dict[str, Any]], int] = None  # type: ignore[assignment]
     #: How the replay server breaks this vendor's streams (`dialects._replay`); None: it refuses the
     #: faults that need the vendor's shapes.
     replay: ReplayQuirks | None = None
@@ -97,6 +100,11 @@ class DialectSpec:
         return not isinstance(self.export, _NoExport)
 
     @property
+    def has_opaque_state(self) -> bool:
+        """Can its replies carry opaque state (`opaque_state` finds values in an export)?"""
+        return self.opaque_state is not _no_opaque_state
+
+    @property
     def reads_responses(self) -> bool:
         """Does it read the vendor's non-streaming bodies back (`read_response`)?"""
         return self.read_response is not _reads_nothing
@@ -107,7 +115,8 @@ class DialectSpec:
             "claims": dialect.claims, "export": getattr(dialect, "export", _NoExport(self.name)),
             "read_response": getattr(dialect, "read_response", _reads_nothing),
             "summary": getattr(dialect, "summarize", compact_json),
-            "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state)}
+            "opaque_state": getattr(dialect, "opaque_state", _no_opaque_state),
+            "opaque_dropped": getattr(dialect, "opaque_dropped", _none_dropped)}
         for name, default in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, default)
@@ -144,3 +153,7 @@ def _reads_nothing(value: object) -> dict[str, Any] | None:
 
 def _no_opaque_state(exported: dict[str, Any]) -> list[Opaque]:
     return []
+
+
+def _none_dropped(exported: dict[str, Any]) -> int:
+    return 0

@@ -7,8 +7,9 @@ command runs, so the rest of the command line starts without them.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -132,3 +133,194 @@ class _Progress:
     def __exit__(self, *_: object) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+
+_FORMAT_HELP = ("table: aligned columns, long cells cut (the default on a terminal); csv: a header line, then a row a "
+                "line (the default off one: a pipe, a file); json: one array of objects; jsonl: an object a line; "
+                "parquet: the answer as a Parquet file (needs --output).")
+
+
+@fleet.command("query")
+@click.argument("directory", metavar="DIR")
+@click.argument("sql")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "jsonl", "parquet"]), default=None,
+              help=_FORMAT_HELP)
+@click.option("--output", "-o", "output", default=None, metavar="FILE",
+              help="Write the answer to FILE instead of stdout (csv unless --format says otherwise).")
+def query(directory: str, sql: str, fmt: str | None, output: str | None) -> None:
+    """Answer SQL over the fleet in DIR: its tables are views named `captures`, `choices`, `tool_calls`,
+    `findings`, `usage` (and `frames` when it was folded with --frames), DuckDB's dialect of SQL.
+
+    The fleet is opened read-only in memory: nothing is written unless the SQL says so (a COPY, a
+    file it names). A SQL error is said on one line, exit status 2.
+
+    \b
+    Examples:
+      streamfold fleet query fleet/ "SELECT outcome_class, count(*) FROM captures GROUP BY ALL"
+      streamfold fleet query fleet/ "SELECT * FROM tool_calls WHERE error IS NOT NULL" --format jsonl | jq .name
+      streamfold fleet query fleet/ "SELECT * FROM captures WHERE host = 'api.openai.com'" -o openai.parquet \\
+          --format parquet
+    """
+    require("fleet", "streamfold fleet query")
+    import duckdb
+
+    from ..cli.common import on_terminal
+
+    if fmt == "parquet" and output is None:
+        _fail("--format parquet writes a file: give it with --output FILE")
+    chosen = fmt or ("table" if output is None and on_terminal() else "csv")
+    db = _open(directory)
+    try:
+        relation = db.execute(sql)
+        if chosen == "parquet":
+            import pyarrow.parquet as pq
+
+            assert output is not None
+            pq.write_table(relation.fetch_arrow_table(), output)
+            return
+        columns = [description[0] for description in relation.description or ()]
+        types = [str(description[1]) for description in relation.description or ()]
+        rows = relation.fetchall() if columns else []
+    except duckdb.Error as exc:
+        _fail(f"the query failed: {_first_line(exc)}")
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    _answer(chosen, columns, types, rows, output)
+
+
+def _answer(fmt: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]], output: str | None) -> None:
+    from .output import write_rows
+
+    try:
+        with (open(output, "w", encoding="utf-8", newline="") if output is not None
+              else contextlib.nullcontext(sys.stdout)) as out:
+            if fmt == "table":
+                console, terminal = _table_console(out)
+                console.print(_rich_table(columns, types, rows, terminal))
+            elif columns:
+                write_rows(out, fmt, columns, types, rows)
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+
+
+@fleet.command("report")
+@click.argument("directory", metavar="DIR")
+@click.option("--only", "only", default=None, metavar="NAME",
+              help="One report: outcomes, tool-arguments, truncation, latency, opaque-state, findings.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: each report's title, question, SQL and answer; json: all of them, with their SQL, "
+                   "in one array.")
+def report(directory: str, only: str | None, fmt: str) -> None:
+    """The questions users ask of a fleet, each answered by a query whose SQL is shown: how streams
+    ended, tool-argument failures, truncation and missing usage, time to first byte and token, opaque
+    state, the top finding codes. Run a report's SQL with `fleet query` to change it.
+
+    \b
+    Examples:
+      streamfold fleet report fleet/
+      streamfold fleet report fleet/ --only truncation
+      streamfold fleet report fleet/ --format json | jq '.[] | select(.name == "latency") | .rows'
+    """
+    require("fleet", "streamfold fleet report")
+    from .output import json_value
+    from .report import REPORTS, report_named, run_report
+
+    try:
+        chosen = REPORTS if only is None else (report_named(only),)
+    except KeyError:
+        _fail(f"no report is named {only!r}: one of {', '.join(item.name for item in REPORTS)}")
+    db = _open(directory)
+    answers = [(item, *run_report(db, item)) for item in chosen]
+    if fmt == "json":
+        from .._json import dumps_strict
+
+        click.echo(dumps_strict([{
+            "name": item.name, "title": item.title, "question": item.question, "sql": item.sql, "columns": columns,
+            "rows": [{name: json_value(value) for name, value in zip(columns, row, strict=True)} for row in rows]}
+            for item, columns, rows in answers], indent=2))
+        return
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    console, terminal = _table_console(sys.stdout)
+    for position, (item, columns, rows) in enumerate(answers):
+        if position:
+            console.print()
+        console.print(Text(item.title, style="bold"))
+        console.print(Text(item.question))
+        console.print(Syntax(item.sql, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
+                      if terminal else Text(item.sql))
+        console.print(_rich_table(columns, [], rows, terminal) if rows else Text(item.when_empty, style="italic"))
+
+
+def _open(directory: str) -> Any:
+    from .layout import FleetError
+    from .query import open_fleet
+
+    try:
+        return open_fleet(directory)
+    except FleetError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # a ledger naming a file that is gone, a Parquet file that is not one
+        _fail(f"{directory!r} could not be opened as a fleet: {_first_line(exc)}")
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"streamfold: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+
+
+#: On a terminal, the widest a table cell is before it is cut with "…", and the narrowest it is squeezed to.
+_CELL_WIDTH = 40
+_SQUEEZED_WIDTH = 12
+#: Off a terminal, a width no line reaches: nothing is wrapped or cut.
+_WHOLE = 1_000_000
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+            "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _table_console(out: Any) -> tuple[Any, bool]:
+    """A console for `out`, and whether it is a terminal: off one, nothing is wrapped or cut."""
+    from rich.console import Console
+
+    from ..cli.common import console, on_terminal
+
+    if out is sys.stdout:
+        terminal = on_terminal()
+        chosen = console()
+    else:
+        terminal, chosen = False, Console(file=out, highlight=False, soft_wrap=False, no_color=True)
+    if not terminal:
+        chosen.width = _WHOLE
+    return chosen, terminal
+
+
+def _rich_table(columns: list[str], types: list[str], rows: list[tuple[Any, ...]], terminal: bool) -> Any:
+    """The rows as a rich table: every cell text with its control characters escaped (a stream's bytes are
+    not the terminal's to obey), null dim, numbers to the right, long cells cut on a terminal."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..cli.frame_table import plain
+    from .output import cell_text
+
+    cells = [[None if value is None else plain(cell_text(value)) for value in row] for row in rows]
+    numeric = [kind.startswith(_NUMERIC) for kind in types] or [
+        all(isinstance(row[index], (int, float)) and not isinstance(row[index], bool)
+            for row in rows if row[index] is not None) for index in range(len(columns))]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, caption_justify="left",
+                  caption=f"{len(rows):,} rows" if len(rows) != 1 else "1 row")
+    for index, (name, right) in enumerate(zip(columns, numeric, strict=True)):
+        longest = max([len(name), *(len(row[index] or "") for row in cells)])
+        # A number is never cut; text is squeezed before it is cut, and only on a terminal.
+        table.add_column(plain(name), justify="right" if right else "left", no_wrap=True, overflow="ellipsis",
+                         min_width=longest if right else min(longest, max(len(name), _SQUEEZED_WIDTH)),
+                         max_width=_CELL_WIDTH if terminal and not right else None)
+    for row in cells:
+        table.add_row(*(Text("NULL", style="dim") if value is None else Text(value) for value in row))
+    return table

@@ -10,11 +10,18 @@ the views show only its newest rows: part files are named
 `part-<run number>-<run time>-<batch>`, so the newest is the greatest name, and a
 child table's rows count when they come from the part file its capture's
 row came from. A table no run wrote rows to is an empty view of its schema.
+
+The connection writes nothing where the user did not ask: what a large query
+spills goes to a directory of this process under the system's temporary one
+(DuckDB's default is `.tmp` in the working directory), and timestamps are
+shown in UTC, as the tables hold them, whatever the machine's time zone.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +55,9 @@ def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
         raise FleetError(f"{str(root)!r} is not a fleet directory (it has no {MANIFEST}): make one with "
                          f"`streamfold fleet fold SOURCE... --out {root}`")
     db = duckdb.connect(":memory:")
+    spill = Path(tempfile.gettempdir()) / f"streamfold-fleet-{os.getpid()}"
+    db.execute(f"SET temp_directory = {_literal(str(spill))}")
+    db.execute("SET TimeZone = 'UTC'")
     for table in SCHEMA:
         files = table_files(root, table)
         if files:
@@ -71,7 +81,11 @@ def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
 
 
 def _list(files: list[str]) -> str:
-    return "[" + ", ".join("'" + name.replace("'", "''") + "'" for name in files) + "]"
+    return "[" + ", ".join(_literal(name) for name in files) + "]"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def rows_of(db: duckdb.DuckDBPyConnection, sql: str, parameters: Any = None) -> tuple[list[str], list[tuple[Any, ...]]]:

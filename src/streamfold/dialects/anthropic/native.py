@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Result, ToolCall
 
-__all__ = ["export_message", "opaque_values", "read_message", "snapshot"]
+__all__ = ["export_message", "opaque_dropped", "opaque_values", "read_message", "snapshot"]
 
 #: The fields of the message the export takes from the Result.
 _FILLED = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
@@ -171,3 +171,11 @@ def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
                 if type(opaque := block.get(field)) is str and opaque:
                     found.append(Opaque(label, f"content[{position}].{field}", opaque, (field,)))
     return found
+
+
+def opaque_dropped(exported: dict[str, Any]) -> int:
+    """Thinking blocks without their signature: the API sends a thinking block's signature last, in a
+    `signature_delta` just before the block stops, so a stream cut inside the block (or a gateway that
+    drops the delta) leaves a turn the API refuses when sent back."""
+    return sum(1 for block in exported.get("content") or ()
+               if type(block) is dict and block.get("type") == "thinking" and not block.get("signature"))
