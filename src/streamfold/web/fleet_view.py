@@ -2,7 +2,8 @@
 keeps, and one capture opened again and folded as the page folds any.
 
     GET /api/fleet                      {"fleet": name, "captures": N, "filters": {name: [[value, count], ...]},
-                                         "reports": [{name, title, question, sql, columns, rows, more}]}
+                                         "reports": [{name, title, question, sql, columns, rows, more}]}:
+                                        `fleet report`'s canned questions (`fleet.report.REPORTS`)
     GET /api/fleet/captures?dialect=&model=&outcome=&finding=&offset=&limit=
                                         {"total", "offset", "limit", "rows": [...], "outcomes": [[class, count]],
                                          "latency": {"ttfb": histogram, "ttft": histogram}}
@@ -38,6 +39,8 @@ from .refusal import ApiError
 if TYPE_CHECKING:
     import duckdb
 
+    from ..fleet.report import Report
+
 __all__ = ["DEFAULT_PAGE", "FILTERS", "MAX_PAGE", "FleetFilters", "FleetSource", "fleet_filters"]
 
 DEFAULT_PAGE = 100
@@ -71,31 +74,6 @@ _VALUES = {
 _LISTED_COLUMNS = ("capture_id, source, location, entry, started_at, method, url, host, status, outcome_class, "
                    "read_error, dialect, coalesce(model, request_model) AS model, frames_total, finding_codes, ttfb, "
                    "ttft, body_bytes")
-
-
-@dataclass(frozen=True)
-class Report:
-    name: str
-    title: str
-    question: str
-    sql: str
-
-
-#: The page's own reports, until `fleet report`'s canned ones are there to show.
-REPORTS = (
-    Report("outcomes-by-dialect", "How streams ended, by dialect",
-           "How did each dialect's streams end?",
-           "SELECT dialect, outcome_class, count(*) AS captures FROM captures GROUP BY ALL "
-           "ORDER BY dialect, captures DESC"),
-    Report("outcomes-by-host", "How streams ended, by model and gateway",
-           "Which models and gateways (hosts) cut, error or lose tool arguments?",
-           "SELECT coalesce(model, request_model) AS model, host, outcome_class, count(*) AS captures "
-           "FROM captures GROUP BY ALL ORDER BY captures DESC"),
-    Report("top-findings", "Top finding codes, with an example capture",
-           "What goes wrong most often?",
-           "SELECT code, count(*) AS findings, count(DISTINCT capture_id) AS captures, min(capture_id) AS example "
-           "FROM findings GROUP BY code ORDER BY findings DESC, code"),
-)
 
 
 @dataclass(frozen=True)
@@ -153,6 +131,8 @@ class FleetSource:
             filters = {name: [[_plain(value), count] for value, count in db.execute(
                 f"{sql} ORDER BY n DESC, value NULLS LAST LIMIT {_LISTED}").fetchall() if value is not None]
                 for name, sql in _VALUES.items()}
+            from ..fleet.report import REPORTS
+
             reports = [_report(db, report) for report in REPORTS]
         return {"fleet": self.name, "captures": total, "filters": filters, "reports": reports,
                 "outcome_classes": list(OUTCOME_CLASSES)}
@@ -219,13 +199,16 @@ class FleetSource:
 
 
 def _report(db: duckdb.DuckDBPyConnection, report: Report) -> dict[str, Any]:
+    from ..fleet.report import run_report
+
     answer: dict[str, Any] = {"name": report.name, "title": report.title, "question": report.question,
-                              "sql": report.sql}
+                              "sql": report.sql, "when_empty": report.when_empty}
     try:
-        columns, rows = _rows(db, f"SELECT * FROM ({report.sql}) LIMIT {_REPORT_ROWS + 1}")
+        columns, rows = run_report(db, report)
     except Exception as exc:  # duckdb.Error, imported lazily: one report that fails is said, the others shown
         return {**answer, "error": f"{type(exc).__name__}: {exc}"}
-    return {**answer, "columns": columns, "rows": rows[:_REPORT_ROWS], "more": len(rows) > _REPORT_ROWS}
+    return {**answer, "columns": columns, "rows": [[_plain(value) for value in row] for row in rows[:_REPORT_ROWS]],
+            "more": len(rows) > _REPORT_ROWS}
 
 
 def _histogram(kept_rows: Callable[..., tuple[list[str], list[list[Any]]]], column: str) -> dict[str, Any]:

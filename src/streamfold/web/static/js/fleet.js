@@ -136,6 +136,7 @@ function renderReports(reports) {
   $('fleet-reports').replaceChildren(...reports.map((report) => {
     const body = report.error
       ? h('p', { class: 'error-text', text: `This report failed: ${report.error}` })
+      : !report.rows.length ? h('p', { class: 'muted' }, streamNodes(report.when_empty))
       : h('div', { class: 'report-table-wrap' }, h('table', { class: 'report-table' },
         h('thead', null, h('tr', null, report.columns.map((name) => h('th', null, streamNodes(name))))),
         h('tbody', null, report.rows.map((row) => h('tr', null, row.map((value) => cell(reportValue(value), typeof value === 'number' ? 'c-num' : '')))))));
