@@ -11,6 +11,7 @@ test if it asked for anything off 127.0.0.1 or its script threw.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from starlette.testclient import TestClient
 
@@ -31,8 +34,7 @@ from streamfold.web.server import start_in_thread
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytest.importorskip("duckdb")
-
+INPUTS = Path(__file__).resolve().parents[1] / "inputs"
 XSS_TEXT = '<img src=x onerror="window.__xss=1">'
 XSS_MODEL = "<script>window.__xss=2</script>"
 
@@ -62,6 +64,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "url": "https://gateway.example/v1/chat/completions", "arrivals": [[0, 0.25], [40, 0.5]]},
                {"id": "rec-2", "body": chat("Record", " cut", end=False).decode()}]
     (inputs / "records.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    pq.write_table(pa.table({"id": ["row-a", "row-b"], "body": [chat("Parquet", " row a").decode(),
+                                                                chat("Parquet", " row b").decode()]}),
+                   inputs / "rows.parquet")
+    shutil.copy(INPUTS / "base64-two-streams.har", inputs / "two.har")
     with CaptureStore(str(inputs / "live.sqlite")) as store:
         exchange = store.begin("POST", "https://api.openai.com/v1/chat/completions",
                                [("content-type", "application/json")], b'{"model":"gpt-4o","stream":true}',
@@ -79,12 +85,12 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"inputs": inputs, "fleet": fleet}
 
 
-def capture_id(made: dict[str, Path], name: str) -> str:
+def capture_id(made: dict[str, Path], name: str, nth: int = 0) -> str:
     with open_fleet(made["fleet"]) as db:
         found = db.execute("SELECT capture_id FROM captures WHERE location LIKE ? ORDER BY capture_id",
                            [f"%{name}%"]).fetchall()
-    assert found, name
-    return str(found[0][0])
+    assert len(found) > nth, name
+    return str(found[nth][0])
 
 
 def outcome_counts(made: dict[str, Path], where: str = "", parameters: list[Any] | None = None) -> dict[str, int]:
@@ -154,6 +160,54 @@ def test_a_capture_opens_by_its_id_from_where_the_fleet_says(made: dict[str, Pat
         assert view["fleet"]["capture_id"] == capture_id(made, name)
         assert "fingerprint" not in view["fleet"]
     assert api.fleet_body(capture_id(made, "complete.sse")) == (made["inputs"] / "complete.sse").read_bytes()
+
+
+def test_a_har_entry_and_a_parquet_row_open_as_their_own_capture(made: dict[str, Path]) -> None:
+    api = PageApi(fleet_path=made["fleet"])
+    contents = [api.fleet_fold(capture_id(made, "rows.parquet", nth), fold_options())["result"]["choices"][0]["content"]
+                for nth in (0, 1)]
+    assert contents == ["Parquet row a", "Parquet row b"]
+    entries = []
+    for nth in (0, 1):
+        view = api.fleet_fold(capture_id(made, "two.har", nth), fold_options())
+        assert view["har"]["entry"] == int(view["fleet"]["entry"])
+        entries.append(view["fleet"]["entry"])
+    assert entries == ["1", "2"]
+
+
+def test_every_capture_reopens_as_the_fleet_folded_it(made: dict[str, Path]) -> None:
+    api = PageApi(fleet_path=made["fleet"])
+    rows = api.fleet_captures(limit="500")["rows"]
+    assert len(rows) >= 12
+    for row in rows:
+        if row["location"].endswith("gone.sse"):
+            continue
+        view = api.fleet_fold(row["capture_id"], fold_options())
+        assert (view["result"]["dialect"], view["result"]["frames"]["total"]) == (row["dialect"], row["frames_total"])
+        assert view["fleet"]["outcome_class"] == row["outcome_class"]
+
+
+def test_a_capture_behind_a_url_opens_through_fsspec(tmp_path: Path) -> None:
+    """A memory:// URL stands for s3:// or gs://: the same fsspec path, in this process."""
+    fsspec = pytest.importorskip("fsspec")
+    from streamfold.fleet.engines import LocalEngine
+    from streamfold.fleet.run import fold_fleet
+
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/fleet-test/remote.sse", chat("From", " a bucket"))
+    try:
+        fold_fleet(["memory://fleet-test/"], str(tmp_path / "fleet"), engine=LocalEngine(1))
+        api = PageApi(fleet_path=tmp_path / "fleet")
+        (row,) = api.fleet_captures()["rows"]
+        assert row["location"].startswith("memory://")
+        assert api.fleet_fold(row["capture_id"], fold_options())["result"]["choices"][0]["content"] == "From a bucket"
+        memory.rm("/fleet-test/remote.sse")
+        with pytest.raises(ApiError) as gone:
+            api.fleet_fold(row["capture_id"], fold_options())
+        assert gone.value.status == 404 and "cannot be opened again" in gone.value.message
+    finally:
+        if memory.exists("/fleet-test"):
+            memory.rm("/fleet-test", recursive=True)
 
 
 def test_a_capture_gone_or_changed_or_unknown_is_said(made: dict[str, Path]) -> None:
@@ -251,7 +305,7 @@ def wait_list(page: Page, loads: int) -> None:
 
 
 def listed_ids(page: Page) -> list[str]:
-    return page.eval_on_selector_all(".fleet-row", "rows => rows.map(r => r.title.split('\\n')[0])")
+    return list(page.eval_on_selector_all(".fleet-row", "rows => rows.map(r => r.title.split('\\n')[0])"))
 
 
 def open_row(page: Page, name: str) -> None:
