@@ -37,9 +37,11 @@ from .fold_view import build_fold_view, loaded_view
 from .refusal import ApiError
 
 if TYPE_CHECKING:
-    import duckdb
-
     from ..fleet.report import Report
+
+#: A DuckDB connection: the page names no fleet library itself (they are the fleet extra's, imported by
+#: `streamfold.fleet` when --fleet is given).
+Connection = Any
 
 __all__ = ["DEFAULT_PAGE", "FILTERS", "MAX_PAGE", "FleetFilters", "FleetSource", "fleet_filters"]
 
@@ -188,7 +190,7 @@ class FleetSource:
         return reopen(self.row(capture_id), max_size=max_size).capture.body
 
     @contextmanager
-    def _db(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _db(self) -> Iterator[Connection]:
         from ..fleet.query import open_fleet
 
         db = open_fleet(self.path)
@@ -198,7 +200,7 @@ class FleetSource:
             db.close()
 
 
-def _report(db: duckdb.DuckDBPyConnection, report: Report) -> dict[str, Any]:
+def _report(db: Connection, report: Report) -> dict[str, Any]:
     from ..fleet.report import run_report
 
     answer: dict[str, Any] = {"name": report.name, "title": report.title, "question": report.question,
@@ -225,7 +227,7 @@ def _histogram(kept_rows: Callable[..., tuple[list[str], list[list[Any]]]], colu
     return {"count": count, "bins": bins}
 
 
-def _rows(db: duckdb.DuckDBPyConnection, sql: str,
+def _rows(db: Connection, sql: str,
           parameters: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:
     relation = db.execute(sql, parameters) if parameters is not None else db.execute(sql)
     columns = [description[0] for description in relation.description or ()]

@@ -1,4 +1,4 @@
-import { h } from './dom.js';
+import { h, tooltipText } from './dom.js';
 import { formatCount, formatSeconds } from './format.js';
 
 // Small charts of a fleet (web --fleet), drawn as SVG by hand: bars of counts by outcome class, and a
@@ -15,11 +15,12 @@ function svg(tag, attributes, ...children) {
   return node;
 }
 
-// The outcome classes the page colours (streamfold.outcomes), worst first; another word gets the plain bar.
+// The outcome classes the page colours (streamfold.outcomes), worst first; another word is plain.
 const OUTCOME_TONES = {
   unreadable: 'bad', 'not-a-stream': 'bad', 'client-cut': 'warn', errored: 'bad', 'upstream-cut': 'warn',
-  damaged: 'bad', 'arguments-invalid': 'warn', short: 'warn', complete: 'good',
+  damaged: 'bad', 'arguments-invalid': 'warn', short: 'warn', complete: 'ok',
 };
+export const outcomeTone = (name) => (Object.hasOwn(OUTCOME_TONES, name) ? OUTCOME_TONES[name] : 'plain');
 
 const BAR_HEIGHT = 20, BAR_GAP = 6, LABEL_WIDTH = 130, COUNT_WIDTH = 60, BARS_WIDTH = 420;
 
@@ -30,13 +31,14 @@ export function outcomeBars(counts, onPick) {
   const space = BARS_WIDTH - LABEL_WIDTH - COUNT_WIDTH;
   const height = counts.length * (BAR_HEIGHT + BAR_GAP);
   const chart = svg('svg', { class: 'chart bars', viewBox: `0 0 ${BARS_WIDTH} ${height}`, width: BARS_WIDTH, height,
-    role: 'img', 'aria-label': counts.map(([label, count]) => `${label}: ${count}`).join(', ') });
+    role: 'img', 'aria-label': counts.map(([label, count]) => `${tooltipText(label)}: ${count}`).join(', ') });
   counts.forEach(([label, count], row) => {
+    const shown = tooltipText(label); // SVG text shows no badge: a bidi control is spelled out, not obeyed
     const y = row * (BAR_HEIGHT + BAR_GAP);
     const width = Math.max(2, Math.round((count / largest) * space));
-    const bar = svg('g', { class: `bar tone-${OUTCOME_TONES[label] || 'plain'}`, 'data-label': label, 'data-count': count },
-      svg('title', null, `${label}: ${formatCount(count)} captures (click to filter by it)`),
-      svg('text', { x: LABEL_WIDTH - 8, y: y + BAR_HEIGHT / 2, class: 'bar-label' }, label),
+    const bar = svg('g', { class: `bar tone-${outcomeTone(label)}`, 'data-label': label, 'data-count': count },
+      svg('title', null, `${shown}: ${formatCount(count)} captures (click to filter by it)`),
+      svg('text', { x: LABEL_WIDTH - 8, y: y + BAR_HEIGHT / 2, class: 'bar-label' }, shown),
       svg('rect', { x: LABEL_WIDTH, y, width, height: BAR_HEIGHT, rx: 3 }),
       svg('text', { x: LABEL_WIDTH + width + 6, y: y + BAR_HEIGHT / 2, class: 'bar-count' }, formatCount(count)));
     bar.addEventListener('click', () => onPick(label));

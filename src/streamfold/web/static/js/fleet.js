@@ -1,6 +1,6 @@
 import { backend } from './backend.js';
-import { latencyHistogram, outcomeBars } from './charts.js';
-import { $, h, streamNodes } from './dom.js';
+import { latencyHistogram, outcomeBars, outcomeTone } from './charts.js';
+import { $, h, streamNodes, tooltipText } from './dom.js';
 import { formatCount, formatSeconds, plural } from './format.js';
 import { foldCapture, showAlert } from './load.js';
 import { onMode, showMode } from './modes.js';
@@ -43,24 +43,19 @@ const cell = (value, cls) => h('td', { class: cls },
 function captureRow(row, index) {
   const codes = row.finding_codes || [];
   const tr = h('tr', { class: 'fleet-row', tabindex: '0', dataset: { index: String(index), outcome: row.outcome_class },
-    title: `${row.capture_id}\nopen it in Inspect` },
+    title: `${tooltipText(row.capture_id)}\nopen it in Inspect` },
   h('td', { class: 'mono' }, h('button', { type: 'button', class: 'link fleet-open' }, streamNodes(shortId(row.capture_id)))),
   cell(row.started_at ? row.started_at.replace('T', ' ').slice(0, 19) : null, 'nowrap'),
   cell(row.dialect),
   cell(row.model, 'mono'),
   cell(row.host, 'mono'),
   h('td', null, h('span', { class: `badge outcome-${outcomeTone(row.outcome_class)}`, text: row.outcome_class,
-    title: row.read_error || row.outcome_class })),
+    title: tooltipText(row.read_error || row.outcome_class) })),
   cell(row.status, `c-num${row.status >= 400 ? ' error-text' : ''}`),
   cell(row.ttft === null ? null : formatSeconds(row.ttft), 'c-num'),
   cell(row.frames_total, 'c-num'),
-  h('td', { class: codes.length ? 'warn-text' : 'faint', title: codes.join(', ') || 'no findings' }, String(codes.length)));
+  h('td', { class: codes.length ? 'warn-text' : 'faint', title: tooltipText(codes.join(', ')) || 'no findings' }, String(codes.length)));
   return tr;
-}
-
-function outcomeTone(name) {
-  if (name === 'complete') return 'ok';
-  return ['unreadable', 'not-a-stream', 'errored', 'damaged'].includes(name) ? 'bad' : 'warn';
 }
 
 function renderFilters(values) {
@@ -68,7 +63,7 @@ function renderFilters(values) {
   bar.replaceChildren(...FILTERS.map(([name, label]) => {
     const select = h('select', { dataset: { filter: name }, 'aria-label': `Filter by ${label.toLowerCase()}` },
       Object.assign(h('option', { text: `all (${(values[name] || []).length})` }), { value: '' }),
-      ...(values[name] || []).map(([value, count]) => Object.assign(h('option', { text: `${value} (${formatCount(count)})` }),
+      ...(values[name] || []).map(([value, count]) => Object.assign(h('option', { text: `${tooltipText(value)} (${formatCount(count)})` }),
         { value })));
     select.addEventListener('change', () => setFilter(name, select.value || null));
     return h('label', { class: 'select-label' }, `${label} `, select);
@@ -80,7 +75,7 @@ function setFilter(name, value) {
   const select = document.querySelector(`#fleet-filters select[data-filter="${name}"]`);
   // A value the list does not hold (a class picked from the chart) is added, so the select says it.
   if (value !== null && ![...select.options].some((option) => option.value === value)) {
-    select.append(Object.assign(h('option', { text: value }), { value }));
+    select.append(Object.assign(h('option', { text: tooltipText(value) }), { value }));
   }
   select.value = value ?? '';
   fleetList.offset = 0;
@@ -162,7 +157,7 @@ export async function openFleetCapture(id, row = null) {
 export function fleetSummary(row) {
   return h('span', { class: 'fleet-summary' },
     h('span', { class: `badge outcome-${outcomeTone(row.outcome_class)}`, text: row.outcome_class,
-      title: `the fleet's outcome class for it${row.location ? `; read again from ${row.location}` : ''}` }), ' ',
+      title: `the fleet's outcome class for it${row.location ? `; read again from ${tooltipText(row.location)}` : ''}` }), ' ',
     h('button', { type: 'button', class: 'link', text: 'Back to the fleet', onclick: () => showMode('fleet') }));
 }
 
