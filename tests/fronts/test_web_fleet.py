@@ -106,7 +106,8 @@ def test_the_fleet_answers_its_reports_and_the_values_to_filter_by(made: dict[st
     answer = PageApi(fleet_path=made["fleet"]).fleet()
     assert answer["captures"] == sum(outcome_counts(made).values())
     assert [report["name"] for report in answer["reports"]] == [report.name for report in REPORTS]
-    assert all("error" not in report and report["sql"] for report in answer["reports"])
+    assert [report.get("error") for report in answer["reports"]] == [None] * len(REPORTS)
+    assert all(report["sql"] for report in answer["reports"])
     assert dict(answer["filters"]["outcome"]) == outcome_counts(made)
     assert "openai-chat" in dict(answer["filters"]["dialect"])
     assert {"gpt-5", XSS_MODEL} <= set(dict(answer["filters"]["model"]))
@@ -231,6 +232,41 @@ def test_a_capture_gone_or_changed_or_unknown_is_said(made: dict[str, Path]) -> 
     with pytest.raises(ApiError) as empty:
         api.fleet_fold("", fold_options())
     assert empty.value.status == 400
+
+
+def test_a_changed_record_is_said_and_its_neighbours_still_open(made: dict[str, Path]) -> None:
+    """A record's fingerprint is its own line's: another line changing leaves it openable."""
+    api = PageApi(fleet_path=made["fleet"])
+    records = made["inputs"] / "records.jsonl"
+    original = records.read_text()
+    first, second = original.splitlines()
+    try:
+        records.write_text(first + "\n" + second.replace("Record", "Rewritten") + "\n")
+        assert api.fleet_fold(capture_id(made, "records.jsonl", 0), fold_options())["result"]["choices"][0][
+            "content"] == "From a record"
+        with pytest.raises(ApiError) as changed:
+            api.fleet_fold(capture_id(made, "records.jsonl", 1), fold_options())
+        assert changed.value.status == 409 and "its line 2 is not the record" in changed.value.message
+    finally:
+        records.write_text(original)
+
+
+def test_a_later_run_shows_at_the_next_request(tmp_path: Path) -> None:
+    (tmp_path / "one.sse").write_bytes(chat("One"))
+    fleet = str(tmp_path / "fleet")
+
+    def fold(name: str) -> None:
+        done = subprocess.run([sys.executable, "-m", "streamfold", "fleet", "fold", str(tmp_path / name), "--out",
+                               fleet], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+
+    fold("one.sse")
+    api = PageApi(fleet_path=fleet)
+    assert api.fleet()["captures"] == 1 and api.fleet_captures()["total"] == 1
+    (tmp_path / "two.sse").write_bytes(chat("Two", end=False))
+    fold("two.sse")
+    assert api.fleet()["captures"] == 2
+    assert dict(api.fleet_captures()["outcomes"]) == {"upstream-cut": 1, "complete": 1}
 
 
 def test_without_a_fleet_every_fleet_operation_says_how_to_give_one() -> None:

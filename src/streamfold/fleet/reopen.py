@@ -15,9 +15,11 @@ describe other bytes than the ones shown.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -89,9 +91,13 @@ def _check(item: Input, fingerprint: str | None) -> None:
 def _record(item: Input, row: Mapping[str, Any]) -> dict[str, Any]:
     """The JSONL line or Parquet row `row` came from, as `fleet fold` read it."""
     entry, fingerprint = row.get("entry"), row.get("fingerprint")
-    read = parquet_records if item.kind == "parquet" else jsonl_records
+    opener, read = item.open, parquet_records
+    if item.kind != "parquet":
+        read = jsonl_records
+        if entry is not None and entry.isdigit():
+            opener = lambda: _only_line(item.open(), int(entry))
     try:
-        record = next((found for found in read(item.key, item.open, Done({}), item.fingerprint)
+        record = next((found for found in read(item.key, opener, Done({}), item.fingerprint)
                        if found["entry"] == entry), None)
     except (OSError, ValueError) as exc:
         raise ReopenError(f"{item.key} cannot be read again: {exc}") from None
@@ -103,6 +109,14 @@ def _record(item: Input, row: Mapping[str, Any]) -> dict[str, Any]:
     if record["data"] is None:
         raise ReopenError(f"{item.key} record {entry} has no body: {record['read_error']}")
     return record
+
+
+@contextlib.contextmanager
+def _only_line(handle: Any, number: int) -> Iterator[Iterator[bytes]]:
+    """`handle`'s lines with every one but line `number` blank: `jsonl_records` numbers the lines as they
+    come and skips blank ones, so it reads that one record without parsing the others."""
+    with handle:
+        yield (line if at == number else b"" for at, line in enumerate(itertools.islice(handle, number), 1))
 
 
 def _stored(location: str, fingerprint: str | None, max_size: int | None) -> Capture:

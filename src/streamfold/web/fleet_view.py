@@ -14,9 +14,8 @@ keeps, and one capture opened again and folded as the page folds any.
 Every value a filter takes is a DuckDB parameter, never SQL text. A capture is
 named by its `capture_id` in the fleet only: where to read it is the fleet's own
 row (`fleet.reopen`). Everything here blocks (DuckDB, reading files); the app
-runs it in its threadpool. Each call opens the fleet afresh (views over the
-committed Parquet files, a few milliseconds), so a `fleet fold` that adds to it
-shows at the next request, and no DuckDB connection is shared between threads.
+runs it in its threadpool. A `fleet fold` that adds to the fleet shows at the
+next request: the views are made again when its ledger changed.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -116,11 +116,15 @@ def page_bounds(offset: str, limit: str) -> tuple[int, int]:
 
 
 class FleetSource:
-    """The fleet directory at `path` (`streamfold fleet fold`'s output), opened afresh at every call."""
+    """The fleet directory at `path` (`streamfold fleet fold`'s output). Its DuckDB views are made once and
+    again whenever a run commits more (the ledger changed); the server's threads take turns on them."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(os.path.normpath(self.path)) or self.path
+        self._lock = threading.Lock()
+        self._opened: tuple[tuple[int, int] | None, Connection] | None = None
+        self._summary: tuple[tuple[int, int] | None, dict[str, Any]] | None = None
 
     def check(self) -> None:
         """Raises `FleetError` (its sentence) when the directory is no fleet."""
@@ -128,6 +132,11 @@ class FleetSource:
             pass
 
     def summary(self) -> dict[str, Any]:
+        """Reports and filter values, kept until a run commits more (the reports read every table)."""
+        stamp = self._stamp()
+        kept = self._summary
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
         with self._db() as db:
             (total,) = db.execute("SELECT count(*) FROM captures").fetchone() or (0,)
             filters = {name: [[_plain(value), count] for value, count in db.execute(
@@ -136,22 +145,21 @@ class FleetSource:
             from ..fleet.report import REPORTS
 
             reports = [_report(db, report) for report in REPORTS]
-        return {"fleet": self.name, "captures": total, "filters": filters, "reports": reports,
-                "outcome_classes": list(OUTCOME_CLASSES)}
+        summary = {"fleet": self.name, "captures": total, "filters": filters, "reports": reports,
+                   "outcome_classes": list(OUTCOME_CLASSES)}
+        self._summary = (stamp, summary)
+        return summary
 
     def captures(self, filters: FleetFilters, offset: int, limit: int) -> dict[str, Any]:
         where, parameters = filters.where()
-        kept = f"WITH kept AS (SELECT * FROM captures{where}) "  # the values stay parameters
-
-        def kept_rows(sql: str, more: Sequence[Any] = ()) -> tuple[list[str], list[list[Any]]]:
-            return _rows(db, kept + sql, [*parameters, *more])
-
         with self._db() as db:
-            total = kept_rows("SELECT count(*) FROM kept")[1][0][0]
-            columns, rows = kept_rows(f"SELECT {_LISTED_COLUMNS} FROM kept ORDER BY started_at DESC NULLS LAST, "
-                                      "capture_id LIMIT ? OFFSET ?", [limit, offset])
-            found = dict(map(tuple, kept_rows("SELECT outcome_class, count(*) FROM kept GROUP BY ALL")[1]))
-            latency = {name: _histogram(kept_rows, name) for name in ("ttfb", "ttft")}
+            # The kept rows once (the views read the Parquet files at every query), the values as parameters.
+            db.execute(f"CREATE TEMP TABLE kept AS SELECT {_LISTED_COLUMNS} FROM captures{where}", parameters)
+            (total,) = db.execute("SELECT count(*) FROM kept").fetchone() or (0,)
+            columns, rows = _rows(db, "SELECT * FROM kept ORDER BY started_at DESC NULLS LAST, capture_id "
+                                      "LIMIT ? OFFSET ?", [limit, offset])
+            found = dict(db.execute("SELECT outcome_class, count(*) FROM kept GROUP BY ALL").fetchall())
+            latency = {name: _histogram(db, name) for name in ("ttfb", "ttft")}
         outcomes = [[name, found[name]] for name in OUTCOME_CLASSES if name in found]
         outcomes += [[name, count] for name, count in found.items() if name not in OUTCOME_CLASSES]
         return {"total": total, "offset": offset, "limit": limit,
@@ -191,13 +199,29 @@ class FleetSource:
 
     @contextmanager
     def _db(self) -> Iterator[Connection]:
+        """The fleet's views, made again when a run committed more, one call at a time (a DuckDB cursor would
+        not see the empty tables `open_fleet` registers for a table no run wrote). Raises `FleetError`."""
         from ..fleet.query import open_fleet
 
-        db = open_fleet(self.path)
+        stamp = self._stamp()
+        with self._lock:
+            if self._opened is None or self._opened[0] != stamp:
+                if self._opened is not None:
+                    self._opened[1].close()
+                self._opened = (stamp, open_fleet(self.path))
+            db = self._opened[1]
+            try:
+                yield db
+            finally:
+                db.execute("DROP TABLE IF EXISTS kept")
+
+    def _stamp(self) -> tuple[int, int] | None:
+        """What changes when a run commits: the ledger's size and time (None: there is none yet)."""
         try:
-            yield db
-        finally:
-            db.close()
+            status = os.stat(os.path.join(self.path, "_fleet", "ledger.jsonl"))
+        except OSError:
+            return None
+        return status.st_mtime_ns, status.st_size
 
 
 def _report(db: Connection, report: Report) -> dict[str, Any]:
@@ -213,13 +237,13 @@ def _report(db: Connection, report: Report) -> dict[str, Any]:
             "more": len(rows) > _REPORT_ROWS}
 
 
-def _histogram(kept_rows: Callable[..., tuple[list[str], list[list[Any]]]], column: str) -> dict[str, Any]:
-    """Captures by `column` (seconds) in equal bins from 0, and how many have it at all."""
-    count, highest = kept_rows(f"SELECT count({column}), max({column}) FROM kept")[1][0]
+def _histogram(db: Connection, column: str) -> dict[str, Any]:
+    """The kept captures by `column` (seconds) in equal bins from 0, and how many have it at all."""
+    count, highest = db.execute(f"SELECT count({column}), max({column}) FROM kept").fetchone() or (0, None)
     if not count or highest is None:
         return {"count": 0, "bins": []}
-    ((counts,),) = kept_rows(f"SELECT histogram({column}, equi_width_bins(0.0, greatest(?, 1e-3), ?, true)) FROM kept",
-                             [float(highest), _HISTOGRAM_BINS])[1]
+    (counts,) = db.execute(f"SELECT histogram({column}, equi_width_bins(0.0, greatest(?, 1e-3), ?, true)) FROM kept",
+                           [float(highest), _HISTOGRAM_BINS]).fetchone() or ({},)
     bins, low = [], 0.0
     for high, number in sorted(counts.items()):
         bins.append([low, float(high), number])
