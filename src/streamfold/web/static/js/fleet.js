@@ -30,10 +30,12 @@ export function hashFleetCapture() {
   try { return decodeURIComponent(match[1]); } catch (_) { return null; }
 }
 
-// The end of a capture id (a path, then a HAR entry or a record): its folder and name, enough to tell
-// captures apart in a list (the whole id is the row's title).
+// The end of a capture id (a path, then #entry or #record for one of many): the file's name and its part,
+// or a lone file's folder and name, enough to tell captures apart in a list (the whole id is the title).
 function shortId(id) {
-  const tail = id.split('/').slice(-2).join('/');
+  const cut = id.indexOf('#');
+  const path = cut < 0 ? id : id.slice(0, cut);
+  const tail = cut < 0 ? path.split('/').slice(-2).join('/') : `${path.split('/').pop()}${id.slice(cut)}`;
   return tail.length > 60 ? `…${tail.slice(-59)}` : tail;
 }
 
