@@ -161,3 +161,64 @@ def test_fold_batch_is_arrow_in_arrow_out_and_split_is_its_inverse() -> None:
     assert [row["capture_id"] for row in tables_["choices"].to_pylist()] == ["b1", "b2"]
     assert tables_["frames"].num_rows == 2 * 3
     assert tables_["captures"].column("finding_codes").to_pylist() == [[], []]
+
+
+def test_urls_through_fsspec(tmp_path: Path) -> None:
+    fsspec = pytest.importorskip("fsspec", reason="URLs are read through fsspec (the `remote` extra)")
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/fleet-test/streams/a.sse", sse(CHAT, STOP))
+    memory.pipe("/fleet-test/streams/nested/b.sse", sse(CHAT, done=False))
+    memory.pipe("/fleet-test/records.jsonl", b'{"id": "r", "body": "data: {}\\n\\n"}\n')
+    try:
+        out = tmp_path / "out"
+        run = fold_here(["memory://fleet-test/streams/", "memory://fleet-test/records.jsonl",
+                         "memory://fleet-test/none/", "nosuchprotocol://x/y"], out)
+        found = {row["capture_id"]: row for row in rows(out, "captures")}
+        assert sorted(found) == ["memory:///fleet-test/records.jsonl#r", "memory:///fleet-test/streams/a.sse",
+                                 "memory:///fleet-test/streams/nested/b.sse"]
+        assert found["memory:///fleet-test/streams/a.sse"]["outcome_class"] == "complete"
+        assert [failure.input for failure in run.failures] == ["memory://fleet-test/none/", "nosuchprotocol://x/y"]
+        assert all(failure.reason.startswith("cannot read it") for failure in run.failures)
+        again = fold_here(["memory://fleet-test/streams/"], out)
+        assert (again.captures, again.inputs_skipped) == (0, 2)
+    finally:
+        memory.rm("/fleet-test", recursive=True)
+
+
+def test_a_stored_capture_s_rows_are_what_the_store_s_own_fold_makes(tmp_path: Path) -> None:
+    """The fleet's rows of a stored exchange equal `store.bulk.exchange_tables`, the rows the recording's
+    summary is a projection of: a fleet and the store say the same thing about a capture."""
+    from streamfold.store.bulk import exchange_rows, exchange_tables, iter_exchanges
+
+    path = tmp_path / "proxy.sqlite"
+    with CaptureStore.open(str(path)) as store:
+        for seed, body in enumerate(BODIES[:6], 1):
+            record(store, body.read_bytes(), seed, outcome="client-cut" if seed == 3 else "complete")
+    out = tmp_path / "out"
+    fold_here([path], out)
+    listed = {row["id"]: row for row in exchange_rows(str(path))}
+    for stored in iter_exchanges(str(path), sorted(listed)):
+        location = f"{path}#{stored.id}"
+        fingerprint = f"{listed[stored.id]['ended_at']}:{listed[stored.id]['body_bytes']}"
+        expected = exchange_tables(stored, location, fingerprint=fingerprint)
+        expected["captures"][0]["entry"] = str(stored.id)
+        for name in ("captures", "choices", "tool_calls", "findings", "usage"):
+            got = [row for row in rows(out, name) if row["capture_id"] == location]
+            assert got == in_order(name, expected[name]), (stored.id, name)
+
+
+def test_a_damaged_exchange_is_one_unreadable_row_and_the_others_fold(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "proxy.sqlite"
+    with CaptureStore.open(str(path)) as store:
+        ids = [record(store, body.read_bytes(), seed) for seed, body in enumerate(BODIES[:3], 1)]
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE reads SET sizes = x'0102' WHERE exchange = ?", (ids[1],))
+    out = tmp_path / "out"
+    run = fold_here([path], out)
+    assert (run.captures, run.unreadable, run.failures) == (3, 1, [])
+    found = {row["capture_id"]: row for row in rows(out, "captures")}
+    damaged = found[f"{path}#{ids[1]}"]
+    assert damaged["outcome_class"] == "unreadable" and "damaged" in damaged["read_error"]
+    assert found[f"{path}#{ids[2]}"]["outcome_class"] != "unreadable"

@@ -5,6 +5,7 @@ streamfold failed (that would be a bug the fleet caught)."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def _line(value: object, body: bytes, encoded: bool) -> bytes:
 def test_any_line_is_one_row_and_nothing_raises(tmp_path: Path, lines: list[bytes]) -> None:
     path = tmp_path / "records.jsonl"
     path.write_bytes(b"".join(lines))
-    records = list(jsonl_records(str(path), lambda: open(path, "rb"), Done({}), "f"))
+    records = list(jsonl_records(str(path), functools.partial(path.open, "rb"), Done({}), "f"))
     assert len(records) == sum(1 for line in lines if line.strip())
     folded = fold_batch(pa.Table.from_pylist(records, schema=INPUT_SCHEMA))
     assert folded.num_rows == len(records)

@@ -85,7 +85,8 @@ def test_pyproject_declares_the_extras_the_commands_name() -> None:
     whole_tool = [extra for extra in EXTRAS if extra not in OUTSIDE_ALL]
     assert extras["all"] == [f"streamfold-core[{','.join(whole_tool)}]"]
     assert "streamfold-core[all]" in extras["test"]
-    assert f"streamfold-core[{','.join(OUTSIDE_ALL)}]" in extras["test"]
+    assert "streamfold-core[remote]" in extras["test"]
+    assert "streamfold-core[dask,ray]; python_version == '3.11'" in extras["test"]
 
 
 def test_the_distribution_streamfold_is_the_whole_tool_at_the_core_s_version() -> None:
