@@ -269,6 +269,12 @@ def test_a_later_run_shows_at_the_next_request(tmp_path: Path) -> None:
     assert dict(api.fleet_captures()["outcomes"]) == {"upstream-cut": 1, "complete": 1}
 
 
+def test_a_capture_over_the_page_s_limit_is_refused_with_the_limit_to_give(made: dict[str, Path]) -> None:
+    with pytest.raises(ApiError) as refused:
+        PageApi(fleet_path=made["fleet"], max_size=100).fleet_fold(capture_id(made, "complete.sse"), fold_options())
+    assert refused.value.status == 413 and "streamfold web --max-size" in refused.value.message
+
+
 def test_without_a_fleet_every_fleet_operation_says_how_to_give_one() -> None:
     api = PageApi()
     assert api.meta()["fleet"] is None

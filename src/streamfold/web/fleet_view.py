@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import os
+import shlex
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,7 +35,7 @@ from ..result import Result
 from ..services.load import fold_capture
 from .file_view import SpanMap
 from .fold_view import build_fold_view, loaded_view
-from .refusal import ApiError
+from .refusal import ApiError, TooLargeError, too_large_message
 
 if TYPE_CHECKING:
     from ..fleet.report import Report
@@ -182,6 +183,9 @@ class FleetSource:
 
         row = self.row(capture_id)
         reopened = reopen(row, entry=entry, max_size=max_size)
+        if len(reopened.capture.body) > max_size:
+            raise TooLargeError(f"{too_large_message(len(reopened.capture.body), max_size)} (with --fleet "
+                                f"{shlex.quote(self.path)})")
         if reopened.data is not None:
             view = build_fold_view(reopened.data, dialect=dialect, transport=transport, frames=frames,
                                    progress=progress, keep=keep, capture=reopened.capture)
