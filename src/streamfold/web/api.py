@@ -10,6 +10,12 @@ JSON-ready values (dicts, lists, str, numbers) or bytes, and no HTTP anywhere.
     PageApi.captures(since, limit)              the --db store's captures (`stored.py`)
     PageApi.stored_fold(id, options)            a stored capture folded with its arrival times
     PageApi.stored_body(id)                     its stream body, inflated
+    PageApi.fleet()                             the --fleet directory's reports and filter values (`fleet_view.py`)
+    PageApi.fleet_captures(filters, offset, limit)
+                                                the captures a filter keeps, a page of them, their outcome counts
+                                                and latency histograms
+    PageApi.fleet_fold(capture_id, options)     a fleet's capture opened again from where its row says, folded
+    PageApi.fleet_body(capture_id)              its stream body
 
 `options` come from `fold_options(dialect, transport, entry)`. Arguments that come from a URL's
 query are taken as the text the page sent and checked here. A refusal is `ApiError(status,
@@ -21,11 +27,12 @@ with the same calls.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .. import __version__
 from ..dialects import DIALECTS
@@ -33,6 +40,7 @@ from ..framing.sniff import TRANSPORTS
 from ..services import NOT_A_STREAM, InputError
 from ..services.inputs import Capture
 from .diff import diff_captures
+from .fleet_view import DEFAULT_PAGE, FleetSource, fleet_filters, page_bounds
 from .fold_view import build_fold_view, read_posted
 from .ranges import MAX_RANGE, FoldStore, frames_range
 from .refusal import ApiError, TooLargeError
@@ -44,10 +52,14 @@ DEFAULT_MAX_SIZE = 64 * 1024 * 1024
 
 #: The longest `entry` option taken (a part of a URL).
 _MAX_ENTRY = 2000
+#: The longest fleet capture id taken (a path, and a HAR entry or a record after it).
+_MAX_CAPTURE_ID = 8192
 
 _NO_STORE = "no capture store was given: start the page with streamfold web --db PATH"
+_NO_FLEET = "no fleet was given: start the page with streamfold web --fleet DIR"
 
 Progress = Callable[[int, int], None]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -78,17 +90,20 @@ class PageApi:
     capture folded, in bytes (a diff's two captures count together, a gzip one counts inflated);
     `kept_folds`, how many frames="range" folds are kept for their ranges; `db_path`, a capture store
     it lists (it need not exist yet: a recorder may create it); `open_stored`, the stored capture
-    opened on load (an id, or the latest). Every call may block (folding, reading files and SQLite)."""
+    opened on load (an id, or the latest); `fleet_path`, a fleet directory (`streamfold fleet fold`'s) it
+    reports on. Every call may block (folding, reading files, SQLite and DuckDB)."""
 
     def __init__(self, *, capture_path: str | os.PathLike[str] | None = None, max_size: int = DEFAULT_MAX_SIZE,
                  kept_folds: int = 4, db_path: str | os.PathLike[str] | None = None,
-                 open_stored: int | Literal["latest"] | None = None) -> None:
+                 open_stored: int | Literal["latest"] | None = None,
+                 fleet_path: str | os.PathLike[str] | None = None) -> None:
         if max_size < 1:
             raise ValueError(f"max_size must be positive, got {max_size!r}")
         if open_stored is not None and db_path is None:
             raise ValueError("open_stored needs db_path: the store it is in")
         self.capture = Path(capture_path) if capture_path is not None else None
         self.store = StoreSource(db_path) if db_path is not None else None
+        self.fleet_source = FleetSource(fleet_path) if fleet_path is not None else None
         self.max_size = max_size
         self.open_stored = open_stored
         self.kept = FoldStore(kept_folds)
@@ -101,8 +116,9 @@ class PageApi:
             except OSError as exc:
                 described = {"name": self.capture.name, "error": _reason(exc)}
         listed = None if self.store is None else {"name": self.store.name, "open": self.open_stored}
+        fleet = None if self.fleet_source is None else {"name": self.fleet_source.name}
         return {"version": __version__, "dialects": sorted(DIALECTS), "transports": list(TRANSPORTS),
-                "max_size": self.max_size, "capture": described, "store": listed,
+                "max_size": self.max_size, "capture": described, "store": listed, "fleet": fleet,
                 "not_a_stream": sorted(NOT_A_STREAM)}
 
     def opened_file(self) -> bytes:
@@ -182,6 +198,52 @@ class PageApi:
             return self._store().body(capture_id, self.max_size)
         except InputError as exc:
             raise _refused(exc, 404) from None
+
+    def fleet(self) -> dict[str, Any]:
+        with self._fleet() as fleet:
+            return fleet.summary()
+
+    def fleet_captures(self, dialect: str | None = None, model: str | None = None, outcome: str | None = None,
+                       finding: str | None = None, offset: str = "0",
+                       limit: str = str(DEFAULT_PAGE)) -> dict[str, Any]:
+        """A page of the captures the filters keep (each filter a value the fleet lists, or None)."""
+        filters = fleet_filters(dialect=dialect, model=model, outcome=outcome, finding=finding)
+        start, count = page_bounds(offset, limit)
+        with self._fleet() as fleet:
+            return fleet.captures(filters, start, count)
+
+    def fleet_fold(self, capture_id: str, options: FoldOptions, *, frames: Literal["all", "range"] = "all",
+                   progress: Progress | None = None) -> dict[str, Any]:
+        """The fleet's capture `capture_id` read again from where its row says it came from, folded;
+        frames="range" as for `fold`. A location gone is 404, one that changed since the fold 409."""
+        return self._reopened(capture_id, lambda fleet: fleet.view(
+            capture_id, dialect=options.dialect, transport=options.transport, entry=options.entry,
+            max_size=self.max_size, frames=frames, progress=progress, keep=self.kept.keep))
+
+    def fleet_body(self, capture_id: str) -> bytes:
+        return self._reopened(capture_id, lambda fleet: fleet.body(capture_id, self.max_size))
+
+    def _reopened(self, capture_id: str, work: Callable[[FleetSource], _T]) -> _T:
+        if not capture_id or len(capture_id) > _MAX_CAPTURE_ID:
+            raise ApiError(400, f"a fleet capture's id is 1 to {_MAX_CAPTURE_ID} characters")
+        with self._fleet() as fleet:
+            try:
+                return work(fleet)
+            except InputError as exc:
+                # A capture that changed since the fold conflicts with its row; anything else is not there to show.
+                raise _refused(exc, 409 if getattr(exc, "why", None) == "changed" else 404) from None
+
+    @contextlib.contextmanager
+    def _fleet(self) -> Iterator[FleetSource]:
+        """The fleet, with a directory that stopped being one (removed while the page is open) said as 404."""
+        if self.fleet_source is None:
+            raise ApiError(404, _NO_FLEET)
+        from ..fleet.layout import FleetError
+
+        try:
+            yield self.fleet_source
+        except FleetError as exc:
+            raise ApiError(404, str(exc)) from None
 
     def _store(self) -> StoreSource:
         if self.store is None:

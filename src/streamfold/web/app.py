@@ -12,6 +12,9 @@ runs the core on what the page posts.
                           with frames=range: NDJSON progress, then the view without its rows -> see ranges.py
     GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
     POST /api/diff        body: left bytes then right bytes; query: left_size (bytes), dialect, transport -> see diff.py
+    GET  /api/fleet       the --fleet directory's reports and filter values; /captures (a filtered page of its
+                          captures, their outcome counts and latency histograms), /fold?id=CAPTURE_ID (one
+                          opened again from where the fleet says and folded), /body?id= -> see fleet_view.py
 
 Each endpoint is an adapter: the request's query and body to a `PageApi` call
 (`api.py`, where the operations are, free of HTTP), its answer or `ApiError`
@@ -61,16 +64,17 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                max_size: int = DEFAULT_MAX_SIZE, max_folds: int = DEFAULT_MAX_FOLDS,
                db_path: str | os.PathLike[str] | None = None, open_stored: int | Literal["latest"] | None = None,
-               token: str | None = None) -> ASGIApp:
+               token: str | None = None, fleet_path: str | os.PathLike[str] | None = None) -> ASGIApp:
     """The ASGI app. `capture_path`: a file the page opens on load; `max_size`: the largest
     request body accepted, in bytes (a diff's two captures count together; a gzip body
     counts inflated), and the largest stored capture folded; `max_folds`: how many folds or
     diffs run at once (more get 503). `db_path`: a capture store the page lists (it need not
     exist yet: a recorder may create it); `open_stored`: the stored capture the page opens on
     load (an id, or the latest). `token`: the run's access token, which every request must carry
-    when the server is bound off loopback (`access.LocalOnly`); None on loopback."""
+    when the server is bound off loopback (`access.LocalOnly`); None on loopback. `fleet_path`: a fleet
+    directory (`streamfold fleet fold`'s) the page reports on and opens captures of."""
     api = PageApi(capture_path=capture_path, max_size=max_size, kept_folds=max_folds, db_path=db_path,
-                  open_stored=open_stored)
+                  open_stored=open_stored, fleet_path=fleet_path)
     slots = FoldSlots(max_folds)
 
     async def index(request: Request) -> Response:
@@ -150,6 +154,30 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
     async def stored_body(request: Request) -> Response:
         return await _answer(api.stored_body, api.stored_id(request.path_params["capture_id"]))
 
+    async def fleet(request: Request) -> Response:
+        return await _answer(api.fleet)
+
+    async def fleet_captures(request: Request) -> Response:
+        params = request.query_params
+        return await _answer(partial(api.fleet_captures, **_given(params, "dialect", "model", "outcome", "finding",
+                                                                  "offset", "limit")))
+
+    async def fleet_fold(request: Request) -> Response:
+        capture_id = request.query_params.get("id", "")
+        options = _query_options(request)
+        if not slots.take():
+            return slots.refusal()
+        if request.query_params.get("frames") == "range":
+            return _fold_stream(lambda progress: api.fleet_fold(capture_id, options, frames="range",
+                                                                progress=progress), slots.give_back)
+        try:
+            return await _answer(api.fleet_fold, capture_id, options)
+        finally:
+            slots.give_back()
+
+    async def fleet_body(request: Request) -> Response:
+        return await _answer(api.fleet_body, request.query_params.get("id", ""))
+
     app = Starlette(routes=[
         Route("/", index),
         Route("/api/meta", _answering(meta)),
@@ -160,6 +188,10 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         Route("/api/captures", _answering(captures_list)),
         Route("/api/captures/{capture_id}/fold", _answering(stored_fold)),
         Route("/api/captures/{capture_id}/body", _answering(stored_body)),
+        Route("/api/fleet", _answering(fleet)),
+        Route("/api/fleet/captures", _answering(fleet_captures)),
+        Route("/api/fleet/fold", _answering(fleet_fold)),
+        Route("/api/fleet/body", _answering(fleet_body)),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ])
     return LocalOnly(app, token)

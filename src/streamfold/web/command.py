@@ -22,6 +22,10 @@ EXIT_USAGE = 2
 @click.option("--db", "db", default=None, metavar="PATH",
               help="List the captures of this capture store (streamfold record's), newest first, as it is written; "
                    "click one to open it with its arrival times. It may not exist yet.")
+@click.option("--fleet", "fleet", default=None, metavar="DIR",
+              help="Report on this fleet (streamfold fleet fold's --out DIR): how its streams ended as tables and "
+                   "charts, filters by dialect, model, outcome class and finding code, and any capture opened "
+                   "again from where it was folded, with one click.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -40,8 +44,8 @@ EXIT_USAGE = 2
 @click.option("--max-folds", type=click.IntRange(min=1), default=4, show_default=True,
               help="Captures folded at once; more get 503 and are asked to try again.")
 @click.pass_context
-def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host: str, open_browser: bool,
-        max_size: str, header_timeout: float, body_timeout: float, max_folds: int) -> None:
+def web(ctx: click.Context, capture: str | None, db: str | None, fleet: str | None, port: int, host: str,
+        open_browser: bool, max_size: str, header_timeout: float, body_timeout: float, max_folds: int) -> None:
     """Serve the local web page: raw bytes, events, JSON per frame and the merged reply, side by side.
 
     Paste a capture, drop a file, or give FILE to open it at once. FILE may be a stored
@@ -54,6 +58,7 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     Examples:
       streamfold web examples/openai-broken.sse --open
       streamfold web --db streamfold.sqlite --open
+      streamfold web --fleet fleet/ --open
       streamfold web streamfold.sqlite#3
       streamfold web --port 8765
     """
@@ -68,6 +73,8 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-size") from None
     capture, db, open_stored = _store_and_file(ctx, capture, db)
+    if fleet is not None:
+        _check_fleet(fleet)
     errors = LineOutput(sys.stderr)  # uvicorn's warnings (a bad request each) never wait on an unread stderr
     log_through(errors)
     token = None if is_loopback_address(host) else new_token()
@@ -80,7 +87,7 @@ def web(ctx: click.Context, capture: str | None, db: str | None, port: int, host
                     "(ssh -L PORT:127.0.0.1:PORT host).")
     try:
         app = create_app(capture_path=capture, max_size=limit, max_folds=max_folds, db_path=db,
-                         open_stored=open_stored, token=token)
+                         open_stored=open_stored, token=token, fleet_path=fleet)
         serve(app, host=host, port=port, open_browser=open_browser, echo=click.echo,
               timeouts=Timeouts(header_timeout, body_timeout), token=token)
     except OSError as exc:
@@ -120,6 +127,18 @@ def _store_and_file(ctx: click.Context, capture: str | None,
         click.echo(f"streamfold web: no capture store at {db} yet; the page lists its captures once a recorder "
                    f"writes it (streamfold record --db {db} ...)")
     return capture, db, open_stored
+
+
+def _check_fleet(path: str) -> None:
+    """A fleet directory the page can report on, or the command ends (exit 2; without the fleet extra, 1)."""
+    require("fleet", "streamfold web --fleet")
+    from ..fleet.layout import FleetError
+    from .fleet_view import FleetSource
+
+    try:
+        FleetSource(path).check()
+    except FleetError as exc:
+        _refuse(str(exc))
 
 
 def _refuse(message: str) -> NoReturn:

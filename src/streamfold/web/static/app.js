@@ -15,6 +15,8 @@
  *                    provenance.js which frame made which character, selection.js one frame in all
  *   frames.js        a fold's rows by range; load.js a fold shown; input.js paste, drop, open, keys
  *   diff.js          two captures compared; captures.js a capture store's list (web --db)
+ *   fleet.js         a fleet's reports, filters and captures (web --fleet), charts.js its SVG charts;
+ *                    modes.js the tabs (Inspect, Diff, Fleet)
  *
  * All computation happens in the Python core, behind the backend; the modules only show what it
  * returns.
@@ -35,8 +37,10 @@ import { backend } from './js/backend.js';
 import { chooseStored, hashCapture, setupCaptures, storeList } from './js/captures.js';
 import { setupDiff } from './js/diff.js';
 import { $, h } from './js/dom.js';
+import { hashFleetCapture, openFleetCapture, setupFleet } from './js/fleet.js';
 import { foldOpened, setupInput, setupKeyboard } from './js/input.js';
 import { renderSummary, setupEntryPicker, showAlert } from './js/load.js';
+import { setupModes, showMode } from './js/modes.js';
 import { createPanes } from './js/panes.js';
 import { renderJsonView } from './js/payload.js';
 import { setupResultPointer } from './js/result.js';
@@ -48,6 +52,7 @@ async function start() {
   setupKeyboard();
   setupResultPointer();
   setupDiff();
+  setupModes();
   setupEntryPicker();
   renderSummary();
   renderJsonView();
@@ -60,6 +65,13 @@ async function start() {
   }
   for (const [id, names] of [['dialect-select', state.meta.dialects], ['transport-select', state.meta.transports]]) {
     $(id).append(...names.map((name) => h('option', { text: name })));
+  }
+  if (state.meta.fleet) {
+    // The fleet is the page's start, unless the URL names one of its captures (a reload).
+    const named = hashFleetCapture();
+    const listed = setupFleet(state.meta.fleet);
+    if (named !== null) { openFleetCapture(named); return; }
+    if (!state.meta.capture && !state.meta.store) { showMode('fleet'); await listed; return; }
   }
   const store = state.meta.store;
   if (store) {

@@ -16,7 +16,8 @@
  *   fold(capture, options, onProgress)
  *                                  the fold view without its rows (PageApi.fold with frames="range";
  *                                  PageApi.stored_fold for a stored capture): rows come from `frames`.
- *                                  capture: {body: Uint8Array, size} or {stored: id}; options:
+ *                                  capture: {body: Uint8Array, size}, {stored: id} or {fleet: capture_id}
+ *                                  (PageApi.fleet_fold: opened again from where the fleet says); options:
  *                                  {dialect, transport, entry}, each null to detect (the entry: a HAR's,
  *                                  a cassette's or a trace log's, as text); onProgress(stage, done,
  *                                  total): stage 'upload' (bytes sent), then 'fold' (bytes folded)
@@ -26,6 +27,11 @@
  *                                  when its version is `since`; an unusable store is an answer with
  *                                  "error", not a rejection
  *   storedBody(id)                 a stored capture's stream body (inflated): Uint8Array
+ *   fleet()                        PageApi.fleet: {fleet, captures, filters: {name: [[value, count]]}, reports}
+ *   fleetCaptures(filters, offset, limit)
+ *                                  PageApi.fleet_captures: {total, offset, limit, rows, outcomes, latency};
+ *                                  filters: {dialect, model, outcome, finding}, each null for all
+ *   fleetBody(id)                  a fleet capture's stream body, read again: Uint8Array
  */
 
 const NOT_ANSWERING = 'The local streamfold server did not answer';
@@ -67,10 +73,11 @@ function queryOf(options, more = {}) {
 function foldByRange(capture, options, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    const stored = capture.stored !== undefined;
+    // A stored capture, or a fleet's, is folded where it is (its arrival times are the store's): nothing to send.
+    const stored = capture.stored !== undefined || capture.fleet !== undefined;
     const query = queryOf(options, { frames: 'range' });
-    // A stored capture is folded where it is (its arrival times are the store's): nothing to send.
-    if (stored) xhr.open('GET', `/api/captures/${capture.stored}/fold?${query}`);
+    if (capture.fleet !== undefined) xhr.open('GET', `/api/fleet/fold?${queryOf(options, { frames: 'range', id: capture.fleet })}`);
+    else if (stored) xhr.open('GET', `/api/captures/${capture.stored}/fold?${query}`);
     else xhr.open('POST', `/api/fold?${query}`);
     if (!stored) xhr.setRequestHeader('Content-Type', 'application/octet-stream');
     let seen = 0, last = null;
@@ -130,6 +137,14 @@ export const httpBackend = Object.freeze({
   },
 
   async storedBody(id) { return bytesOf(await request(`/api/captures/${id}/body`)); },
+
+  async fleet() { return (await request('/api/fleet')).json(); },
+
+  async fleetCaptures(filters, offset, limit) {
+    return (await request(`/api/fleet/captures?${queryOf(filters, { offset, limit })}`)).json();
+  },
+
+  async fleetBody(id) { return bytesOf(await request(`/api/fleet/body?${queryOf({ id })}`)); },
 });
 
 export let backend = httpBackend;

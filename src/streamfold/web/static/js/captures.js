@@ -211,10 +211,10 @@ export function noteOpenCapture(capture) {
   markCaptures();
 }
 
-// The diff posts bytes: a stored capture's body is asked for once, when it is compared.
+// The diff posts bytes: a stored capture's body (a fleet's) is asked for once, when it is compared.
 export async function withBody(capture) {
-  if (capture.body || capture.stored === undefined) return;
-  capture.body = await backend.storedBody(capture.stored);
+  if (capture.body || (capture.stored === undefined && capture.fleet === undefined)) return;
+  capture.body = await (capture.fleet !== undefined ? backend.fleetBody(capture.fleet) : backend.storedBody(capture.stored));
   capture.size = capture.body.length;
 }
 

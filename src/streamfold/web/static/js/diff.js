@@ -4,7 +4,7 @@ import { $, h, setChildren, streamNodes } from './dom.js';
 import { formatBytes, formatCount, isBinary, plural } from './format.js';
 import { fileCapture, textCapture } from './input.js';
 import { foldOptions, showAlert } from './load.js';
-import { eventsView, rawView, timeline } from './panes.js';
+import { onMode } from './modes.js';
 import { state } from './state.js';
 
 // Diff: two captures, folded by the server, compared side by side.
@@ -41,15 +41,7 @@ export function setupDiff() {
     else showAlert('No capture is open in Inspect yet.');
   });
   $('compare-button').addEventListener('click', compare);
-  const modes = { inspect: $('mode-inspect'), diff: $('mode-diff') };
-  for (const [mode, button] of Object.entries(modes)) {
-    button.addEventListener('click', () => {
-      document.body.dataset.mode = mode;
-      for (const [other, otherButton] of Object.entries(modes)) otherButton.setAttribute('aria-selected', String(other === mode));
-      if (mode === 'diff' && !diffSides.left.capture && state.capture) setDiffSide('left', state.capture);
-      if (mode === 'inspect') { rawView.reflow(true); eventsView.refresh(); timeline.draw(); }
-    });
-  }
+  onMode('diff', () => { if (!diffSides.left.capture && state.capture) setDiffSide('left', state.capture); });
 }
 
 async function compare() {

@@ -112,7 +112,7 @@ export function setupInput() {
     const text = event.clipboardData && event.clipboardData.getData('text');
     if (text && text.trim()) { event.preventDefault(); $('capture-text').value = text; foldOpened(textCapture(text, 'pasted text')); }
   });
-  // Drop a file anywhere (in diff mode, onto either side).
+  // Drop a file anywhere (in diff mode, onto either side; in fleet mode, nowhere).
   const overlay = $('drop-overlay');
   let depth = 0;
   window.addEventListener('dragenter', (event) => {
@@ -133,7 +133,7 @@ export function setupInput() {
       const sideElement = event.target.closest && event.target.closest('.diff-side');
       const side = sideElement ? sideElement.dataset.side : (diffSides.left.capture ? 'right' : 'left');
       setDiffSide(side, await fileCapture(file));
-    } else {
+    } else if (document.body.dataset.mode === 'inspect') { // the fleet's view takes no file, as it shows no overlay
       foldFile(file);
     }
   });

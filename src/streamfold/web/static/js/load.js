@@ -1,6 +1,7 @@
 import { backend } from './backend.js';
 import { noteOpenCapture, storedName, storedSummary } from './captures.js';
 import { $, clear, h, MARKED_ALL, setChildren, streamNodes } from './dom.js';
+import { fleetSummary } from './fleet.js';
 import { formatCount, plural, formatSeconds } from './format.js';
 import { frameLoader, showFoldProgress, stubFrames } from './frames.js';
 import { closeInput } from './input.js';
@@ -75,6 +76,7 @@ export function foldOptions() {
   return { dialect: $('dialect-select').value || null, transport: $('transport-select').value || null };
 }
 
+// Whether it was shown (false: refused, failed, or another fold started meanwhile).
 export async function foldCapture(capture) {
   const token = ++state.foldToken;
   if (capture !== state.capture) state.entry = null; // another capture: the server picks its entry
@@ -95,16 +97,16 @@ export async function foldCapture(capture) {
     });
   } catch (error) {
     if (token === state.foldToken) failLoad(error.message);
-    return;
+    return false;
   }
-  if (token !== state.foldToken) return;
+  if (token !== state.foldToken) return false;
   if (view.stored) capture.name = storedName(view.stored);
   timings.responseMs = performance.now() - started;
   const arrived = performance.now();
   timings.parsedMs = 0;
   load(view);
   await frameLoader.first;
-  if (token !== state.foldToken) return;
+  if (token !== state.foldToken) return false;
   timings.renderedMs = performance.now() - arrived;
   // Interactive once the first frame with the new content has been painted.
   requestAnimationFrame(() => setTimeout(() => {
@@ -116,6 +118,7 @@ export async function foldCapture(capture) {
     document.body.dataset.foldCount = String(Number(document.body.dataset.foldCount || 0) + 1);
     setState('ready');
   }, 0));
+  return true;
 }
 
 export function failLoad(message) {
@@ -272,6 +275,7 @@ export function renderSummary() {
   const items = [
     h('span', { class: 'source-name' }, streamNodes(state.capture ? state.capture.name : 'capture')),
     state.view.stored ? storedSummary(state.view.stored) : null,
+    state.view.fleet ? fleetSummary(state.view.fleet) : null,
     inputSize(state.view.capture),
     unread ? h('span', { class: 'error-text', text: `not a stream (${unread.code})` }) : completeBadge(result),
     unread ? null : h('span', { text: result.dialect }),
