@@ -36,7 +36,7 @@ from ..store.stored import stored_capture
 from ..tables import CaptureInfo, tables, unreadable_tables
 from .arrow import nest
 
-__all__ = ["INPUT_SCHEMA", "KINDS", "fold_batch", "fold_record"]
+__all__ = ["INPUT_SCHEMA", "KINDS", "body_capture", "fold_batch", "fold_record"]
 
 KINDS = ("file", "body", "stored")
 
@@ -86,7 +86,7 @@ def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[
         if record["kind"] == "file":
             yield from _file_captures(record, info, frames)
             return
-        capture = _stored(record) if record["kind"] == "stored" else _body(record)
+        capture = _stored(record) if record["kind"] == "stored" else body_capture(record)
         yield _fold(capture, record["capture_id"], info, frames)
     except InputError as exc:
         yield unreadable_tables(record["capture_id"], str(exc), capture=info, frames=frames)
@@ -130,7 +130,8 @@ def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) ->
     return tables(loaded.result, capture_id, capture=filled, frames=frames)
 
 
-def _body(record: Mapping[str, Any]) -> Capture:
+def body_capture(record: Mapping[str, Any]) -> Capture:
+    """The `Capture` of a `body` row (a JSONL line's, a Parquet row's): its body, reads and metadata."""
     reads = _reads(record)
     return Capture(bytes(record["data"]), record["source"] or "body", reads, record["status"],
                    _pairs(record["response_headers"]), _pairs(record["request_headers"]), record["url"],

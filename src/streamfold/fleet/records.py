@@ -33,7 +33,8 @@ from ..store.reader import StoredExchange
 from ..store.rows import DamagedCaptureError
 from .batch import INPUT_SCHEMA
 
-__all__ = ["Done", "empty_record", "is_records_line", "jsonl_records", "parquet_records", "store_records"]
+__all__ = ["Done", "empty_record", "is_records_line", "jsonl_records", "parquet_records", "store_records",
+           "stored_fingerprint"]
 
 
 class Done:
@@ -185,6 +186,11 @@ def _arrivals(value: Any) -> list[tuple[int, float]] | None:
     return pairs
 
 
+def stored_fingerprint(ended_at: float | None, body_bytes: int | None) -> str:
+    """A stored exchange's fingerprint: an ended one never changes, so when it ended and its size say it."""
+    return f"{ended_at}:{body_bytes}"
+
+
 def store_records(path: str, done: Done) -> Iterator[dict[str, Any]]:
     """The ended exchanges of a capture store not folded yet; one in flight is left for a later run. The
     store is listed without reading a body (`store.bulk.exchange_rows`): an ended exchange never changes, so
@@ -194,7 +200,7 @@ def store_records(path: str, done: Done) -> Iterator[dict[str, Any]]:
     for row in exchange_rows(path):
         if row["in_flight"]:
             continue
-        fingerprint = f"{row['ended_at']}:{row['body_bytes']}"
+        fingerprint = stored_fingerprint(row["ended_at"], row["body_bytes"])
         if not done.holds(f"{path}#{row['id']}", fingerprint):
             wanted[row["id"]] = fingerprint
     ids, start = list(wanted), 0

@@ -26,8 +26,8 @@ from typing import Any, Literal
 from ..services.capture import Capture, InputError
 from ..services.inputs import read_capture
 from ..store import StoreError, get_exchange
-from .batch import _body
-from .records import Done, jsonl_records, parquet_records
+from .batch import body_capture
+from .records import Done, jsonl_records, parquet_records, stored_fingerprint
 from .sources import Input, expand
 
 __all__ = ["ReopenError", "Reopened", "reopen"]
@@ -60,7 +60,7 @@ def reopen(row: Mapping[str, Any], *, entry: str | None = None, max_size: int | 
         return Reopened(_stored(location, row.get("fingerprint"), max_size))
     item = _input(location)
     if row.get("source") == "records":
-        return Reopened(_body(_record(item, row)))
+        return Reopened(body_capture(_record(item, row)))
     _check(item, row.get("fingerprint"))
     try:
         data = item.read()
@@ -130,8 +130,7 @@ def _stored(location: str, fingerprint: str | None, max_size: int | None) -> Cap
         exchange = get_exchange(path, int(number))
     except StoreError as exc:
         raise ReopenError(f"{location} cannot be opened again: {exc}") from None
-    # records.store_records's fingerprint: when it ended, and how many bytes it holds.
-    now = f"{exchange.ended_at}:{len(exchange.body)}"
+    now = stored_fingerprint(exchange.ended_at, len(exchange.body))
     if fingerprint is not None and now != fingerprint:
         raise ReopenError(f"{location} changed since the fleet was folded (then {fingerprint}, now {now}); fold "
                           f"its store again with streamfold fleet fold {shlex.quote(path)} --out DIR", why="changed")
