@@ -111,15 +111,13 @@ def fold_fleet(sources: list[str], out: str, *, engine: Engine, frames: bool = F
                     unreadable = pc.sum(pc.equal(folded.column("outcome_class"), "unreadable")).as_py() or 0
                     run.unreadable += unreadable
                     reader.committed(numbers)
-                    for key, captures in reader.drain_whole():
-                        fleet.finish_input(key, reader.fingerprints[key], captures)
+                    fleet.finish_inputs(reader.drain_whole())
                     if progress is not None:
                         progress(reader.bytes_sent, total, run.captures)
                     if strict and unreadable and not run.stopped:
                         run.stopped = f"a capture could not be read (--strict); batch {number} was written"
                         reader.stop()
-            for key, captures in reader.drain_whole():  # inputs whose every capture was folded before
-                fleet.finish_input(key, reader.fingerprints[key], captures)
+            fleet.finish_inputs(reader.drain_whole())  # inputs whose every capture was folded before
             entry["status"] = "stopped" if run.stopped else "finished"
         except BaseException:
             entry["status"] = "interrupted"
@@ -207,8 +205,8 @@ class _Reader:
                 self._whole.append((key, self._counts[key]))
                 del self._pending[key]
 
-    def drain_whole(self) -> list[tuple[str, int]]:
-        """The inputs every capture of which is committed (or was before), with the captures this run folded,
-        since the last call."""
+    def drain_whole(self) -> list[tuple[str, str, int]]:
+        """The inputs every capture of which is committed (or was before), with their fingerprints and the
+        captures this run folded, since the last call."""
         whole, self._whole = self._whole, []
-        return whole
+        return [(key, self.fingerprints[key], captures) for key, captures in whole]
