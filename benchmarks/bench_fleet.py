@@ -8,7 +8,7 @@ one file each and as one JSONL of records, and measures:
 
 - `bare`: `fold_capture(read_capture(data))` over the files' bytes (read beforehand), in this process:
   the fold alone;
-- `fleet fold --jobs 1` over the files and over the JSONL, in this process: the fold plus the fleet's own
+- `fleet fold --jobs 1` over the files and over the JSONL, in this process (and with 5,000-capture batches): the fold plus the fleet's own
   work (listing, reading, `tables()`, Arrow, Parquet, the ledger). Its overhead is the goal (< 15%);
 - `--jobs 2` (the process pool), and the peak RSS of its worker processes (flat from 10k to 100k?);
 - Dask (a local cluster of 2 worker processes) and Ray (a local runtime of 2 CPUs), start-up apart;
@@ -46,12 +46,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from streamfold.fleet.engines import Engine, LocalEngine
 from streamfold.fleet.query import open_fleet
-from streamfold.fleet.run import fold_fleet
+from streamfold.fleet.run import BATCH_SIZE, fold_fleet
 from streamfold.services.capture import InputError
 from streamfold.services.inputs import read_capture
 from streamfold.services.load import fold_capture
 
 CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "captures"
+#: A batch size beside the default, to show what a batch's fixed costs (a Parquet file per table and
+#: partition, a ledger line) weigh.
+BIG_BATCH = 5000
 DIALECTS = ("openai", "openai-responses", "anthropic", "gemini", "bedrock")
 #: The report's questions, as the `fleet report` command asks them (GROUP BY over the captures and a child).
 QUERIES = {
@@ -145,24 +148,38 @@ class PeakRss:
         self._thread.join()
 
 
-def bare_loop(files: Path) -> tuple[float, int]:
+class Clocks:
+    """Wall time and this process's CPU time over a `with` block. On a shared machine the CPU time is the
+    fairer measure of an in-process run: other processes' load stretches the wall clock, not it."""
+
+    wall = cpu = 0.0
+
+    def __enter__(self) -> Clocks:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall, self.cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
+
+
+def bare_loop(files: Path) -> tuple[Clocks, int]:
     """The fold alone: the captures' bytes read into memory first, then folded one after the other."""
     bodies = [path.read_bytes() for path in sorted(files.rglob("*")) if path.is_file()]
-    started = time.perf_counter()
-    for data in bodies:
-        with contextlib.suppress(InputError):  # as the fleet does, it costs its row, not the run
-            fold_capture(read_capture(data))
-    return time.perf_counter() - started, len(bodies)
+    with Clocks() as clocks:
+        for data in bodies:
+            with contextlib.suppress(InputError):  # as the fleet does, it costs its row, not the run
+                fold_capture(read_capture(data))
+    return clocks, len(bodies)
 
 
-def fleet_fold(source: Path, out: Path, engine: Engine) -> tuple[float, int]:
+def fleet_fold(source: Path, out: Path, engine: Engine, batch_size: int = BATCH_SIZE) -> tuple[Clocks, int]:
     shutil.rmtree(out, ignore_errors=True)
-    started = time.perf_counter()
     try:
-        run = fold_fleet([str(source)], str(out), engine=engine)
+        with Clocks() as clocks:
+            run = fold_fleet([str(source)], str(out), engine=engine, batch_size=batch_size)
     finally:
         engine.close()
-    return time.perf_counter() - started, run.captures
+    return clocks, run.captures
 
 
 def started_engine(make: Callable[[], Engine]) -> tuple[Engine, float]:
@@ -175,12 +192,10 @@ def parquet_bytes(out: Path) -> int:
     return sum(path.stat().st_size for path in out.rglob("*.parquet"))
 
 
-def report_seconds(out: Path) -> tuple[float, float | None]:
-    started = time.perf_counter()
-    with open_fleet(out) as db:
+def report_seconds(out: Path) -> tuple[Clocks, Clocks | None]:
+    with Clocks() as queries, open_fleet(out) as db:
         for sql in QUERIES.values():
             db.execute(sql).fetchall()
-    queries = time.perf_counter() - started
     if importlib.util.find_spec("streamfold.fleet.report") is None:
         return queries, None
     import io
@@ -190,10 +205,9 @@ def report_seconds(out: Path) -> tuple[float, float | None]:
 
     from streamfold.fleet.command import fleet
 
-    started = time.perf_counter()
-    with redirect_stdout(io.StringIO()):
+    with Clocks() as report, redirect_stdout(io.StringIO()):
         CliRunner().invoke(fleet, ["report", str(out)])
-    return queries, time.perf_counter() - started
+    return queries, report
 
 
 def profile_fleet(files: Path, out: Path) -> None:
@@ -226,41 +240,46 @@ def rows_for(count: int, where: Path, engines: list[str], profile: bool) -> Iter
     files, jsonl, written = generate(count, where)
     say(f"{count:,}: {written / count:,.0f} bytes a capture; the bare loop")
     bare, folded = bare_loop(files)
-    yield {"run": "bare loop fold_capture(read_capture)", "captures": folded, "seconds": bare, "cores": 1}
+    yield {"run": "bare loop fold_capture(read_capture)", "captures": folded, "clocks": bare, "cores": 1}
     say(f"{count:,}: fleet fold --jobs 1 (files)")
-    seconds, captures = fleet_fold(files, where / "fleet-1", LocalEngine(1))
+    clocks, captures = fleet_fold(files, where / "fleet-1", LocalEngine(1))
     out = where / "fleet-1"
-    yield {"run": "fleet fold --jobs 1, files", "captures": captures, "seconds": seconds, "cores": 1,
-           "overhead": seconds / bare - 1, "parquet": parquet_bytes(out) / captures}
+    yield {"run": "fleet fold --jobs 1, files", "captures": captures, "clocks": clocks, "cores": 1,
+           "overhead": clocks.cpu / bare.cpu - 1, "parquet": parquet_bytes(out) / captures}
     say(f"{count:,}: fleet fold --jobs 1 (JSONL)")
-    seconds, captures = fleet_fold(jsonl, where / "fleet-jsonl", LocalEngine(1))
-    yield {"run": "fleet fold --jobs 1, one JSONL", "captures": captures, "seconds": seconds, "cores": 1,
-           "overhead": seconds / bare - 1}
+    clocks, captures = fleet_fold(jsonl, where / "fleet-jsonl", LocalEngine(1))
+    yield {"run": "fleet fold --jobs 1, one JSONL", "captures": captures, "clocks": clocks, "cores": 1,
+           "overhead": clocks.cpu / bare.cpu - 1}
     shutil.rmtree(where / "fleet-jsonl")
+    say(f"{count:,}: fleet fold --jobs 1 --batch-size {BIG_BATCH} (files)")
+    clocks, captures = fleet_fold(files, where / "fleet-big", LocalEngine(1), batch_size=BIG_BATCH)
+    yield {"run": f"fleet fold --jobs 1 --batch-size {BIG_BATCH}, files", "captures": captures, "clocks": clocks,
+           "cores": 1, "overhead": clocks.cpu / bare.cpu - 1, "parquet": parquet_bytes(where / "fleet-big") / captures}
+    shutil.rmtree(where / "fleet-big")
     say(f"{count:,}: fleet fold --jobs 2")
     with PeakRss() as peak:
-        seconds, captures = fleet_fold(files, where / "fleet-2", LocalEngine(2))
-    yield {"run": "fleet fold --jobs 2, files", "captures": captures, "seconds": seconds, "cores": 2,
+        clocks, captures = fleet_fold(files, where / "fleet-2", LocalEngine(2))
+    yield {"run": "fleet fold --jobs 2, files", "captures": captures, "clocks": clocks, "cores": 2,
            "rss": peak.peak}
     shutil.rmtree(where / "fleet-2")
     for name in engines:
         say(f"{count:,}: {name}")
         make = _engine_maker(name)
         if make is None:
-            yield {"run": f"{name}: not installed", "captures": 0, "seconds": 0.0, "cores": 2}
+            yield {"run": f"{name}: not installed", "captures": 0, "clocks": Clocks(), "cores": 2}
             continue
         with PeakRss() as peak:
             engine, start_up = started_engine(make)
-            seconds, captures = fleet_fold(files, where / f"fleet-{name}", engine)
-        yield {"run": f"{name}, 2 workers, files", "captures": captures, "seconds": seconds, "cores": 2,
+            clocks, captures = fleet_fold(files, where / f"fleet-{name}", engine)
+        yield {"run": f"{name}, 2 workers, files", "captures": captures, "clocks": clocks, "cores": 2,
                "start": start_up, "rss": peak.peak}
         shutil.rmtree(where / f"fleet-{name}")
     say(f"{count:,}: the report's queries")
     queries, report = report_seconds(out)
-    yield {"run": f"report: {len(QUERIES)} queries over the fleet", "captures": captures, "seconds": queries,
+    yield {"run": f"report: {len(QUERIES)} queries over the fleet", "captures": captures, "clocks": queries,
            "cores": 1}
     if report is not None:
-        yield {"run": "streamfold fleet report", "captures": captures, "seconds": report, "cores": 1}
+        yield {"run": "streamfold fleet report", "captures": captures, "clocks": report, "cores": 1}
     if profile:
         profile_fleet(files, where / "fleet-profile")
     shutil.rmtree(files)
@@ -285,20 +304,27 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile fleet fold --jobs 1 at each size")
     options = parser.parse_args()
     engines = [name for name in options.engines.split(",") if name]
-    print(f"{'size':>8} {'run':42} {'captures':>9} {'seconds':>8} {'captures/s/core':>15} {'overhead':>8} "
-          f"{'start s':>7} {'peak RSS/worker':>15} {'parquet B/capture':>17}")
+    print(f"{'size':>8} {'run':38} {'captures':>9} {'wall s':>7} {'cpu s':>7} {'captures/s/core':>15} "
+          f"{'overhead':>8} {'start s':>7} {'RSS/worker':>10} {'Parquet B/capture':>17}")
     results: dict[int, list[dict[str, Any]]] = {}
     for count in (int(value) for value in options.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="bench-fleet-") as where:
             results[count] = []
             for row in rows_for(count, Path(where), engines, options.profile):
                 results[count].append(row)
-                rate = row["captures"] / row["seconds"] / row["cores"] if row["seconds"] else 0.0
-                print(f"{count:>8,} {row['run']:42} {row['captures']:>9,} {row['seconds']:>8.2f} {rate:>15,.0f} "
-                      f"{_cell(row, 'overhead', '{:+.0%}'):>8} {_cell(row, 'start', '{:.1f}'):>7} "
-                      f"{_cell(row, 'rss', lambda value: f'{value / 2**20:,.0f} MB'):>15} "
+                print(f"{count:>8,} {row['run']:38} {row['captures']:>9,} {row['clocks'].wall:>7.2f} "
+                      f"{row['clocks'].cpu:>7.2f} {per_core(row):>15,.0f} {_cell(row, 'overhead', '{:+.1%}'):>8} "
+                      f"{_cell(row, 'start', '{:.1f}'):>7} "
+                      f"{_cell(row, 'rss', lambda value: f'{value / 2**20:,.0f} MB'):>10} "
                       f"{_cell(row, 'parquet', '{:,.0f}'):>17}", flush=True)
     extrapolate(results)
+
+
+def per_core(row: dict[str, Any]) -> float:
+    """Captures a second a core: by this process's CPU time for a run in it, by the wall clock for a pool's."""
+    clocks: Clocks = row["clocks"]
+    seconds = clocks.cpu if row["cores"] == 1 else clocks.wall * row["cores"]
+    return row["captures"] / seconds if seconds else 0.0
 
 
 def _cell(row: dict[str, Any], key: str, shape: str | Callable[[Any], str]) -> str:
@@ -308,29 +334,34 @@ def _cell(row: dict[str, Any], key: str, shape: str | Callable[[Any], str]) -> s
 
 
 def extrapolate(results: dict[int, list[dict[str, Any]]]) -> None:
-    largest = max(results)
+    largest, smallest = max(results), min(results)
     rows = {row["run"]: row for row in results[largest]}
-    one = rows["fleet fold --jobs 1, files"]
-    two = rows["fleet fold --jobs 2, files"]
-    per_core = one["captures"] / one["seconds"]
-    scaling = (two["captures"] / two["seconds"]) / (2 * per_core)
-    fleet_seconds = 2_000_000 / (per_core * 32 * min(1.0, scaling))
+    one, two = rows["fleet fold --jobs 1, files"], rows["fleet fold --jobs 2, files"]
+    scaling = (two["captures"] / two["clocks"].wall) / (2 * one["captures"] / one["clocks"].wall)
+    minutes = 2_000_000 / (per_core(one) * 32 * min(1.0, scaling)) / 60
+    # The driver alone reads the inputs and writes the Parquet: its CPU time a capture in the pool's run bounds
+    # how fast any number of workers can go.
+    driver = two["captures"] / two["clocks"].cpu
     parquet = one["parquet"] * 2_000_000
     report = f"report: {len(QUERIES)} queries over the fleet"
-    # The queries' cost past a fixed part (opening the views): the growth between the sizes run, per capture.
-    smallest = min(results)
-    small = next(row["seconds"] for row in results[smallest] if row["run"] == report)
-    large = rows[report]["seconds"]
+    # The queries' cost past a fixed part (opening the views): their growth between the sizes, per capture.
+    small = next(row["clocks"].wall for row in results[smallest] if row["run"] == report)
+    large = rows[report]["clocks"].wall
     per_capture = (large - small) / (largest - smallest) if largest > smallest else large / largest
     queries = large + max(0.0, per_capture) * (2_000_000 - largest)
-    print(f"\n2M captures on 32 cores, from the {largest:,} run: {per_core:,.0f} captures/s a core, 2 processes "
-          f"scaling at {scaling:.0%} of 2x here; at that scaling, 32 processes fold 2M in about "
-          f"{fleet_seconds / 60:,.1f} min, into about {parquet / 2**30:,.2f} GB of Parquet; the report's queries, "
-          f"growing as they did from {smallest:,} to {largest:,}, about {queries:,.1f} s.")
-    print("Not measured: 32 real cores (memory bandwidth, the driver's reading and Parquet writing in one process "
-          "as the single feeder), captures larger than these few KB (the fold is ~600/s on 40 KB ones), object "
-          "stores (s3://) and their latency, Dask or Ray across machines (network, serialisation of 64 MB "
-          "batches), and a fleet directory of 2M captures' ledger (read once a run).")
+    print(f"\n2M captures on 32 cores, from the {largest:,} run: {per_core(one):,.0f} captures/s a core "
+          f"(fleet fold --jobs 1, CPU time); 2 processes gave {scaling:.0%} of 2x here (wall clock, a machine "
+          f"shared with other work), so 32 processes at that efficiency fold 2M in about {minutes:,.1f} min (at "
+          f"100%: {minutes * min(1.0, scaling):,.1f} min), into about {parquet / 2**30:,.2f} GB of Parquet; the "
+          f"report's queries, growing as they did from {smallest:,} to {largest:,}, take about {queries:,.1f} s. "
+          f"But the driver, reading and writing for the pool, used {two['clocks'].cpu:.1f} CPU s for "
+          f"{two['captures']:,} captures: one driver feeds at most about {driver:,.0f} captures/s, 2M in "
+          f"{2_000_000 / driver / 60:,.1f} min, whatever the workers; past that, several runs over parts of the "
+          f"inputs (one fleet directory each) or Dask/Ray with the reading moved to the workers.")
+    print("Not measured: 32 real cores (memory bandwidth; the driver is the one reader and Parquet writer, see "
+          "its cpu s beside a pool's wall s), captures larger than these few KB (the fold does ~600/s on 40 KB "
+          "ones), object stores (s3://) and their latency, Dask or Ray across machines (network, 64 MB batches "
+          "serialised), and the ledger of a 2M-capture fleet (read once a run).")
 
 
 if __name__ == "__main__":
