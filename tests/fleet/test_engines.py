@@ -23,6 +23,7 @@ import pyarrow as pa
 import pytest
 
 from store_helpers import BODIES, record
+from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch
 from streamfold.fleet.engines import EngineError, LocalEngine
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.run import fold_fleet
@@ -76,6 +77,10 @@ def local_rows(sources: list[str], tmp_path_factory: pytest.TempPathFactory) -> 
     run = fold_fleet(sources, str(out), engine=LocalEngine(1), batch_size=BATCH)
     assert run.captures > 400 and run.unreadable >= 2 and not run.failures
     return rows(out)
+
+
+def fold_record_input(path: Path) -> dict[str, Any]:
+    return {**dict.fromkeys(INPUT_SCHEMA.names), "capture_id": path.name, "kind": "body", "data": path.read_bytes()}
 
 
 def free_port() -> int:
@@ -168,6 +173,51 @@ def test_a_dask_worker_that_fails_a_batch_ends_the_run_in_one_sentence(
             list(engine.map(broken, batches))
     finally:
         engine.close()
+
+
+def test_a_worker_killed_mid_run_costs_nothing_but_time(
+        sources: list[str], dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], tmp_path: Path) -> None:
+    """A third worker joins, takes batches, and is killed while the run goes on: distributed runs its batches
+    again on the others, and every batch comes back folded exactly once, as the local engine folds it."""
+    from streamfold.fleet.dask_engine import DaskEngine
+
+    address, _ = dask_cluster
+    doomed = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                               "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env=ENV,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    inputs = [fold_record_input(path) for path in sorted(CAPTURES.glob("*/*.sse"))[:48]]
+    batches = [(number, pa.Table.from_pylist(inputs[number * 4:number * 4 + 4], schema=INPUT_SCHEMA))
+               for number in range(12)]
+
+    def slow_fold(batch: pa.Table) -> pa.Table:  # slow enough that the kill lands mid-run
+        time.sleep(0.3)
+        return fold_batch(batch)
+
+    with distributed.Client(address, set_as_default=False) as client:
+        client.wait_for_workers(3, timeout=60)
+        victim = next(worker for worker, pid in client.run(os.getpid).items() if pid == doomed.pid)
+        engine = DaskEngine(address)
+        folded: dict[int, pa.Table] = {}
+        lost: tuple[str, ...] = ()
+        try:
+            for (number,), table in engine.map(slow_fold, iter(batches)):
+                assert number not in folded
+                folded[number] = table
+                if not lost and client.run(
+                        lambda dask_worker: dask_worker.state.executed_count, workers=[victim])[victim]:
+                    lost = tuple(client.processing(workers=[victim])[victim])
+                    if lost:  # it has folded a batch, and is folding another
+                        doomed.kill()
+                        doomed.wait()
+                        killed_after = len(folded)
+        finally:
+            engine.close()
+            doomed.kill()
+            doomed.wait()
+    assert lost and killed_after < len(batches)
+    assert sorted(folded) == list(range(len(batches)))
+    for number, batch in batches:
+        assert folded[number].to_pylist() == fold_batch(batch).to_pylist()
 
 
 def test_a_scheduler_nobody_listens_on_is_one_line_at_once(tmp_path: Path) -> None:
