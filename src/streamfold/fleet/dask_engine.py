@@ -11,6 +11,7 @@ distributed on another worker (the fold is pure, so the rows are the same).
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -36,8 +37,9 @@ class DaskEngine:
             self.description = f"dask at {address}"
         else:
             count = max(1, workers or os.cpu_count() or 1)
+            # Its workers' warnings (a task cancelled by Ctrl-C) would land on the command's stderr.
             self._cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, host="127.0.0.1")
+                                         dashboard_address=None, host="127.0.0.1", silence_logs=logging.ERROR)
             try:
                 self._client = Client(self._cluster, set_as_default=False)
             except BaseException:
