@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -176,8 +177,8 @@ def test_a_dask_worker_that_fails_a_batch_ends_the_run_in_one_sentence(
 
 
 def test_a_worker_killed_mid_run_costs_nothing_but_time(
-        sources: list[str], dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], tmp_path: Path) -> None:
-    """A third worker joins, takes batches, and is killed while the run goes on: distributed runs its batches
+        dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
+    """A third worker joins, is killed while it folds a batch, and the run goes on: distributed runs that batch
     again on the others, and every batch comes back folded exactly once, as the local engine folds it."""
     from streamfold.fleet.dask_engine import DaskEngine
 
@@ -188,33 +189,38 @@ def test_a_worker_killed_mid_run_costs_nothing_but_time(
     inputs = [fold_record_input(path) for path in sorted(CAPTURES.glob("*/*.sse"))[:48]]
     batches = [(number, pa.Table.from_pylist(inputs[number * 4:number * 4 + 4], schema=INPUT_SCHEMA))
                for number in range(12)]
+    doomed_pid = doomed.pid
 
-    def slow_fold(batch: pa.Table) -> pa.Table:  # slow enough that the kill lands mid-run
-        time.sleep(0.3)
+    def fold_unless_doomed(batch: pa.Table) -> pa.Table:  # the doomed worker is still folding when it is killed
+        time.sleep(60 if os.getpid() == doomed_pid else 0.05)
         return fold_batch(batch)
 
+    lost: list[str] = []
     with distributed.Client(address, set_as_default=False) as client:
         client.wait_for_workers(3, timeout=60)
-        victim = next(worker for worker, pid in client.run(os.getpid).items() if pid == doomed.pid)
+        victim = next(worker for worker, pid in client.run(os.getpid).items() if pid == doomed_pid)
+
+        def kill_when_busy() -> None:
+            deadline = time.monotonic() + 60
+            while not lost and time.monotonic() < deadline:
+                lost.extend(client.processing(workers=[victim]).get(victim, ()))
+                time.sleep(0.1)
+            time.sleep(0.5)  # from assigned to running
+            doomed.kill()
+
+        killer = threading.Thread(target=kill_when_busy)
+        killer.start()
         engine = DaskEngine(address)
         folded: dict[int, pa.Table] = {}
-        lost: tuple[str, ...] = ()
         try:
-            for (number,), table in engine.map(slow_fold, iter(batches)):
+            for (number,), table in engine.map(fold_unless_doomed, iter(batches)):
                 assert number not in folded
                 folded[number] = table
-                if not lost and client.run(
-                        lambda dask_worker: dask_worker.state.executed_count, workers=[victim])[victim]:
-                    lost = tuple(client.processing(workers=[victim])[victim])
-                    if lost:  # it has folded a batch, and is folding another
-                        doomed.kill()
-                        doomed.wait()
-                        killed_after = len(folded)
         finally:
             engine.close()
-            doomed.kill()
+            killer.join()
             doomed.wait()
-    assert lost and killed_after < len(batches)
+    assert lost
     assert sorted(folded) == list(range(len(batches)))
     for number, batch in batches:
         assert folded[number].to_pylist() == fold_batch(batch).to_pylist()
