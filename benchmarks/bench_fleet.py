@@ -124,22 +124,35 @@ def generate(count: int, where: Path) -> tuple[Path, Path, int]:
 
 # -- measuring --------------------------------------------------------------------------------------------------
 
-class PeakRss:
-    """The largest RSS of any process under this one (its workers), sampled every 50 ms while open."""
+class Workers:
+    """The processes under this one (a pool's workers, a Dask cluster's, a Ray runtime's), sampled every 50 ms
+    while open: the largest RSS any of them reached, and the CPU time they spent meanwhile (from the first
+    sample of each, so an engine's start-up before `with` is not counted)."""
 
     def __init__(self) -> None:
         self.peak = 0
+        self._first: dict[int, float] = {}
+        self._last: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
+    @property
+    def cpu(self) -> float:
+        return sum(self._last[pid] - self._first[pid] for pid in self._last)
+
     def _sample(self) -> None:
         me = psutil.Process()
-        while not self._stop.wait(0.05):
+        while True:
             for child in me.children(recursive=True):
                 with contextlib.suppress(psutil.Error):  # it ended between the listing and the look
+                    times = child.cpu_times()
+                    self._first.setdefault(child.pid, times.user + times.system)
+                    self._last[child.pid] = times.user + times.system
                     self.peak = max(self.peak, child.memory_info().rss)
+            if self._stop.wait(0.05):
+                return
 
-    def __enter__(self) -> PeakRss:
+    def __enter__(self) -> Workers:
         self._thread.start()
         return self
 
@@ -257,10 +270,11 @@ def rows_for(count: int, where: Path, engines: list[str], profile: bool) -> Iter
            "cores": 1, "overhead": clocks.cpu / bare.cpu - 1, "parquet": parquet_bytes(where / "fleet-big") / captures}
     shutil.rmtree(where / "fleet-big")
     say(f"{count:,}: fleet fold --jobs 2")
-    with PeakRss() as peak:
-        clocks, captures = fleet_fold(files, where / "fleet-2", LocalEngine(2))
+    engine = LocalEngine(2)
+    with Workers() as workers:
+        clocks, captures = fleet_fold(files, where / "fleet-2", engine)
     yield {"run": "fleet fold --jobs 2, files", "captures": captures, "clocks": clocks, "cores": 2,
-           "rss": peak.peak}
+           "workers": workers.cpu, "rss": workers.peak}
     shutil.rmtree(where / "fleet-2")
     for name in engines:
         say(f"{count:,}: {name}")
@@ -268,11 +282,11 @@ def rows_for(count: int, where: Path, engines: list[str], profile: bool) -> Iter
         if make is None:
             yield {"run": f"{name}: not installed", "captures": 0, "clocks": Clocks(), "cores": 2}
             continue
-        with PeakRss() as peak:
-            engine, start_up = started_engine(make)
+        engine, start_up = started_engine(make)
+        with Workers() as workers:
             clocks, captures = fleet_fold(files, where / f"fleet-{name}", engine)
         yield {"run": f"{name}, 2 workers, files", "captures": captures, "clocks": clocks, "cores": 2,
-               "start": start_up, "rss": peak.peak}
+               "start": start_up, "workers": workers.cpu, "rss": workers.peak}
         shutil.rmtree(where / f"fleet-{name}")
     say(f"{count:,}: the report's queries")
     queries, report = report_seconds(out)
@@ -304,7 +318,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile fleet fold --jobs 1 at each size")
     options = parser.parse_args()
     engines = [name for name in options.engines.split(",") if name]
-    print(f"{'size':>8} {'run':38} {'captures':>9} {'wall s':>7} {'cpu s':>7} {'captures/s/core':>15} "
+    print(f"{'size':>8} {'run':42} {'captures':>9} {'wall s':>7} {'cpu s':>7} {'workers':>7} {'captures/cpu s':>14} "
           f"{'overhead':>8} {'start s':>7} {'RSS/worker':>10} {'Parquet B/capture':>17}")
     results: dict[int, list[dict[str, Any]]] = {}
     for count in (int(value) for value in options.sizes.split(",")):
@@ -312,8 +326,9 @@ def main() -> None:
             results[count] = []
             for row in rows_for(count, Path(where), engines, options.profile):
                 results[count].append(row)
-                print(f"{count:>8,} {row['run']:38} {row['captures']:>9,} {row['clocks'].wall:>7.2f} "
-                      f"{row['clocks'].cpu:>7.2f} {per_core(row):>15,.0f} {_cell(row, 'overhead', '{:+.1%}'):>8} "
+                print(f"{count:>8,} {row['run']:42} {row['captures']:>9,} {row['clocks'].wall:>7.2f} "
+                      f"{row['clocks'].cpu:>7.2f} {_cell(row, 'workers', '{:.2f}'):>7} {per_core(row):>14,.0f} "
+                      f"{_cell(row, 'overhead', '{:+.1%}'):>8} "
                       f"{_cell(row, 'start', '{:.1f}'):>7} "
                       f"{_cell(row, 'rss', lambda value: f'{value / 2**20:,.0f} MB'):>10} "
                       f"{_cell(row, 'parquet', '{:,.0f}'):>17}", flush=True)
@@ -321,9 +336,9 @@ def main() -> None:
 
 
 def per_core(row: dict[str, Any]) -> float:
-    """Captures a second a core: by this process's CPU time for a run in it, by the wall clock for a pool's."""
-    clocks: Clocks = row["clocks"]
-    seconds = clocks.cpu if row["cores"] == 1 else clocks.wall * row["cores"]
+    """Captures a second of CPU: this process's CPU time for a run in it, its and its workers' for a pool's (on
+    a shared machine, the wall clock says more about the neighbours than about the run)."""
+    seconds = row["clocks"].cpu + row.get("workers", 0.0)
     return row["captures"] / seconds if seconds else 0.0
 
 
@@ -337,7 +352,9 @@ def extrapolate(results: dict[int, list[dict[str, Any]]]) -> None:
     largest, smallest = max(results), min(results)
     rows = {row["run"]: row for row in results[largest]}
     one, two = rows["fleet fold --jobs 1, files"], rows["fleet fold --jobs 2, files"]
-    scaling = (two["captures"] / two["clocks"].wall) / (2 * one["captures"] / one["clocks"].wall)
+    # A pool's cost against the in-process run's, in CPU a capture (its driver's and workers'): what 32 cores
+    # lose to the pool's shipping of batches, on a machine whose wall clock is shared.
+    scaling = per_core(two) / per_core(one)
     minutes = 2_000_000 / (per_core(one) * 32 * min(1.0, scaling)) / 60
     # The driver alone reads the inputs and writes the Parquet: its CPU time a capture in the pool's run bounds
     # how fast any number of workers can go.
@@ -350,9 +367,8 @@ def extrapolate(results: dict[int, list[dict[str, Any]]]) -> None:
     per_capture = (large - small) / (largest - smallest) if largest > smallest else large / largest
     queries = large + max(0.0, per_capture) * (2_000_000 - largest)
     print(f"\n2M captures on 32 cores, from the {largest:,} run: {per_core(one):,.0f} captures/s a core "
-          f"(fleet fold --jobs 1, CPU time); 2 processes gave {scaling:.0%} of 2x here (wall clock, a machine "
-          f"shared with other work), so 32 processes at that efficiency fold 2M in about {minutes:,.1f} min (at "
-          f"100%: {minutes * min(1.0, scaling):,.1f} min), into about {parquet / 2**30:,.2f} GB of Parquet; the "
+          f"(fleet fold --jobs 1, CPU time); the pool of 2 spent {1 / scaling:.2f}x its CPU a capture, so 32 "
+          f"processes at that cost fold 2M in about {minutes:,.1f} min, into about {parquet / 2**30:,.2f} GB of Parquet; the "
           f"report's queries, growing as they did from {smallest:,} to {largest:,}, take about {queries:,.1f} s. "
           f"But the driver, reading and writing for the pool, used {two['clocks'].cpu:.1f} CPU s for "
           f"{two['captures']:,} captures: one driver feeds at most about {driver:,.0f} captures/s, 2M in "
