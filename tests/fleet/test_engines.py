@@ -191,8 +191,10 @@ def test_a_worker_killed_mid_run_costs_nothing_but_time(
                for number in range(12)]
     doomed_pid = doomed.pid
 
-    def fold_unless_doomed(batch: pa.Table) -> pa.Table:  # the doomed worker is still folding when it is killed
-        time.sleep(60 if os.getpid() == doomed_pid else 0.05)
+    def fold_unless_doomed(batch: pa.Table) -> pa.Table:
+        # The doomed worker is still folding when it is killed; the others are slow enough that batches wait
+        # for a free worker, so the scheduler hands the idle newcomer some whatever its placement policy.
+        time.sleep(60 if os.getpid() == doomed_pid else 0.5)
         return fold_batch(batch)
 
     lost: list[str] = []
