@@ -132,6 +132,9 @@ def test_the_list_fills_in_live_and_a_capture_opens_with_its_arrival_times(
         assert page.text_content("#captures-store") == "live.sqlite"
         first = page.inner_text('.capture-row[data-id="2"]')
         assert "POST" in first and "/v1/chat/completions" in first and "openai-chat" in first and "complete" in first
+        # The model the reply reports, kept by the store since its schema 2.
+        assert page.get_attribute('.capture-row[data-id="2"] .c-dialect', "title") == "model gpt-4o-mini"
+        assert "model gpt-4o-mini" in (page.get_attribute('.capture-row[data-id="2"]', "aria-label") or "")
         # A recorder writes one more while the page is open: it appears on top, unasked.
         third = write(store, sse("The", " kettle", " is", " on."), started=now)
         wait_rows(page, 3)
@@ -218,6 +221,7 @@ def test_markup_recorded_in_a_url_or_a_reply_is_text(watched: Watched, store: Ca
         page.goto(server.url)
         wait_rows(page, 1)
         assert markup in page.inner_text('.capture-row[data-id="1"] .c-path')
+        assert page.get_attribute('.capture-row[data-id="1"] .c-dialect', "title") == "model <b>model</b>"
         page.click('.capture-row[data-id="1"]')
         ready(page, 1)
         assert markup in reply(page)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from source_graph import PACKAGE, SOURCE, files_of, imports
-from streamfold.fronts.extras import EXTRAS
+from streamfold.fronts.extras import EXTRAS, OUTSIDE_ALL
 
 ROOT = SOURCE.parent
 FRONT_MODULES = {module for pairs in EXTRAS.values() for module, _ in pairs}
@@ -31,7 +31,7 @@ USERS_OWN = {
 #: front package -> the extras whose modules it may import.
 FRONTS = {"cli": ("cli",), "web": ("cli", "web"), "replay": ("cli", "serve"), "proxy": ("cli", "record"),
           "capture": ("cli", "record"), "testing": ("serve",), "services": ("cassettes",), "store": (),
-          "fronts": ("cli", "serve")}
+          "fronts": ("cli", "serve"), "fleet": ("cli", "fleet", "dask", "ray", "remote")}
 
 
 def _third_party(paths: list[Path]) -> set[str]:
@@ -82,8 +82,11 @@ def test_pyproject_declares_the_extras_the_commands_name() -> None:
     # A front's extra brings the command line its command runs in.
     for extra in ("web", "serve", "record"):
         assert "streamfold-core[cli]" in extras[extra]
-    assert extras["all"] == [f"streamfold-core[{','.join(sorted(EXTRAS, key=list(EXTRAS).index))}]"]
+    whole_tool = [extra for extra in EXTRAS if extra not in OUTSIDE_ALL]
+    assert extras["all"] == [f"streamfold-core[{','.join(whole_tool)}]"]
     assert "streamfold-core[all]" in extras["test"]
+    assert "streamfold-core[remote]" in extras["test"]
+    assert "streamfold-core[dask,ray]; python_version == '3.11'" in extras["test"]
 
 
 def test_the_distribution_streamfold_is_the_whole_tool_at_the_core_s_version() -> None:

@@ -15,7 +15,7 @@ from source_graph import FRONT_LIBRARIES, PACKAGE, files_of, imports, inside, vi
 
 
 def core_files() -> list[Path]:
-    fronts = ("cli", "web", "proxy", "capture", "replay", "services", "store", "testing", "fronts")
+    fronts = ("cli", "web", "proxy", "capture", "replay", "services", "store", "testing", "fronts", "fleet")
     return [path for path in sorted(PACKAGE.rglob("*.py"))
             if path.relative_to(PACKAGE).parts[0] not in fronts
             and path.name not in ("launcher.py", "__main__.py")]
@@ -40,6 +40,18 @@ def test_the_testing_helpers_import_no_other_front() -> None:
     layer and the store, and a client's test suite that loads it gets neither the command line nor the page."""
     assert violations(files_of("testing"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
                                             "streamfold.launcher")) == []
+
+
+def test_the_fleet_imports_neither_front_and_none_but_the_page_imports_it() -> None:
+    """`streamfold.fleet` stands on the services layer and the store (it reads what they read, folds as
+    `show` folds); its one click module is added to the program by the launcher. Only the page (`web
+    --fleet`) and the launcher may import it."""
+    assert violations(files_of("fleet"), ("streamfold.cli", "streamfold.web", "streamfold.proxy",
+                                          "streamfold.replay", "streamfold.capture", "streamfold.testing",
+                                          "streamfold.launcher")) == []
+    assert violations(files_of("cli", "proxy", "replay", "capture", "services", "store", "testing", "fronts"),
+                      ("streamfold.fleet",)) == []
+    assert violations(core_files(), ("streamfold.fleet",)) == []
 
 
 def test_the_command_line_does_not_import_the_web_page() -> None:

@@ -31,8 +31,10 @@ _DB_HELP = "The capture store (default: $STREAMFOLD_DB, else ./streamfold.sqlite
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Only the newest N.")
 @click.pass_context
 def captures(ctx: click.Context, db: str | None, as_json: bool, limit: int | None) -> None:
-    """List the stored captures, newest first: id, time (UTC), request, status, dialect,
-    complete, TTFT, duration, bytes, frames and finding codes. A capture is
+    """List the stored captures, newest first: id, time (UTC), status, dialect, the
+    model the reply reports, how the stream ended (its outcome class: complete,
+    client-cut, upstream-cut, errored, damaged, arguments-invalid, short, ...),
+    TTFT, duration, bytes, frames, finding codes and the request. A capture is
     read by every command as PATH.sqlite#ID (PATH.sqlite alone: the latest).
 
     \b
@@ -64,9 +66,11 @@ def captures(ctx: click.Context, db: str | None, as_json: bool, limit: int | Non
         click.echo("  ".join([*padded, line[-1]]).rstrip())
 
 
-_HEADER = ["id", "time (UTC)", "status", "dialect", "complete", "ttft", "duration", "bytes", "frames", "findings",
-           "request"]
-_RIGHT = {0, 2, 5, 6, 7, 8}
+_HEADER = ["id", "time (UTC)", "status", "dialect", "model", "outcome", "ttft", "duration", "bytes", "frames",
+           "findings", "request"]
+_RIGHT = {0, 2, 6, 7, 8, 9}
+#: A model name is cut to this many characters in the table (`--json` has it whole).
+_MODEL_WIDTH = 24
 
 
 def _seconds(value: float | None) -> str:
@@ -76,14 +80,14 @@ def _seconds(value: float | None) -> str:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    if row["in_flight"]:
-        state = "in flight"
-    elif row["outcome"] == "complete":
-        state = "yes" if row["complete"] else "no"
-    else:
-        state = f"no ({row['outcome']})"
+    # The outcome class is the fold's: none while in flight, nor in a store of schema 1 (shown as it is).
+    ended = "in flight" if row["in_flight"] else row["outcome_class"] or "-"
+    model = row["model"] or "-"
+    if len(model) > _MODEL_WIDTH:
+        model = model[: _MODEL_WIDTH - 1] + "…"
     return [str(row["id"]), row["started"][:19].replace("T", " "),
-            "-" if row["status"] is None else str(row["status"]), row["dialect"] or "-", state, _seconds(row["ttft"]),
+            "-" if row["status"] is None else str(row["status"]), row["dialect"] or "-", model, ended,
+            _seconds(row["ttft"]),
             _seconds(row["duration"]), str(row["bytes"]), "-" if row["frames"] is None else str(row["frames"]),
             ",".join(row["findings"]) or "-", f"{row['method']} {row['url']}"]
 

@@ -7,7 +7,7 @@ the tables (`captures`, `choices`, `tool_calls`, `findings`, `usage`, and
 
 A capture folded again (its input changed between runs) is in two part files;
 the views show only its newest rows: part files are named
-`part-<run time>-<id>-<batch>`, so the newest is the greatest name, and a
+`part-<run number>-<run time>-<batch>`, so the newest is the greatest name, and a
 child table's rows count when they come from the part file its capture's
 row came from. A table no run wrote rows to is an empty view of its schema.
 """

@@ -28,8 +28,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..services._exchanges import model_of
-from ..store.reader import get_exchange, list_exchanges
+from ..store.bulk import exchange_rows, iter_exchanges
+from ..store.reader import StoredExchange
+from ..store.rows import DamagedCaptureError
 from .batch import INPUT_SCHEMA
 
 __all__ = ["Done", "empty_record", "is_records_line", "jsonl_records", "parquet_records", "store_records"]
@@ -185,24 +186,39 @@ def _arrivals(value: Any) -> list[tuple[int, float]] | None:
 
 
 def store_records(path: str, done: Done) -> Iterator[dict[str, Any]]:
-    """The ended exchanges of a capture store not folded yet (one in flight is left for a later run)."""
-    for row in reversed(list_exchanges(path)):
+    """The ended exchanges of a capture store not folded yet; one in flight is left for a later run. The
+    store is listed without reading a body (`store.bulk.exchange_rows`): an ended exchange never changes, so
+    its end time and size are its fingerprint, and only the exchanges a fleet does not hold with that
+    fingerprint are read, through one connection. A damaged exchange is an unreadable row; the rest go on."""
+    wanted: dict[int, str] = {}
+    for row in exchange_rows(path):
         if row["in_flight"]:
             continue
-        capture_id = f"{path}#{row['id']}"
-        fingerprint = f"{row['ended_at']}:{row['bytes']}"
-        if done.holds(capture_id, fingerprint):
-            continue
-        stored = get_exchange(path, row["id"])
-        record = empty_record(capture_id, "stored")
-        offsets = [offset for offset, _ in stored.reads]
-        record.update(
-            data=stored.body, source="store", location=f"{path}#{stored.id}", entry=str(stored.id),
-            fingerprint=fingerprint, method=stored.method, url=stored.url,
-            request_model=model_of(stored.request_body),
-            started_at=datetime.datetime.fromtimestamp(stored.started_at, datetime.timezone.utc),
-            status=stored.status, outcome=stored.outcome, error=stored.error,
-            request_headers=[{"name": n, "value": v} for n, v in stored.request_headers],
-            response_headers=[{"name": n, "value": v} for n, v in stored.response_headers],
-            read_offsets=offsets, read_times=[at for _, at in stored.reads])
-        yield record
+        fingerprint = f"{row['ended_at']}:{row['body_bytes']}"
+        if not done.holds(f"{path}#{row['id']}", fingerprint):
+            wanted[row["id"]] = fingerprint
+    ids, start = list(wanted), 0
+    while start < len(ids):
+        try:
+            for stored in iter_exchanges(path, ids[start:]):
+                start += 1
+                yield _stored_record(path, stored, wanted[stored.id])
+        except DamagedCaptureError as exc:
+            damaged, start = ids[start], start + 1
+            record = empty_record(f"{path}#{damaged}", "stored")
+            record.update(read_error=str(exc), source="store", location=f"{path}#{damaged}", entry=str(damaged),
+                          fingerprint=wanted[damaged])
+            yield record
+
+
+def _stored_record(path: str, stored: StoredExchange, fingerprint: str) -> dict[str, Any]:
+    record = empty_record(f"{path}#{stored.id}", "stored")
+    record.update(
+        data=stored.body, source="store", location=f"{path}#{stored.id}", entry=str(stored.id),
+        fingerprint=fingerprint, method=stored.method, url=stored.url, request_model=stored.request_model,
+        started_at=datetime.datetime.fromtimestamp(stored.started_at, datetime.timezone.utc),
+        status=stored.status, outcome=stored.outcome, error=stored.error,
+        request_headers=[{"name": name, "value": value} for name, value in stored.request_headers],
+        response_headers=[{"name": name, "value": value} for name, value in stored.response_headers],
+        read_offsets=[offset for offset, _ in stored.reads], read_times=[at for _, at in stored.reads])
+    return record

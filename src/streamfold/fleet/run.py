@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -84,8 +83,10 @@ def fold_fleet(sources: list[str], out: str, *, engine: Engine, frames: bool = F
     that fails, as it fails; `strict` stops the run at the first failed input or unreadable capture."""
     started = time.perf_counter()
     run = FleetRun(out, engine.description)
-    run_id = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
     with FleetDir(out) as fleet:
+        # The run's number first: part files sort by it, newest last, whatever the clock says.
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+        run_id = f"{len(fleet.manifest['runs']) + 1:06d}-{stamp}"
         run.removed = len(fleet.removed)
         inputs, failures = expand(sources, exclude=out)
         for failure in failures:
@@ -98,7 +99,8 @@ def fold_fleet(sources: list[str], out: str, *, engine: Engine, frames: bool = F
                                  "started": _now(), "frames": frames}
         fleet.manifest["runs"].append(entry)
         fleet.write_manifest()
-        reader = _Reader(todo, fleet.done_captures() if todo else {}, batch_size, batch_bytes, run, failed, strict)
+        reader = _Reader(todo, fleet.done_captures() if todo else {}, batch_size, batch_bytes, run, failed, strict,
+                         fleet.finish_input)
         total = sum(item.size for item in todo)
         try:
             if not run.stopped:
@@ -111,13 +113,11 @@ def fold_fleet(sources: list[str], out: str, *, engine: Engine, frames: bool = F
                     unreadable = pc.sum(pc.equal(folded.column("outcome_class"), "unreadable")).as_py() or 0
                     run.unreadable += unreadable
                     reader.committed(numbers)
-                    fleet.finish_inputs(reader.drain_whole())
                     if progress is not None:
                         progress(reader.bytes_sent, total, run.captures)
                     if strict and unreadable and not run.stopped:
                         run.stopped = f"a capture could not be read (--strict); batch {number} was written"
                         reader.stop()
-            fleet.finish_inputs(reader.drain_whole())  # inputs whose every capture was folded before
             entry["status"] = "stopped" if run.stopped else "finished"
         except BaseException:
             entry["status"] = "interrupted"
@@ -149,13 +149,15 @@ class _Reader:
     """Reads the inputs into batches, and knows which inputs are whole once which batches are committed."""
 
     def __init__(self, inputs: list[Input], done: Mapping[str, str | None], batch_size: int, batch_bytes: int,
-                 run: FleetRun, failed: Callable[[Failure], None] | None, strict: bool) -> None:
+                 run: FleetRun, failed: Callable[[Failure], None] | None, strict: bool,
+                 whole: Callable[[str, str, int], None]) -> None:
         self.inputs, self.done = inputs, Done(done)
         self.batch_size, self.batch_bytes = batch_size, batch_bytes
         self.run, self.failed, self.strict = run, failed, strict
         self.fingerprints = {item.key: item.fingerprint for item in inputs}
         self.bytes_sent = 0
-        self._whole: list[tuple[str, int]] = []
+        #: Called, in this thread, as soon as an input is whole: every capture of it committed.
+        self._whole = whole
         #: input -> the batches holding its captures not committed yet, and its captures so far;
         #: an input is in `read_whole` once all its rows were read without failing.
         self._pending: dict[str, set[int]] = {}
@@ -189,7 +191,7 @@ class _Reader:
                       self.strict)
             if not self._pending[item.key] and item.key in self._read_whole:
                 del self._pending[item.key]  # its batches are committed (or it had nothing left to fold)
-                self._whole.append((item.key, self._counts[item.key]))
+                self._whole(item.key, item.fingerprint, self._counts[item.key])
         if records and not (self._stopped or self.run.stopped):
             yield number, self._table(records, size)
 
@@ -202,11 +204,5 @@ class _Reader:
         for key, numbers in list(self._pending.items()):
             numbers.difference_update(done)
             if not numbers and key in self._read_whole:
-                self._whole.append((key, self._counts[key]))
+                self._whole(key, self.fingerprints[key], self._counts[key])
                 del self._pending[key]
-
-    def drain_whole(self) -> list[tuple[str, str, int]]:
-        """The inputs every capture of which is committed (or was before), with their fingerprints and the
-        captures this run folded, since the last call."""
-        whole, self._whole = self._whole, []
-        return [(key, self.fingerprints[key], captures) for key, captures in whole]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["EXTRAS", "advice", "missing", "require"]
+__all__ = ["EXTRAS", "OUTSIDE_ALL", "advice", "missing", "require"]
 
 #: extra -> (the module a front imports, the distribution that provides it), in pyproject.toml's order.
 EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -26,6 +26,10 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "ray": (("ray", "ray"),),
     "remote": (("fsspec", "fsspec"),),
 }
+
+#: The extras the whole tool (`all`, `pip install streamfold`) leaves out: a fleet on a cluster and inputs
+#: behind URLs are for the few who run them, and Ray alone is hundreds of megabytes.
+OUTSIDE_ALL = ("dask", "ray", "remote")
 
 
 def missing(extra: str) -> list[str]:

@@ -8,12 +8,15 @@ imports it.
 
 from __future__ import annotations
 
+from .bulk import exchange_rows, exchange_tables, iter_exchanges
 from .reader import DEFAULT_DB, StoredExchange, default_db, get_exchange, list_exchanges, parse_ref, read_stored
 from .redact import redact_headers, redact_url
+from .rows import DamagedCaptureError
 from .schema import SCHEMA_VERSION, StoreError
-from .summary import OUTCOMES, Summary
+from .summary import OUTCOMES, SUMMARIZED_BY, Summary
 from .writer import CaptureStore, Exchange
 
-__all__ = ["DEFAULT_DB", "OUTCOMES", "SCHEMA_VERSION", "CaptureStore", "Exchange", "StoreError", "StoredExchange",
-           "Summary", "default_db", "get_exchange", "list_exchanges", "parse_ref", "read_stored", "redact_headers",
+__all__ = ["DEFAULT_DB", "OUTCOMES", "SCHEMA_VERSION", "SUMMARIZED_BY", "CaptureStore", "DamagedCaptureError",
+           "Exchange", "StoreError", "StoredExchange", "Summary", "default_db", "exchange_rows", "exchange_tables",
+           "get_exchange", "iter_exchanges", "list_exchanges", "parse_ref", "read_stored", "redact_headers",
            "redact_url"]

@@ -6,22 +6,22 @@ times. Reads only: safe while a recorder writes (WAL)."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import sys
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from ..services.capture import Capture
+from .rows import DamagedCaptureError, checked_select, damage_of, findings_of, pairs_of
 from .schema import SQLITE_MAGIC, UNREADABLE, StoreError, connect, sqlite_message
 from .stored import MAX_INFLATED, stored_capture
 
-__all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges", "parse_ref",
-           "read_stored"]
+__all__ = ["DEFAULT_DB", "StoredExchange", "default_db", "get_exchange", "list_exchanges",
+           "load_exchange", "parse_ref", "read_stored", "reading"]
 
 #: The store used when none is named: `$STREAMFOLD_DB`, else this file in the current directory.
 DEFAULT_DB = "streamfold.sqlite"
@@ -58,7 +58,7 @@ def _is_sqlite(path: str) -> bool:
 
 
 @contextlib.contextmanager
-def _reading(path: str) -> Iterator[sqlite3.Connection]:
+def reading(path: str) -> Iterator[sqlite3.Connection]:
     connection = connect(path, create=False)
     try:
         yield connection
@@ -90,6 +90,8 @@ class StoredExchange:
     reads: tuple[tuple[int, float], ...]
     #: Each read's bytes, in order.
     chunks: tuple[bytes, ...]
+    #: The model the request asked for (None in a store of schema 1, and when the request did not say).
+    request_model: str | None = None
 
     @property
     def body(self) -> bytes:
@@ -104,26 +106,43 @@ class StoredExchange:
                               max_inflated=max_inflated)
 
 
-_COLUMNS = ("id, started_at, method, url, request_headers, request_body, redacted, status, response_headers, "
-            "response_at, ended_at, outcome, error")
+#: What a `StoredExchange` is made of, in the order of its fields (before its reads).
+_COLUMNS = ("id", "started_at", "method", "url", "request_headers", "request_body", "redacted", "status",
+            "response_headers", "response_at", "ended_at", "outcome", "error", "request_model")
+_SELECT = f"SELECT {checked_select(_COLUMNS)} FROM exchanges"
 
 
 def get_exchange(path: str, exchange_id: int | None = None) -> StoredExchange:
     """Exchange `exchange_id` of the store at `path` (the latest when None). Raises `StoreError`."""
-    with _reading(path) as db:
+    with reading(path) as db:
+        row = None
         if exchange_id is None:
-            row = db.execute(f"SELECT {_COLUMNS} FROM exchanges ORDER BY started_at DESC, id DESC LIMIT 1").fetchone()
+            row = db.execute(f"{_SELECT} ORDER BY started_at DESC, id DESC LIMIT 1").fetchone()
             if row is None:
                 raise StoreError(f"the capture store {path!r} holds no captures yet")
-        else:
-            row = db.execute(f"SELECT {_COLUMNS} FROM exchanges WHERE id = ?", (exchange_id,)).fetchone()
-            if row is None:
-                raise StoreError(f"no capture #{exchange_id} in {path!r}: {_which(db)}")
+            exchange_id = row[0]
+        return load_exchange(db, path, exchange_id, row)
+
+
+def load_exchange(db: sqlite3.Connection, path: str, exchange_id: int,
+                  row: Sequence[Any] | None = None) -> StoredExchange:
+    """Exchange `exchange_id` through the open connection `db` (`row`: its row, when already read)."""
+    if row is None:
+        row = db.execute(f"{_SELECT} WHERE id = ?", (exchange_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no capture #{exchange_id} in {path!r}: {_which(db)}")
+    damage_of(path, row)
+    try:
         runs = db.execute("SELECT count, offset, data, sizes, times FROM reads WHERE exchange = ? ORDER BY seq",
-                          (row[0],)).fetchall()
-    reads, chunks = _unpack(runs, path, row[0])
-    return StoredExchange(row[0], row[1], row[2], row[3], _pairs(row[4]), bytes(row[5]), bool(row[6]), row[7],
-                          _pairs(row[8]), row[9], row[10], row[11], row[12], reads, chunks)
+                          (exchange_id,)).fetchall()
+    except UNREADABLE as exc:  # a damaged page of its reads: the other exchanges may still read
+        raise DamagedCaptureError(
+            path, exchange_id, f"the reads of capture #{exchange_id} cannot be read: {sqlite_message(exc)}") from None
+    reads, chunks = _unpack(runs, path, exchange_id)
+    return StoredExchange(row[0], row[1], row[2], row[3], pairs_of(path, exchange_id, "request headers", row[4]),
+                          bytes(row[5]), bool(row[6]), row[7],
+                          pairs_of(path, exchange_id, "response headers", row[8]), row[9], row[10], row[11],
+                          row[12], reads, chunks, row[13])
 
 
 def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
@@ -134,9 +153,9 @@ def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
     chunks: list[bytes] = []
     for count, offset, data, packed_sizes, packed_times in runs:
         sizes, times = array("I"), array("d")
-        fits = (isinstance(count, int) and isinstance(data, bytes) and isinstance(packed_sizes, bytes)
-                and isinstance(packed_times, bytes) and len(packed_sizes) == count * sizes.itemsize
-                and len(packed_times) == count * times.itemsize)
+        fits = (isinstance(count, int) and isinstance(offset, int) and isinstance(data, bytes)
+                and isinstance(packed_sizes, bytes) and isinstance(packed_times, bytes)
+                and len(packed_sizes) == count * sizes.itemsize and len(packed_times) == count * times.itemsize)
         if fits:
             sizes.frombytes(packed_sizes)
             times.frombytes(packed_times)
@@ -144,8 +163,8 @@ def _unpack(runs: list[tuple[int, int, bytes, bytes, bytes]], path: str,
                 sizes.byteswap()
                 times.byteswap()
         if not fits or sum(sizes) != len(data):
-            raise StoreError(f"the capture store {path!r} is damaged: the reads of capture #{exchange_id} at "
-                             f"body offset {offset} do not add up")
+            raise DamagedCaptureError(
+                path, exchange_id, f"the reads of capture #{exchange_id} at body offset {offset} do not add up")
         position = 0
         for size, at in zip(sizes, times, strict=True):
             reads.append((offset + position, at))
@@ -168,27 +187,42 @@ def _which(db: sqlite3.Connection) -> str:
     return f"it holds {len(ids)} captures, #{ids[0]} to #{ids[-1]} (list them: streamfold captures --db PATH)"
 
 
-def _pairs(text: str | None) -> tuple[tuple[str, str], ...]:
-    if not text:
-        return ()
-    return tuple((str(name), str(value)) for name, value in json.loads(text))
+#: What `list_exchanges` reads of each exchange; one in flight has no sizes yet: its reads are counted.
+_LISTED = ("id", "started_at", "method", "url", "status", "outcome", "error", "ended_at", "body_bytes", "read_count",
+           "transport", "dialect", "complete", "ttft", "duration", "frames", "finish_reason", "findings", "model",
+           "outcome_class")
+_IN_FLIGHT = {"body_bytes": "COALESCE(body_bytes, (SELECT SUM(length(data)) FROM reads WHERE exchange = id))",
+              "read_count": "COALESCE(read_count, (SELECT SUM(count) FROM reads WHERE exchange = id))"}
 
 
 def list_exchanges(path: str, *, limit: int | None = None) -> list[dict[str, Any]]:
     """The exchanges newest first, as JSON objects (`streamfold captures --json`). One still in flight has
-    outcome None and no summary yet."""
-    sql = ("SELECT id, started_at, method, url, status, outcome, error, ended_at, "
-           "COALESCE(body_bytes, (SELECT SUM(length(data)) FROM reads WHERE exchange = id)), "
-           "COALESCE(read_count, (SELECT SUM(count) FROM reads WHERE exchange = id)), "
-           "transport, dialect, complete, ttft, duration, frames, finish_reason, findings "
-           "FROM exchanges ORDER BY started_at DESC, id DESC")
-    with _reading(path) as db:
+    outcome None and no summary yet; one of a store of schema 1 has no model and no outcome class."""
+    sql = f"SELECT {checked_select(_LISTED, _IN_FLIGHT)} FROM exchanges ORDER BY started_at DESC, id DESC"
+    with reading(path) as db:
         rows = db.execute(sql + (" LIMIT ?" if limit is not None else ""),
                           (limit,) if limit is not None else ()).fetchall()
-    return [{"id": row[0], "started": datetime.fromtimestamp(row[1], timezone.utc).isoformat(timespec="milliseconds"),
-             "started_at": row[1], "method": row[2], "url": row[3], "status": row[4], "outcome": row[5],
-             "in_flight": row[5] is None, "error": row[6], "ended_at": row[7], "bytes": row[8] or 0,
-             "reads": row[9] or 0, "transport": row[10], "dialect": row[11],
-             "complete": None if row[12] is None else bool(row[12]), "ttft": row[13], "duration": row[14],
-             "frames": row[15], "finish_reason": row[16], "findings": json.loads(row[17]) if row[17] else []}
-            for row in rows]
+    listed = []
+    for row in rows:
+        damage_of(path, row)
+        values = dict(zip(_LISTED, row, strict=False))
+        listed.append({
+            "id": values["id"], "started": _iso_time(path, values["id"], values["started_at"]),
+            "started_at": values["started_at"], "method": values["method"], "url": values["url"],
+            "status": values["status"], "outcome": values["outcome"], "in_flight": values["outcome"] is None,
+            "error": values["error"], "ended_at": values["ended_at"], "bytes": values["body_bytes"] or 0,
+            "reads": values["read_count"] or 0, "transport": values["transport"], "dialect": values["dialect"],
+            "complete": None if values["complete"] is None else bool(values["complete"]), "ttft": values["ttft"],
+            "duration": values["duration"], "frames": values["frames"], "finish_reason": values["finish_reason"],
+            "findings": findings_of(path, values["id"], values["findings"]) or [], "model": values["model"],
+            "outcome_class": values["outcome_class"]})
+    return listed
+
+
+def _iso_time(path: str, exchange_id: int, started_at: float) -> str:
+    """`started_at` (Unix seconds) as ISO 8601 UTC, to the millisecond."""
+    try:
+        return datetime.fromtimestamp(started_at, timezone.utc).isoformat(timespec="milliseconds")
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds: the row is damaged
+        raise DamagedCaptureError(
+            path, exchange_id, f"capture #{exchange_id} started at {started_at!r}, which is no time") from None

@@ -1,7 +1,9 @@
 """The capture store's SQLite schema, its version, and opening the file: created
 readable by its owner only (0600, the -wal and -shm files too), in WAL mode so
 readers see committed exchanges while a writer writes. docs/store.md documents
-every table and column; a file of a newer schema is refused, never rewritten.
+every table and column; a file of a newer schema is refused, never rewritten,
+and a file of an older one is migrated only when opened for writing: a reader
+reads it as it is, the columns it lacks reading as NULL.
 """
 
 from __future__ import annotations
@@ -9,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
 
+from ..services._exchanges import model_of
 from ..services.capture import InputError
 
-__all__ = ["SCHEMA_VERSION", "StoreError", "connect", "sqlite_message"]
+__all__ = ["SCHEMA_VERSION", "StoreError", "connect", "request_host", "sqlite_message"]
 
 #: `PRAGMA user_version` of the files this code writes. Bump it with a step in `_MIGRATIONS`.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -61,8 +65,58 @@ CREATE TABLE reads (
 ) WITHOUT ROWID;
 """
 
-#: The SQL that takes a file from version N-1 to N, by N.
-_MIGRATIONS = {1: _V1}
+#: What version 2 added to `exchanges`: what the request says of itself (written when the exchange
+#: begins) and what the fold says of the reply (written with the rest of the summary).
+_V2_COLUMNS = (("host", "TEXT"), ("request_model", "TEXT"), ("model", "TEXT"), ("response_id", "TEXT"),
+               ("outcome_class", "TEXT"), ("ttfb", "REAL"), ("summarized_by", "TEXT"))
+
+
+def request_host(url: str) -> str | None:
+    """The host a request went to (the `host` column), None for a URL that names none."""
+    try:
+        return urlsplit(url).hostname
+    except ValueError:  # a bad port, an unclosed bracket
+        return None
+
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    def run(connection: sqlite3.Connection) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                connection.execute(statement)
+    return run
+
+
+def _to_v2(connection: sqlite3.Connection) -> None:
+    """The new columns; `host` and `request_model` filled from what every exchange already holds (the
+    request), the fold's columns left NULL: only folding the body again could fill them."""
+    for name, sql_type in _V2_COLUMNS:
+        connection.execute(f"ALTER TABLE exchanges ADD COLUMN {name} {sql_type}")
+    last = -1
+    while True:  # a few hundred requests at a time: a store's request bodies may not fit in memory at once
+        requests = connection.execute("SELECT id, url, request_body FROM exchanges WHERE id > ? ORDER BY id "
+                                      "LIMIT 500", (last,)).fetchall()
+        if not requests:
+            return
+        connection.executemany("UPDATE exchanges SET host = ?, request_model = ? WHERE id = ?",
+                               [(request_host(url) if isinstance(url, str) else None,
+                                 model_of(body) if isinstance(body, (bytes, str)) else None, exchange_id)
+                                for exchange_id, url, body in requests])
+        last = requests[-1][0]
+
+
+#: The step that takes a file from version N-1 to N, by N; each runs inside one transaction.
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _script(_V1), 2: _to_v2}
+
+#: How a reader sees an `exchanges` table of version 1 as the current one, without changing the file:
+#: a TEMP view (it lives in the connection, not the file) that shadows the table, since SQLite looks a
+#: name up in `temp` before `main`. Its columns are named, not `*`, so a writer migrating the file
+#: while the reader holds it open cannot make the view's columns change under it.
+_V1_COLUMNS = ("id, started_at, method, url, request_headers, request_body, redacted, status, response_headers, "
+               "response_at, outcome, error, ended_at, body_bytes, read_count, transport, dialect, complete, ttft, "
+               "duration, frames, finish_reason, findings")
+_READ_V1_AS_CURRENT = (f"CREATE TEMP VIEW exchanges AS SELECT {_V1_COLUMNS}, "
+                       + ", ".join(f"NULL AS {name}" for name, _ in _V2_COLUMNS) + " FROM main.exchanges")
 
 
 class StoreError(InputError):
@@ -98,7 +152,7 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
         with _owner_only():
             if not existed:
                 os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-            mode = "rw" if create or os.access(path, os.W_OK) else "ro"  # a store one may only read is read
+            mode = "rw" if create or os.access(path, os.W_OK) else _read_only(path)
             connection = sqlite3.connect(f"file:{_uri_path(path)}?mode={mode}", uri=True, timeout=10.0,
                                          check_same_thread=False, isolation_level=None)
             try:
@@ -113,6 +167,13 @@ def connect(path: str, *, create: bool) -> sqlite3.Connection:
     except OSError as exc:
         raise StoreError(f"cannot open the capture store {path!r}: {exc.strerror or exc}") from None
     return connection
+
+
+def _read_only(path: str) -> str:
+    """The URI mode for a store one may only read. SQLite opens a WAL file read-only by making its -wal and
+    -shm files and leaves them behind; with no -wal there nothing writes the file (a writer's -wal lasts as
+    long as its connection), so it is opened immutable, and nothing is made beside it."""
+    return "ro" if os.path.exists(f"{path}-wal") else "ro&immutable=1"
 
 
 def _check_header(path: str) -> None:
@@ -136,18 +197,18 @@ def _prepare(connection: sqlite3.Connection, path: str, *, create: bool) -> None
     if version == 0 and tables:
         raise StoreError(f"{path!r} is an SQLite file but not a streamfold capture store "
                          f"(it has tables {', '.join(sorted(tables)[:5])} and no store schema version)")
-    if version < SCHEMA_VERSION:
-        if not create:
-            raise StoreError(f"{path!r} is an SQLite file with no capture store in it" if version == 0 else
-                             f"the capture store {path!r} has the older schema version {version}: open it for "
-                             "writing once (streamfold record) to bring it up to date")
+    if version < SCHEMA_VERSION and not create:
+        if version == 0:
+            raise StoreError(f"{path!r} is an SQLite file with no capture store in it")
+        connection.execute(_READ_V1_AS_CURRENT)  # the only older version there is: read it as it is
+    elif version < SCHEMA_VERSION:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("BEGIN IMMEDIATE")
         try:
+            # Read again inside the transaction: another writer may have migrated the file meanwhile.
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
             for step in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[step].split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
+                _MIGRATIONS[step](connection)
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             connection.execute("COMMIT")
         except BaseException:

@@ -23,17 +23,18 @@ __all__ = ["Summarizer", "capture_tables", "summarize", "summarize_recorded"]
 
 
 def capture_tables(capture: Capture, capture_id: str, *, method: str | None = None, outcome: str | None = None,
-                   started_at: float | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Fold `capture` as `show` does and return its rows (`streamfold.tables`), with what the recording
-    knows of it (where it is, the request, how it ended, its times) in the `captures` row."""
+                   started_at: float | None = None, request_model: str | None = None, frames: bool = False,
+                   fingerprint: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Fold `capture` as `show` does and return its rows (`streamfold.tables`, `frames` too when asked), with
+    what the recording knows of it (where it is, the request, how it ended, its times) in the `captures` row."""
     loaded = fold_capture(capture)
     timing = loaded.timing
     info = CaptureInfo(source=capture.source, location=capture_id or None, method=method, url=capture.url,
-                       started_at=started_at, status=capture.status, outcome=outcome,
+                       request_model=request_model, started_at=started_at, status=capture.status, outcome=outcome,
                        ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
                        duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
-                       read_count=len(capture.reads or ()))
-    return tables(loaded.result, capture_id, capture=info)
+                       read_count=len(capture.reads) if capture.reads else None, fingerprint=fingerprint)
+    return tables(loaded.result, capture_id, capture=info, frames=frames)
 
 
 def summarize(capture: Capture, capture_id: str = "") -> Summary:
@@ -42,12 +43,12 @@ def summarize(capture: Capture, capture_id: str = "") -> Summary:
 
 
 def summarize_recorded(exchange_id: int, location: str, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
-                       recorded: dict[str, Any], started_at: float | None) -> Summary:
+                       recorded: dict[str, Any], started_at: float | None, request_model: str | None = None) -> Summary:
     """The summary of one recorded exchange (`recorded`: the keywords of `stored_capture`), in the caller's
     thread. `location` (`PATH#ID`) is its capture id in the tables."""
     capture = stored_capture(exchange_id, chunks, reads, **recorded)
     rows = capture_tables(capture, location, method=recorded["method"], outcome=recorded["outcome"],
-                          started_at=started_at)
+                          started_at=started_at, request_model=request_model)
     return summary_of(rows["captures"][0])
 
 
@@ -63,9 +64,10 @@ class Summarizer:
         self._thread.start()
 
     def fold(self, exchange_id: int, location: str, chunks: Sequence[bytes], reads: Sequence[tuple[int, float]],
-             recorded: dict[str, Any], started_at: float, future: Future[Summary | None]) -> None:
+             recorded: dict[str, Any], started_at: float, request_model: str | None,
+             future: Future[Summary | None]) -> None:
         """Fold one ended exchange (`recorded`: the keywords of `stored_capture`); `future` gets its summary."""
-        self._asked.put(("fold", exchange_id, location, chunks, reads, recorded, started_at, future))
+        self._asked.put(("fold", exchange_id, location, chunks, reads, recorded, started_at, request_model, future))
 
     def flush(self, done: threading.Event) -> None:
         self._asked.put(("flush", done))

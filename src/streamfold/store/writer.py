@@ -29,8 +29,9 @@ from concurrent.futures import Future
 from typing import Any
 
 from .._json import dumps_strict
+from ..services._exchanges import model_of
 from .redact import redact_headers, redact_url
-from .schema import StoreError, connect
+from .schema import StoreError, connect, request_host
 from .summarizer import Summarizer, summarize_recorded
 from .summary import OUTCOMES, SUMMARY_COLUMNS, Summary, column_values
 
@@ -81,10 +82,11 @@ class CaptureStore:
         pairs = tuple((str(name), str(value)) for name, value in headers)
         if not self.keep_secrets:
             pairs, url = redact_headers(pairs), redact_url(url)
+        request_model = model_of(bytes(body))
         row = (time.time() if started is None else started, method, url, dumps_strict(pairs, ensure_ascii=True),
-               bytes(body), int(not self.keep_secrets))
+               bytes(body), int(not self.keep_secrets), request_host(url), request_model)
         future: Future[int] = Future()
-        exchange = Exchange(self, method, url, pairs, clock, row[0])
+        exchange = Exchange(self, method, url, pairs, clock, row[0], request_model)
         self._queue.put(("begin", row, future, exchange))
         while True:
             try:
@@ -157,7 +159,8 @@ class CaptureStore:
                         in_transaction = True
                     try:
                         cursor = db.execute("INSERT INTO exchanges (started_at, method, url, request_headers, "
-                                            "request_body, redacted) VALUES (?, ?, ?, ?, ?, ?)", op[1])
+                                            "request_body, redacted, host, request_model) "
+                                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", op[1])
                     except BaseException as exc:
                         op[2].set_exception(exc)
                         raise
@@ -203,7 +206,7 @@ class Exchange:
     """One exchange being recorded. Not shared between threads: the thread that began it records it."""
 
     def __init__(self, store: CaptureStore, method: str, url: str, request_headers: tuple[tuple[str, str], ...],
-                 clock: float, started: float) -> None:
+                 clock: float, started: float, request_model: str | None = None) -> None:
         self.id = 0
         # Reads not yet written, and how many reads and bytes were: the writer thread takes them (`_take`).
         self._lock = threading.Lock()
@@ -212,7 +215,7 @@ class Exchange:
         self._written = (0, 0)
         self._store = store
         self._method, self._url, self._request_headers = method, url, request_headers
-        self._clock, self._started = clock, started
+        self._clock, self._started, self._request_model = clock, started, request_model
         self._chunks: list[bytes] = []
         self._reads: list[tuple[int, float]] = []
         self._size = 0
@@ -259,7 +262,7 @@ class Exchange:
         (the in-process recorder, to tell whether the reply arrived) hands it to `end`, which then does
         not fold again."""
         return summarize_recorded(self.id, self.location, chunks, reads, self._recorded(outcome, error),
-                                  self._started)
+                                  self._started, self._request_model)
 
     @property
     def location(self) -> str:
@@ -288,7 +291,8 @@ class Exchange:
             future.set_result(summary)
         elif self._store.summarize:
             self._store._summarizer.fold(self.id, self.location, self._chunks, self._reads,
-                                         self._recorded(outcome, error), self._started, future)
+                                         self._recorded(outcome, error), self._started, self._request_model,
+                                         future)
         else:
             future.set_result(None)
         self._chunks, self._reads = [], []

@@ -71,7 +71,8 @@ function captureRow(row) {
   const findings = row.findings.length;
   const ended = row.in_flight ? 'in flight' : row.outcome === 'complete' ? (row.complete ? 'complete' : 'incomplete') : row.outcome;
   const label = [`capture ${row.id}`, clockTime(row.started_at), `${row.method} ${path}`,
-    row.status === null ? 'no status yet' : `status ${row.status}`, row.dialect || 'dialect not known yet', ended,
+    row.status === null ? 'no status yet' : `status ${row.status}`, row.dialect || 'dialect not known yet',
+    row.model ? `model ${row.model}` : '', ended,
     row.ttft === null ? 'no TTFT' : `TTFT ${formatSeconds(row.ttft)}`,
     row.frames === null ? '' : plural(row.frames, 'frame'), plural(findings, 'finding')].filter(Boolean).join(', ');
   const option = h('div', { class: 'capture-row', role: 'option', 'aria-selected': 'false', 'aria-label': label,
@@ -81,7 +82,8 @@ function captureRow(row) {
   h('span', { class: 'c-method', text: row.method }),
   h('span', { class: 'c-path', title: row.url }, streamNodes(path)),
   h('span', { class: `c-num${row.status >= 400 ? ' error-text' : ''}`, text: row.status === null ? '—' : String(row.status) }),
-  h('span', { class: 'c-dialect', text: row.dialect || '—' }),
+  // The model the reply reports, where the store kept it (a store of schema 1 did not).
+  h('span', { class: 'c-dialect', text: row.dialect || '—', title: row.model ? `model ${row.model}` : 'model not known' }),
   h('span', { class: 'c-state' }, outcomeBadge(row)),
   h('span', { class: 'c-num', text: row.ttft === null ? '—' : formatSeconds(row.ttft), title: 'TTFT, time to first text: from the request to the first frame that added reply text' }),
   h('span', { class: 'c-num', text: row.frames === null ? '—' : formatCount(row.frames),
