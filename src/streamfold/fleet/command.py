@@ -72,22 +72,14 @@ def fold(sources: tuple[str, ...], out: str, engine: str, jobs: int | None, sche
       streamfold fleet fold s3://bucket/streams/ --out fleet/ --engine dask --scheduler tcp://10.0.0.5:8786
     """
     require("fleet", "streamfold fleet")
-    from .engines import LocalEngine
+    from .engines import EngineError
     from .layout import FleetError
     from .run import BATCH_SIZE, fold_fleet
 
-    if engine == "dask":
-        require("dask", "streamfold fleet fold --engine dask")
-        from .dask_engine import DaskEngine
-
-        chosen: Any = DaskEngine(scheduler)
-    elif engine == "ray":
-        require("ray", "streamfold fleet fold --engine ray")
-        from .ray_engine import RayEngine
-
-        chosen = RayEngine(ray_address)
-    else:
-        chosen = LocalEngine(jobs)
+    try:
+        chosen = _engine(engine, jobs, scheduler, ray_address)
+    except EngineError as exc:
+        raise click.ClickException(str(exc)) from None
     with _Progress() as progress:
         try:
             run = fold_fleet(list(sources), out, engine=chosen, frames=frames, strict=strict,
@@ -95,11 +87,30 @@ def fold(sources: tuple[str, ...], out: str, engine: str, jobs: int | None, sche
                              failed=lambda failure: progress.say(f"streamfold: {failure}"))
         except FleetError as exc:
             raise click.ClickException(str(exc)) from None
+        except EngineError as exc:
+            raise click.ClickException(f"{exc}; the batches written before stay in {out}, and a run again "
+                                       "goes on from them") from None
         finally:
             chosen.close()
     click.echo(run.summary())
     if run.failures or run.stopped:
         sys.exit(EXIT_FAILED_INPUTS)
+
+
+def _engine(engine: str, jobs: int | None, scheduler: str | None, ray_address: str | None) -> Any:
+    if engine == "dask":
+        require("dask", "streamfold fleet fold --engine dask")
+        from .dask_engine import DaskEngine
+
+        return DaskEngine(scheduler)
+    if engine == "ray":
+        require("ray", "streamfold fleet fold --engine ray")
+        from .ray_engine import RayEngine
+
+        return RayEngine(ray_address)
+    from .engines import LocalEngine
+
+    return LocalEngine(jobs)
 
 
 class _Progress:

@@ -17,19 +17,53 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import socket
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import pyarrow as pa
 
-__all__ = ["ENGINES", "Batches", "Engine", "Fold", "Folded", "LocalEngine", "bounded"]
+__all__ = ["CONNECT_SECONDS", "ENGINES", "Batches", "Engine", "EngineError", "Fold", "Folded", "LocalEngine", "bounded",
+           "check_reachable"]
 
 Fold = Callable[[pa.Table], pa.Table]
 Batches = Iterator[tuple[int, pa.Table]]
 Folded = Iterator[tuple[tuple[int, ...], pa.Table]]
 
 ENGINES = ("local", "dask", "ray")
+
+#: How long joining a cluster may take before the run gives up: Dask's own default waits 30 s and Ray's
+#: retries for minutes, both printing tracebacks or C++ logs, where a wrong address deserves one line now.
+CONNECT_SECONDS = 10.0
+
+
+class EngineError(Exception):
+    """The engine cannot be used (nobody listens at the address given, the cluster refused us); the message
+    says why, on one line."""
+
+
+def check_reachable(address: str, what: str, *, timeout: float = CONNECT_SECONDS) -> None:
+    """Raise `EngineError` unless something accepts a TCP connection at `address` (`tcp://host:port`,
+    `ray://host:port`, `host:port`) within `timeout`. Addresses with no host and port (Ray's `auto`, Dask's
+    `inproc://`) are left to the engine."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise EngineError(f"{what} {address!r} is not an address (expected host:port)") from None
+    if not host or port is None:
+        return
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except socket.gaierror as exc:
+        raise EngineError(f"{what} {address}: unknown host {host!r} ({exc.strerror})") from None
+    except TimeoutError:
+        raise EngineError(f"{what} {address}: no answer in {timeout:g} s") from None
+    except OSError as exc:
+        raise EngineError(f"{what} {address}: nothing listens there ({exc.strerror or exc})") from None
 
 
 class Engine(Protocol):

@@ -69,11 +69,15 @@ class FleetDir:
             self._lock.close()
             raise FleetError(f"another `streamfold fleet fold` is writing {str(self.path)!r}: wait for it to end"
                              ) from None
+        self._finished: list[dict[str, Any]] = []
         self.manifest = self._read_manifest()
         self.removed = self._remove_orphans()
 
     def close(self) -> None:
-        self._lock.close()
+        try:
+            self._append([])  # the inputs finished since the last batch
+        finally:
+            self._lock.close()
 
     def __enter__(self) -> FleetDir:
         return self
@@ -139,15 +143,22 @@ class FleetDir:
                 os.replace(f"{target}.tmp", target)
                 written.append(relative)
                 rows[table] += values.num_rows
-        self._append({"run": run, "batch": batch, "files": written, "rows": rows})
+        self._append([{"run": run, "batch": batch, "files": written, "rows": rows}])
         return rows
 
     def finish_input(self, key: str, fingerprint: str, captures: int) -> None:
-        self._append({"input": key, "fingerprint": fingerprint, "captures": captures})
+        """Record an input all of whose captures are committed. The line waits for the ledger's next write (the
+        next batch's, or `close`): a directory of small files finishes hundreds of inputs a batch, and a sync
+        each cost more than their fold. A line lost to a crash costs only a read: the next run reads that
+        input again and skips its captures, which the ledger holds."""
+        self._finished.append({"input": key, "fingerprint": fingerprint, "captures": captures})
 
-    def _append(self, line: dict[str, Any]) -> None:
+    def _append(self, lines: list[dict[str, Any]]) -> None:
+        lines, self._finished = [*self._finished, *lines], []
+        if not lines:
+            return
         with open(self._state / _LEDGER, "a", encoding="utf-8") as ledger:
-            ledger.write(json.dumps(line, separators=(",", ":")) + "\n")
+            ledger.write("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
             ledger.flush()
             os.fsync(ledger.fileno())
 
