@@ -22,6 +22,8 @@ from fleet_crafted import GATEWAY, make_empty_fleet, make_fleet
 from streamfold.fleet.query import open_fleet, rows_of
 from streamfold.fleet.report import REPORTS
 
+pytestmark = pytest.mark.server  # streamfold processes, as the commands run (the reports' numbers: test_report.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1", "COLUMNS": "80"}
 ENV.pop("TTY_COMPATIBLE", None)

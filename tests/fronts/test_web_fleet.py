@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 from starlette.testclient import TestClient
 
+from fleet_helpers import fold_here
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.report import REPORTS
 from streamfold.store import CaptureStore
@@ -78,9 +79,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         exchange.end("complete", at=1.0)
         store.flush()
     fleet = root / "fleet"
-    done = subprocess.run([sys.executable, "-m", "streamfold", "fleet", "fold", str(inputs), "--out", str(fleet)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    assert fold_here([inputs], fleet).failures == []
     (inputs / "gone.sse").unlink()
     return {"inputs": inputs, "fleet": fleet}
 
@@ -256,9 +255,7 @@ def test_a_later_run_shows_at_the_next_request(tmp_path: Path) -> None:
     fleet = str(tmp_path / "fleet")
 
     def fold(name: str) -> None:
-        done = subprocess.run([sys.executable, "-m", "streamfold", "fleet", "fold", str(tmp_path / name), "--out",
-                               fleet], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
+        assert fold_here([tmp_path / name], Path(fleet)).failures == []
 
     fold("one.sse")
     api = PageApi(fleet_path=fleet)

@@ -77,7 +77,10 @@ def test_pyproject_declares_the_extras_the_commands_name() -> None:
     assert _names(project["dependencies"]) == ["msgspec"]
     extras = project["optional-dependencies"]
     for extra, pairs in EXTRAS.items():
-        declared = [name for name in _names(extras[extra]) if name != "streamfold-core"]
+        # A requirement for some Pythons only is a library's own helper there (pytz for DuckDB 1.x), not a
+        # module the command imports.
+        declared = [name for name in _names([item for item in extras[extra] if ";" not in item])
+                    if name != "streamfold-core"]
         assert declared == [distribution for _, distribution in pairs], extra
     # A front's extra brings the command line its command runs in.
     for extra in ("web", "serve", "record"):
