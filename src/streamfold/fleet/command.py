@@ -54,7 +54,7 @@ def fleet() -> None:
 @click.option("--strict", is_flag=True,
               help="Stop at the first input that fails or capture that cannot be read (what was written stays).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Captures per batch (default 1000): what one worker holds at once.")
+              help="Captures per batch (default 5000): what one worker holds at once.")
 def fold(sources: tuple[str, ...], out: str, engine: str, jobs: int | None, scheduler: str | None,
          ray_address: str | None, frames: bool, strict: bool, batch_size: int | None) -> None:
     """Fold every capture under SOURCE... into Parquet tables in DIR.

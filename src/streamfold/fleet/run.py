@@ -34,7 +34,7 @@ __all__ = ["BATCH_BYTES", "BATCH_SIZE", "FleetRun", "Progress", "fold_fleet"]
 
 #: A batch closes at this many captures or this many bytes of input, whichever comes first: what one
 #: worker holds at once (a capture larger than the bytes is a batch of its own).
-BATCH_SIZE = 1000
+BATCH_SIZE = 5000
 BATCH_BYTES = 64 * 1024 * 1024
 
 
