@@ -138,18 +138,22 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
         status, answer = await run_in_threadpool(partial(api.captures, params.get("since"), **_given(params, "limit")))
         return Response(encode(answer), status_code=status, media_type="application/json")
 
-    async def stored_fold(request: Request) -> Response:
-        capture_id = api.stored_id(request.path_params["capture_id"])
+    async def slotted_fold(request: Request, fold: Callable[..., Any], capture_id: Any) -> Response:
+        """A capture the page names (stored, of a fleet) folded in one of the fold slots, its frames by range
+        as a stream when asked."""
         options = _query_options(request)
         if not slots.take():
             return slots.refusal()
         if request.query_params.get("frames") == "range":
-            return _fold_stream(lambda progress: api.stored_fold(capture_id, options, frames="range",
-                                                                 progress=progress), slots.give_back)
+            return _fold_stream(lambda progress: fold(capture_id, options, frames="range", progress=progress),
+                                slots.give_back)
         try:
-            return await _answer(api.stored_fold, capture_id, options)
+            return await _answer(fold, capture_id, options)
         finally:
             slots.give_back()
+
+    async def stored_fold(request: Request) -> Response:
+        return await slotted_fold(request, api.stored_fold, api.stored_id(request.path_params["capture_id"]))
 
     async def stored_body(request: Request) -> Response:
         return await _answer(api.stored_body, api.stored_id(request.path_params["capture_id"]))
@@ -163,17 +167,7 @@ def create_app(*, capture_path: str | os.PathLike[str] | None = None,
                                                                   "offset", "limit")))
 
     async def fleet_fold(request: Request) -> Response:
-        capture_id = request.query_params.get("id", "")
-        options = _query_options(request)
-        if not slots.take():
-            return slots.refusal()
-        if request.query_params.get("frames") == "range":
-            return _fold_stream(lambda progress: api.fleet_fold(capture_id, options, frames="range",
-                                                                progress=progress), slots.give_back)
-        try:
-            return await _answer(api.fleet_fold, capture_id, options)
-        finally:
-            slots.give_back()
+        return await slotted_fold(request, api.fleet_fold, request.query_params.get("id", ""))
 
     async def fleet_body(request: Request) -> Response:
         return await _answer(api.fleet_body, request.query_params.get("id", ""))
