@@ -97,6 +97,7 @@ def test_a_killed_process_leaves_no_half_batch_and_the_next_run_completes_it(tmp
                        "--batch-size", "5")
     assert again.returncode == 0, again.stderr
     assert not stray.exists()
+    assert "files of an interrupted run removed (their captures folded again)" in again.stdout
     fold_here([CAPTURES / "anthropic"], tmp_path / "whole")
     assert everything(out) == everything(tmp_path / "whole")
 

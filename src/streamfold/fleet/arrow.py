@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ..tables import SCHEMA
 
-__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split", "to_arrow"]
+__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split"]
 
 #: The tables nested in a folded batch, in `SCHEMA`'s order (`frames` only when asked for).
 CHILD_TABLES = tuple(name for name in SCHEMA if name != "captures")
@@ -52,11 +52,6 @@ def folded_schema(*, frames: bool = False, storage: bool = False) -> pa.Schema:
     nested = [pa.field(name, pa.list_(pa.struct(_fields(name, storage=storage, without_id=True))), nullable=False)
               for name in CHILD_TABLES if frames or name != "frames"]
     return pa.schema([*_fields("captures", storage=storage), *nested])
-
-
-def to_arrow(table: str, rows: Iterable[Mapping[str, Any]]) -> pa.Table:
-    """Rows of one table (as `tables()` makes them) as an Arrow table of its schema."""
-    return pa.Table.from_pylist(list(rows), schema=arrow_schema(table, storage=True)).cast(arrow_schema(table))
 
 
 def nest(captures: Iterable[Mapping[str, list[dict[str, Any]]]], *, frames: bool = False) -> pa.Table:

@@ -25,14 +25,12 @@ from urllib.parse import urlsplit
 
 import pyarrow as pa
 
-__all__ = ["CONNECT_SECONDS", "ENGINES", "Batches", "Engine", "EngineError", "Fold", "Folded", "LocalEngine", "bounded",
+__all__ = ["CONNECT_SECONDS", "Batches", "Engine", "EngineError", "Fold", "Folded", "LocalEngine", "bounded",
            "check_reachable"]
 
 Fold = Callable[[pa.Table], pa.Table]
 Batches = Iterator[tuple[int, pa.Table]]
 Folded = Iterator[tuple[tuple[int, ...], pa.Table]]
-
-ENGINES = ("local", "dask", "ray")
 
 #: How long joining a cluster may take before the run gives up: Dask's own default waits 30 s and Ray's
 #: retries for minutes, both printing tracebacks or C++ logs, where a wrong address deserves one line now.

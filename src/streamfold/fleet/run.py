@@ -62,6 +62,8 @@ class FleetRun:
                  f"rows written: {written}"]
         if self.unreadable:
             parts.append(f"{self.unreadable:,} could not be read (their rows say why)")
+        if self.removed:
+            parts.append(f"{self.removed:,} files of an interrupted run removed (their captures folded again)")
         if self.inputs_skipped or self.captures_skipped:
             parts.append(f"already folded and unchanged: {self.inputs_skipped:,} inputs, "
                          f"{self.captures_skipped:,} captures")
