@@ -28,7 +28,7 @@ from ..services.inputs import read_capture
 from ..store import StoreError, get_exchange
 from .batch import body_capture
 from .records import Done, jsonl_records, parquet_records, stored_fingerprint
-from .sources import Input, expand
+from .sources import Input, expand, told
 
 __all__ = ["ReopenError", "Reopened", "reopen"]
 
@@ -78,7 +78,10 @@ def _input(location: str) -> Input:
         raise ReopenError(f"{location} cannot be opened again: {reason}"
                           f"{' (moved or deleted since the fleet was folded)' if gone else ''}",
                           why="gone" if gone else "unreadable")
-    return inputs[0]
+    try:
+        return told(inputs[0])
+    except OSError as exc:
+        raise ReopenError(f"{location} cannot be opened again: {exc.strerror or exc}", why="unreadable") from None
 
 
 def _check(item: Input, fingerprint: str | None) -> None:

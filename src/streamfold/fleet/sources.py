@@ -12,6 +12,7 @@ entry, found by the fold). A SOURCE that cannot be listed or opened is a
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -21,9 +22,13 @@ from typing import Any
 from ..store.schema import SQLITE_MAGIC
 from .records import Done, empty_record, is_records_line, jsonl_records, parquet_records, store_records
 
-__all__ = ["Failure", "Input", "expand", "records_of"]
+__all__ = ["UNTOLD", "Failure", "Input", "expand", "records_of", "told"]
 
 _GLOB = frozenset("*?[")
+#: The kind of a local file not opened yet.
+UNTOLD = ""
+#: The bytes a kind is told by.
+_HEAD = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +48,7 @@ class Input:
 
     #: Its identity across runs: an absolute path or a URL.
     key: str
-    #: `file`, `store`, `jsonl`, `parquet`.
+    #: `file`, `store`, `jsonl`, `parquet`; a local file's is `UNTOLD` until it is read (`told`).
     kind: str
     size: int
     #: Changes when its bytes do (size and modification time, or the object's ETag).
@@ -106,12 +111,11 @@ def _local(source: str, skip: str | None) -> list[Input | Failure]:
         absolute = os.path.abspath(name)
         try:
             status = os.stat(absolute)
-            with open(absolute, "rb") as handle:
-                head = handle.read(4096)
         except OSError as exc:
             found.append(Failure(name, f"cannot be read: {exc.strerror or exc}"))
             continue
-        found.append(Input(absolute, _kind(head), status.st_size, f"{status.st_size}:{status.st_mtime_ns}"))
+        # Its kind is told when it is read (`records_of`): one open a file, not one to list it and one to read it.
+        found.append(Input(absolute, UNTOLD, status.st_size, f"{status.st_size}:{status.st_mtime_ns}"))
     return found
 
 
@@ -144,7 +148,7 @@ def _remote(source: str) -> list[Input | Failure]:
             if info.get("type") == "directory":
                 continue
             with fs.open(path, "rb") as handle:
-                head = handle.read(4096)
+                head = handle.read(_HEAD)
             tag = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
             found.append(Input(fs.unstrip_protocol(path), _kind(head), int(info.get("size") or 0),
                                f"{info.get('size')}:{tag}", fs, path))
@@ -183,7 +187,29 @@ _READERS: Mapping[str, Callable[[Input, Done], Iterator[dict[str, Any]]]] = {
 def records_of(item: Input, done: Done) -> Iterator[dict[str, Any]]:
     """The rows (`batch.INPUT_SCHEMA`) of `item` still to fold. Raises `OSError`/`ValueError` (from the
     store: `StoreError`) when the input cannot be read at all: the caller says so on one line."""
+    if item.kind == UNTOLD:
+        return _told_records(item, done)
     return _READERS[item.kind](item, done)
+
+
+def told(item: Input) -> Input:
+    """`item` with its kind told by its first bytes (raises `OSError`)."""
+    if item.kind != UNTOLD:
+        return item
+    with open(item.key, "rb") as handle:
+        return dataclasses.replace(item, kind=_kind(handle.read(_HEAD)))
+
+
+def _told_records(item: Input, done: Done) -> Iterator[dict[str, Any]]:
+    with open(item.key, "rb") as handle:
+        head = handle.read(_HEAD)
+        kind = _kind(head)
+        if kind == "file":  # the commonest input, one capture: its bytes are read now, in the same open
+            record = empty_record(item.key, "file")
+            record.update(data=head + handle.read(), location=item.key, fingerprint=item.fingerprint)
+            yield record
+            return
+    yield from _READERS[kind](dataclasses.replace(item, kind=kind), done)
 
 
 def _file_record(item: Input) -> dict[str, Any]:
@@ -194,4 +220,3 @@ def _file_record(item: Input) -> dict[str, Any]:
         record["read_error"] = f"cannot be read: {exc.strerror or exc}"
     record.update(location=item.key, fingerprint=item.fingerprint)
     return record
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import OpenAIResponses
-from .native import export, opaque_values, read_response
+from .native import export, may_hold_opaque, opaque_values, read_response
 from .replay import RESPONSES_REPLAY
 from .summary import summarize
 
@@ -18,7 +18,7 @@ __all__ = ["SPEC", "OpenAIResponses"]
 
 SPEC = DialectSpec(
     "openai-responses", OpenAIResponses, replay=RESPONSES_REPLAY, title="OpenAI Responses API, over SSE or WebSocket",
-    export=export, opaque_state=opaque_values, read_response=read_response, summary=summarize,
+    export=export, opaque_state=opaque_values, may_hold_opaque=may_hold_opaque, read_response=read_response, summary=summarize,
     discriminators={"type": frozenset({"response.*"})}, keyless=True,
     request_paths=("/responses",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(

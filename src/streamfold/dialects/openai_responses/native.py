@@ -41,7 +41,7 @@ from .items import PART_KINDS, Item, Segment
 if TYPE_CHECKING:
     from ...result import Result
 
-__all__ = ["export", "opaque_values", "read_response", "snapshot"]
+__all__ = ["export", "may_hold_opaque", "opaque_values", "read_response", "snapshot"]
 
 
 def snapshot(envelope: dict[str, Any] | None, created: Any, status: str | None, error: dict[str, Any] | None,
@@ -244,6 +244,21 @@ def read_response(value: object) -> dict[str, Any] | None:
         "finish_reason": details.get("reason") if isinstance(details, dict) else value.get("status"),
         "usage": value.get("usage"),
     }
+
+
+def may_hold_opaque(result: Result) -> bool:
+    """Whether the export can hold what `opaque_values` reads: only a reasoning item carries it, whether in
+    the envelope's `output` or in the items rebuilt from the stream (most replies have none, and the
+    export deep-copies the envelope)."""
+    native = result.native
+    if type(native) is not dict:
+        return False
+    envelope = native.get("envelope")
+    output = envelope.get("output") if type(envelope) is dict else None
+    rebuilt = native.get("items")
+    items = [*(output if type(output) is list else ()),
+             *(held.get("item") for held in (rebuilt if type(rebuilt) is list else ()) if type(held) is dict)]
+    return any(type(item) is dict and item.get("type") == "reasoning" for item in items)
 
 
 def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
