@@ -29,7 +29,7 @@ from itertools import accumulate, chain, tee
 from operator import sub
 from typing import Any
 
-__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "dumps_strict",
+__all__ = ["COMPLETE_SHALLOW", "FAST_DECODER", "LENIENT_DECODER", "MAX_DEPTH", "TOO_DEEP", "copy_json", "dumps_strict",
            "is_blank", "iter_documents", "loads", "loads_noting", "loads_utf8", "nesting_error", "raw_decode",
            "replacements", "too_deep_bytes", "without_lone_surrogates"]
 
@@ -183,6 +183,19 @@ def replacements(numbers: tuple[str, ...], surrogates: int) -> str:
     if surrogates:
         said.append(f"{surrogates} lone surrogate escape(s) (half of a UTF-16 pair, not text) became U+FFFD")
     return "; ".join(said)
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of a JSON value whose containers (dicts and lists) are new, the rest shared (they cannot
+    change): what `copy.deepcopy` gives for one, several times faster, with no memo to keep."""
+    if type(value) is dict:
+        return {key: copy_json(item) if type(item) in _CONTAINERS else item for key, item in value.items()}
+    if type(value) is list:
+        return [copy_json(item) if type(item) in _CONTAINERS else item for item in value]
+    return value
+
+
+_CONTAINERS = (dict, list)
 
 
 def dumps_strict(value: Any, *, ensure_ascii: bool = False, indent: int | None = None,

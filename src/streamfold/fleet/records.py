@@ -51,7 +51,11 @@ class Done:
 
 
 def empty_record(capture_id: str, kind: str) -> dict[str, Any]:
-    return {**dict.fromkeys(INPUT_SCHEMA.names), "capture_id": capture_id, "kind": kind}
+    return {**_EMPTY, "capture_id": capture_id, "kind": kind}
+
+
+#: Every column null (`Schema.names` builds its list anew on each call).
+_EMPTY = dict.fromkeys(INPUT_SCHEMA.names)
 
 
 def is_records_line(line: bytes) -> bool:

@@ -27,8 +27,9 @@ __all__ = ["UNTOLD", "Failure", "Input", "expand", "records_of", "told"]
 _GLOB = frozenset("*?[")
 #: The kind of a local file not opened yet.
 UNTOLD = ""
-#: The bytes a kind is told by.
+#: The bytes a kind is told by, and the size below which a file is read whole to tell it.
 _HEAD = 4096
+_WHOLE = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,15 +202,26 @@ def told(item: Input) -> Input:
 
 
 def _told_records(item: Input, done: Done) -> Iterator[dict[str, Any]]:
-    with open(item.key, "rb") as handle:
-        head = handle.read(_HEAD)
-        kind = _kind(head)
-        if kind == "file":  # the commonest input, one capture: its bytes are read now, in the same open
-            record = empty_record(item.key, "file")
-            record.update(data=head + handle.read(), location=item.key, fingerprint=item.fingerprint)
-            yield record
-            return
+    head = _read_start(item.key, item.size + 1 if item.size < _WHOLE else _HEAD)
+    kind = _kind(head[:_HEAD])
+    if kind == "file":  # the commonest input, one capture: its bytes are read now, in the same open
+        record = empty_record(item.key, "file")
+        record.update(data=head if len(head) <= item.size else item.read(), location=item.key,
+                      fingerprint=item.fingerprint)
+        yield record
+        return
     yield from _READERS[kind](dataclasses.replace(item, kind=kind), done)
+
+
+def _read_start(path: str, size: int) -> bytes:
+    """The first `size` bytes of a file (fewer: it is shorter), in one read: a fleet of small files spends
+    more on reading them than on anything but the fold, and a buffered `open` costs twice the system
+    calls."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        return os.read(handle, size)
+    finally:
+        os.close(handle)
 
 
 def _file_record(item: Input) -> dict[str, Any]:

@@ -31,9 +31,9 @@ and output) has its streamed fields set in ITEM's `item` (`builtin`).
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
+from ..._json import copy_json
 from ...opaque import Opaque
 from .builtin import set_field
 from .items import PART_KINDS, Item, Segment
@@ -80,7 +80,7 @@ def _item(item: Item) -> dict[str, Any]:
     if item.streamed and item.final is None:
         # A built-in tool item cut before its final form: its fields as the stream built them (they are in
         # no Result field, so the snapshot holds the text itself).
-        base = out["item"] = copy.deepcopy(base)
+        base = out["item"] = copy_json(base)
         for path, held in sorted(item.streamed.items(), key=lambda entry: [str(step) for step in entry[0]]):
             set_field(base, path, held.value())
     return out
@@ -132,7 +132,7 @@ def export(result: Result) -> dict[str, Any]:
     type requires and the stream never carried get neutral values
     (`created_at` 0, `tools` [], `tool_choice` "auto", token details 0).
     """
-    native: dict[str, Any] = copy.deepcopy(result.native) if type(result.native) is dict else {}
+    native: dict[str, Any] = copy_json(result.native) if type(result.native) is dict else {}
     out: dict[str, Any] = dict(native.get("envelope") or {})
     output = out.get("output")
     if type(output) is not list or not output:
