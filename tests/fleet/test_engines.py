@@ -24,8 +24,8 @@ import pyarrow as pa
 import pytest
 
 from store_helpers import BODIES, record
-from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch
-from streamfold.fleet.engines import EngineError, LocalEngine
+from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch, fold_records
+from streamfold.fleet.engines import Batch, EngineError, LocalEngine
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.run import fold_fleet
 from streamfold.store import CaptureStore
@@ -178,12 +178,12 @@ def test_a_dask_worker_that_fails_a_batch_ends_the_run_in_one_sentence(
         dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
     from streamfold.fleet.dask_engine import DaskEngine
 
-    def broken(batch: pa.Table) -> pa.Table:  # what a worker without streamfold, or out of memory, comes to
+    def broken(batch: Batch) -> pa.Table:  # what a worker without streamfold, or out of memory, comes to
         raise MemoryError("the worker ran out of memory")
 
     engine = DaskEngine(dask_cluster[0])
     try:
-        batches = iter([(7, pa.table({"x": [1]}))])
+        batches = iter([(7, [{"x": 1}])])
         with pytest.raises(EngineError, match=r"^a Dask worker could not fold batch 7: MemoryError: the worker ran"):
             list(engine.map(broken, batches))
     finally:
@@ -201,15 +201,14 @@ def test_a_worker_killed_mid_run_costs_nothing_but_time(
                                "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env=ENV,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     inputs = [fold_record_input(path) for path in sorted(CAPTURES.glob("*/*.sse"))[:48]]
-    batches = [(number, pa.Table.from_pylist(inputs[number * 4:number * 4 + 4], schema=INPUT_SCHEMA))
-               for number in range(12)]
+    batches = [(number, inputs[number * 4:number * 4 + 4]) for number in range(12)]
     doomed_pid = doomed.pid
 
-    def fold_unless_doomed(batch: pa.Table) -> pa.Table:
+    def fold_unless_doomed(batch: Batch) -> pa.Table:
         # The doomed worker is still folding when it is killed; the others are slow enough that batches wait
         # for a free worker, so the scheduler hands the idle newcomer some whatever its placement policy.
         time.sleep(60 if os.getpid() == doomed_pid else 0.5)
-        return fold_batch(batch)
+        return fold_records(batch)
 
     lost: list[str] = []
     with distributed.Client(address, set_as_default=False) as client:
@@ -239,7 +238,7 @@ def test_a_worker_killed_mid_run_costs_nothing_but_time(
     assert lost
     assert sorted(folded) == list(range(len(batches)))
     for number, batch in batches:
-        assert folded[number].to_pylist() == fold_batch(batch).to_pylist()
+        assert folded[number].to_pylist() == fold_batch(pa.Table.from_pylist(batch, schema=INPUT_SCHEMA)).to_pylist()
 
 
 def test_a_scheduler_nobody_listens_on_is_one_line_at_once(tmp_path: Path) -> None:

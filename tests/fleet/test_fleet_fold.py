@@ -14,7 +14,7 @@ import pytest
 from fleet_helpers import ROOT, fold_here, in_order, jsonl, rows, sse
 from store_helpers import BODIES, record
 from streamfold.fleet.arrow import folded_schema, split
-from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch
+from streamfold.fleet.batch import INPUT_SCHEMA, SLICE, fold_batch, fold_records
 from streamfold.services.capture import InputError
 from streamfold.services.load import load
 from streamfold.store import CaptureStore
@@ -161,6 +161,22 @@ def test_fold_batch_is_arrow_in_arrow_out_and_split_is_its_inverse() -> None:
     assert [row["capture_id"] for row in tables_["choices"].to_pylist()] == ["b1", "b2"]
     assert tables_["frames"].num_rows == 2 * 3
     assert tables_["captures"].column("finding_codes").to_pylist() == [[], []]
+
+
+def test_fold_records_folds_what_fold_batch_folds_over_every_capture_and_input() -> None:
+    """The local engine folds a batch's records as they are (`fold_records`), Ray and Spark an Arrow table of
+    them (`fold_batch`): over every capture and input file the suite holds, in slices that end mid-batch, the
+    folded rows are the same, in the same order."""
+    paths = sorted(path for folder in (ROOT / "tests" / "captures", ROOT / "tests" / "inputs")
+                   for path in folder.rglob("*") if path.is_file())
+    records = [{**dict.fromkeys(INPUT_SCHEMA.names), "capture_id": str(path), "kind": "file",
+                "data": path.read_bytes()} for path in paths]
+    assert len(records) > SLICE
+    by_records = fold_records(records, frames=True)
+    assert by_records.num_rows >= len(records)
+    assert by_records.to_pylist() == fold_batch(pa.Table.from_pylist(records, schema=INPUT_SCHEMA),
+                                                frames=True).to_pylist()
+    assert fold_records([]).schema == folded_schema() and fold_records([]).num_rows == 0
 
 
 def test_urls_through_fsspec(tmp_path: Path) -> None:

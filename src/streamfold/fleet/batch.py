@@ -1,7 +1,8 @@
 """The pure function every engine maps: a batch of captures in, a batch of
-folded captures out, both Arrow tables.
+folded captures out, an Arrow table.
 
     folded = fold_batch(pa.Table.from_pylist(records, schema=INPUT_SCHEMA))
+    folded = fold_records(records)            # the same rows, from the records as they are
 
 An input row is one of three kinds:
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -36,7 +37,7 @@ from ..store.stored import stored_capture
 from ..tables import CaptureInfo, tables, unreadable_tables
 from .arrow import nest
 
-__all__ = ["INPUT_SCHEMA", "KINDS", "body_capture", "fold_batch", "fold_record"]
+__all__ = ["INPUT_SCHEMA", "KINDS", "SLICE", "body_capture", "fold_batch", "fold_record", "fold_records"]
 
 KINDS = ("file", "body", "stored")
 
@@ -79,11 +80,20 @@ SLICE = 256
 
 def fold_batch(batch: pa.Table | pa.RecordBatch, *, frames: bool = False) -> pa.Table:
     """Fold every capture of `batch` (`INPUT_SCHEMA`) into one folded batch (`arrow.folded_schema`)."""
-    parts = []
-    for start in range(0, max(batch.num_rows, 1), SLICE):
-        records = batch.slice(start, SLICE).to_pylist()
-        parts.append(nest([rows for record in records for rows in fold_record(record, frames=frames)], frames=frames))
-    return pa.concat_tables(parts)
+    return _folded((batch.slice(start, SLICE).to_pylist() for start in range(0, batch.num_rows, SLICE)), frames)
+
+
+def fold_records(records: Sequence[Mapping[str, Any]], *, frames: bool = False) -> pa.Table:
+    """`fold_batch` of the table these rows (dicts of `INPUT_SCHEMA`'s columns) make, without making it: what
+    the local engine and Dask fold (a batch sent to a process as Python values is pickled as fast as a
+    table; made into one and back, it costs a tenth of the fold)."""
+    return _folded((records[start:start + SLICE] for start in range(0, len(records), SLICE)), frames)
+
+
+def _folded(slices: Iterable[Sequence[Mapping[str, Any]]], frames: bool) -> pa.Table:
+    parts = [nest([rows for record in part for rows in fold_record(record, frames=frames)], frames=frames)
+             for part in slices]
+    return pa.concat_tables(parts) if parts else nest([], frames=frames)
 
 
 def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[dict[str, list[dict[str, Any]]]]:

@@ -1,7 +1,9 @@
-"""The engines that map `batch.fold_batch` over a fleet's batches.
+"""The engines that map the fold (`batch.fold_records`) over a fleet's batches.
 
 Every engine has one method: `map(fold, batches)` takes the function and an
-iterator of `(number, Arrow table)` and yields `(numbers, folded table)` as they
+iterator of `(number, records)` (a batch's rows of `batch.INPUT_SCHEMA` as
+dicts; Ray Data, which carries Arrow, makes them a table and back) and yields
+`(numbers, folded table)` as they
 finish, in any order (`numbers`: the batches the folded table holds; Ray Data
 folds a window of batches at once), with only a few batches in flight: the reader behind the
 iterator never runs far ahead, so memory is bounded by the batches in flight,
@@ -18,18 +20,20 @@ from __future__ import annotations
 import multiprocessing
 import os
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import pyarrow as pa
 
-__all__ = ["CONNECT_SECONDS", "Batches", "Engine", "EngineError", "Fold", "Folded", "LocalEngine", "bounded",
+__all__ = ["CONNECT_SECONDS", "Batch", "Batches", "Engine", "EngineError", "Fold", "Folded", "LocalEngine", "bounded",
            "check_reachable"]
 
-Fold = Callable[[pa.Table], pa.Table]
-Batches = Iterator[tuple[int, pa.Table]]
+#: A batch's input records: dicts with `batch.INPUT_SCHEMA`'s columns.
+Batch = Sequence[dict[str, Any]]
+Fold = Callable[[Batch], pa.Table]
+Batches = Iterator[tuple[int, Batch]]
 Folded = Iterator[tuple[tuple[int, ...], pa.Table]]
 
 #: How long joining a cluster may take before the run gives up: Dask's own default waits 30 s and Ray's

@@ -1,8 +1,9 @@
 """`fleet fold --engine ray`: the batches folded by Ray Data (the `ray` extra).
 
 `map_batches` maps the same pure function over Arrow tables (`batch_format=
-"pyarrow"`), a window of batches at a time: each window is a dataset of its
-batches, folded by Ray's workers, and comes back as one table, so the reader
+"pyarrow"`; each batch's records made a table of `INPUT_SCHEMA`, and back into
+records on the worker), a window of batches at a time: each window is a dataset
+of its batches, folded by Ray's workers, and comes back as one table, so the reader
 never runs more than a window ahead. Given an address, it joins that cluster;
 without one it starts a local Ray runtime.
 
@@ -14,6 +15,7 @@ Ray Data's log file (`/tmp/ray/session_latest/logs/ray-data.log`) still has ever
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from itertools import islice
@@ -22,7 +24,8 @@ import pyarrow as pa
 import ray
 import ray.data
 
-from .engines import CONNECT_SECONDS, Batches, EngineError, Fold, Folded, check_reachable
+from .batch import INPUT_SCHEMA
+from .engines import CONNECT_SECONDS, Batch, Batches, EngineError, Fold, Folded, check_reachable
 
 __all__ = ["RayEngine"]
 
@@ -53,8 +56,9 @@ class RayEngine:
             window = list(islice(batches, self._window))
             if not window:
                 return
-            dataset = ray.data.from_arrow([table for _, table in window])
-            folded = dataset.map_batches(fold, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
+            dataset = ray.data.from_arrow([pa.Table.from_pylist(records, schema=INPUT_SCHEMA) for _, records in window])
+            folded = dataset.map_batches(functools.partial(_fold_table, fold), batch_format="pyarrow", batch_size=None,
+                                         zero_copy_batch=True)
             try:
                 tables = [pa.table(batch) for batch in folded.iter_batches(batch_format="pyarrow", batch_size=None)]
             except ray.exceptions.RayError as exc:  # the fold never raises on bad input: this is the cluster
@@ -74,5 +78,9 @@ def _quiet_console() -> None:
             handler.setLevel(logging.ERROR)
 
 
-def _empty(fold: Fold, window: list[tuple[int, pa.Table]]) -> pa.Table:
-    return fold(window[0][1].slice(0, 0))
+def _fold_table(fold: Fold, table: pa.Table) -> pa.Table:
+    return fold(table.to_pylist())
+
+
+def _empty(fold: Fold, window: list[tuple[int, Batch]]) -> pa.Table:
+    return fold([])

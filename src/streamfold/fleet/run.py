@@ -19,12 +19,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
 from ..store.schema import StoreError
-from .batch import INPUT_SCHEMA, fold_batch
+from .batch import fold_records
 from .engines import Engine
 from .layout import FleetDir
 from .records import Done
@@ -106,7 +105,7 @@ def fold_fleet(sources: list[str], out: str, *, engine: Engine, frames: bool = F
         total = sum(item.size for item in todo)
         try:
             if not run.stopped:
-                for numbers, folded in engine.map(functools.partial(fold_batch, frames=frames), reader.batches()):
+                for numbers, folded in engine.map(functools.partial(fold_records, frames=frames), reader.batches()):
                     number = numbers[0]
                     rows = fleet.commit(run_id, number, folded)
                     for name, count in rows.items():
@@ -170,7 +169,7 @@ class _Reader:
     def stop(self) -> None:
         self._stopped = True
 
-    def batches(self) -> Iterator[tuple[int, pa.Table]]:
+    def batches(self) -> Iterator[tuple[int, list[dict[str, Any]]]]:
         records: list[dict[str, Any]] = []
         size, number = 0, 0
         for item in self.inputs:
@@ -184,7 +183,7 @@ class _Reader:
                     self._counts[item.key] += 1
                     size += len(record["data"] or b"")
                     if len(records) >= self.batch_size or size >= self.batch_bytes:
-                        yield number, self._table(records, size)
+                        yield number, self._sent(records, size)
                         records, size, number = [], 0, number + 1
                 self._read_whole.add(item.key)
             except (OSError, ValueError, StoreError) as exc:  # the input broke while read: its rows so far stay
@@ -195,11 +194,11 @@ class _Reader:
                 del self._pending[item.key]  # its batches are committed (or it had nothing left to fold)
                 self._whole(item.key, item.fingerprint, self._counts[item.key])
         if records and not (self._stopped or self.run.stopped):
-            yield number, self._table(records, size)
+            yield number, self._sent(records, size)
 
-    def _table(self, records: list[dict[str, Any]], size: int) -> pa.Table:
+    def _sent(self, records: list[dict[str, Any]], size: int) -> list[dict[str, Any]]:
         self.bytes_sent += size
-        return pa.Table.from_pylist(records, schema=INPUT_SCHEMA)
+        return records
 
     def committed(self, done: tuple[int, ...]) -> None:
         """Batches `done` are committed: the inputs they complete are whole."""
