@@ -11,13 +11,13 @@ writes, with Arrow's own kernels, no row loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..tables import SCHEMA
+from ..tables import SCHEMA, Row
 
 __all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split"]
 
@@ -54,17 +54,32 @@ def folded_schema(*, frames: bool = False, storage: bool = False) -> pa.Schema:
     return pa.schema([*_fields("captures", storage=storage), *nested])
 
 
-def nest(captures: Iterable[Mapping[str, list[dict[str, Any]]]], *, frames: bool = False) -> pa.Table:
-    """Folded captures (each the rows `tables()` made for one) as one folded batch."""
-    rows = []
-    children = [name for name in CHILD_TABLES if frames or name != "frames"]
-    for tables_of_one in captures:
-        row = dict(tables_of_one["captures"][0])
-        for name in children:
-            row[name] = tables_of_one.get(name, [])
-        rows.append(row)
+def nest(captures: Iterable[Mapping[str, Sequence[Row]]], *, frames: bool = False) -> pa.Table:
+    """Folded captures (each the rows `tables.table_rows()` made for one) as one folded batch, built a column
+    at a time from the rows' tuples."""
+    captures = list(captures)
     storage = folded_schema(frames=frames, storage=True)
-    return pa.Table.from_pylist(rows, schema=storage).cast(folded_schema(frames=frames))
+    ids = SCHEMA["captures"].names
+    own = _columns([one["captures"][0] for one in captures], len(ids))
+    arrays = [pa.array(values, type=storage.field(name).type) for name, values in zip(ids, own)]
+    for name in CHILD_TABLES:
+        if not frames and name == "frames":
+            continue
+        offsets, rows = [0], list[Row]()
+        for one in captures:
+            rows.extend(one.get(name, ()))
+            offsets.append(len(rows))
+        item = storage.field(name).type.value_type
+        values = _columns(rows, len(SCHEMA[name].columns))[1:]  # less `capture_id`: the row it nests in
+        struct = pa.StructArray.from_arrays([pa.array(column, type=field.type) for column, field in zip(values, item)],
+                                            fields=list(item))
+        arrays.append(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct))
+    return pa.Table.from_arrays(arrays, schema=storage).cast(folded_schema(frames=frames))
+
+
+def _columns(rows: Sequence[Row], width: int) -> list[Sequence[Any]]:
+    """Rows of `width` values as `width` columns."""
+    return list(zip(*rows)) if rows else [()] * width
 
 
 def split(folded: pa.Table) -> dict[str, pa.Table]:

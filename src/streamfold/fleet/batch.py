@@ -34,7 +34,7 @@ from ..services.capture import Capture, InputError
 from ..services.inputs import read_capture
 from ..services.load import fold_capture
 from ..store.stored import stored_capture
-from ..tables import CaptureInfo, tables, unreadable_tables
+from ..tables import CaptureInfo, Row, table_rows, unreadable_rows
 from .arrow import nest
 
 __all__ = ["INPUT_SCHEMA", "KINDS", "SLICE", "body_capture", "fold_batch", "fold_record", "fold_records"]
@@ -96,7 +96,7 @@ def _folded(slices: Iterable[Sequence[Mapping[str, Any]]], frames: bool) -> pa.T
     return pa.concat_tables(parts) if parts else nest([], frames=frames)
 
 
-def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[dict[str, list[dict[str, Any]]]]:
+def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[dict[str, list[Row]]]:
     """The rows of `streamfold.tables` for each capture one input row holds."""
     info = _info(record)
     try:
@@ -108,17 +108,17 @@ def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[
         capture = _stored(record) if record["kind"] == "stored" else body_capture(record)
         yield _fold(capture, record["capture_id"], info, frames)
     except InputError as exc:
-        yield unreadable_tables(record["capture_id"], str(exc), capture=info, frames=frames)
+        yield unreadable_rows(record["capture_id"], str(exc), capture=info, frames=frames)
     except RecursionError:
-        yield unreadable_tables(record["capture_id"], "the capture is nested too deeply to read", capture=info,
+        yield unreadable_rows(record["capture_id"], "the capture is nested too deeply to read", capture=info,
                                 frames=frames)
     except Exception as exc:  # a bug in streamfold: it costs this capture's row, not the fleet's run
-        yield unreadable_tables(record["capture_id"], f"streamfold failed on it ({type(exc).__name__}: {exc}); "
+        yield unreadable_rows(record["capture_id"], f"streamfold failed on it ({type(exc).__name__}: {exc}); "
                                 "this is a bug in streamfold, please report it", capture=info, frames=frames)
 
 
 def _file_captures(record: Mapping[str, Any], info: CaptureInfo,
-                   frames: bool) -> Iterator[dict[str, list[dict[str, Any]]]]:
+                   frames: bool) -> Iterator[dict[str, list[Row]]]:
     data, input_format = record["data"], record["input_format"] or "auto"
     first = read_capture(data, input_format=input_format)
     wanted = [entry.index for entry in first.entries if entry.streamed or entry.failed]
@@ -131,12 +131,12 @@ def _file_captures(record: Mapping[str, Any], info: CaptureInfo,
             capture = first if index == first.entry else read_capture(data, input_format=input_format,
                                                                       entry=str(index))
         except InputError as exc:
-            yield unreadable_tables(capture_id, str(exc), capture=_with_entry(info, index), frames=frames)
+            yield unreadable_rows(capture_id, str(exc), capture=_with_entry(info, index), frames=frames)
             continue
         yield _fold(capture, capture_id, _with_entry(info, index), frames)
 
 
-def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) -> dict[str, list[dict[str, Any]]]:
+def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) -> dict[str, list[Row]]:
     loaded = fold_capture(capture)
     timing = loaded.timing
     filled = CaptureInfo(
@@ -146,7 +146,7 @@ def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) ->
         ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
         duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
         read_count=len(capture.reads) if capture.reads else None, fingerprint=info.fingerprint)
-    return tables(loaded.result, capture_id, capture=filled, frames=frames)
+    return table_rows(loaded.result, capture_id, capture=filled, frames=frames)
 
 
 def body_capture(record: Mapping[str, Any]) -> Capture:

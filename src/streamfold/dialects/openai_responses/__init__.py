@@ -18,7 +18,8 @@ __all__ = ["SPEC", "OpenAIResponses"]
 
 SPEC = DialectSpec(
     "openai-responses", OpenAIResponses, replay=RESPONSES_REPLAY, title="OpenAI Responses API, over SSE or WebSocket",
-    export=export, opaque_state=opaque_values, may_hold_opaque=may_hold_opaque, read_response=read_response, summary=summarize,
+    export=export, opaque_state=opaque_values, may_hold_opaque=may_hold_opaque, read_response=read_response,
+    summary=summarize,
     discriminators={"type": frozenset({"response.*"})}, keyless=True,
     request_paths=("/responses",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
