@@ -1,5 +1,5 @@
-"""The `streamfold` program: the command line's group with the web page's `web` command, the
-recording proxy's `record`, the recorders' `capture` and the replay server's `serve` added. The
+"""The `streamfold` program: the command line's group with the web page's `web` command and its static
+build's `page`, the recording proxy's `record`, the recorders' `capture` and the replay server's `serve` added. The
 fronts never import each other; this module is where they meet (the console script and
 `python -m streamfold` run `main`).
 
@@ -23,8 +23,9 @@ if _WITHOUT_CLI is None:
     from .proxy.command import record
     from .replay.command import serve
     from .web.command import web
+    from .web.page.command import page
 
-    cli = make_cli(web, record, capture, serve, fleet)
+    cli = make_cli(web, page, record, capture, serve, fleet)
 
 
 def main(argv: list[str] | None = None) -> None:

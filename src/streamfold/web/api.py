@@ -108,6 +108,10 @@ class PageApi:
         self.open_stored = open_stored
         self.kept = FoldStore(kept_folds)
 
+    def use_store(self, db_path: str | os.PathLike[str]) -> None:
+        """List the store at `db_path` from now on (the static page's: one a person dropped)."""
+        self.store = StoreSource(db_path)
+
     def meta(self) -> dict[str, Any]:
         described = None
         if self.capture is not None:

@@ -32,6 +32,11 @@
  *                                  PageApi.fleet_captures: {total, offset, limit, rows, outcomes, latency};
  *                                  filters: {dialect, model, outcome, finding}, each null for all
  *   fleetBody(id)                  a fleet capture's stream body, read again: Uint8Array
+ *
+ * A backend may also have (the static page's, js/worker-backend.js, has):
+ *   openStore(body, name)          a capture store's bytes (a dropped .sqlite), listed from then on by
+ *                                  captures(): {name, open}, as meta's store
+ *   tooLargeMessage(size, limit)   the sentence refusing a file over meta's max_size, before it is read
  */
 
 const NOT_ANSWERING = 'The local streamfold server did not answer';

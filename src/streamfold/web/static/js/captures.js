@@ -241,6 +241,16 @@ function moveActive(step) {
   if (option) option.scrollIntoView({ block: 'nearest' });
 }
 
+// A capture store opened after the page started (one dropped on the static page): listed as --db's is.
+export function showStore(store) {
+  const shown = state.meta.store;
+  state.meta.store = store;
+  if (!shown) { setupCaptures(store); return; }
+  Object.assign(storeList, { rows: [], version: '', active: null });
+  $('captures-store').textContent = store.name;
+  pollCaptures();
+}
+
 export function setupCaptures(store) {
   document.body.classList.add('has-store');
   $('captures-panel').hidden = false;

@@ -1,3 +1,5 @@
+import { backend } from './backend.js';
+import { showStore } from './captures.js';
 import { diffSides, setDiffSide } from './diff.js';
 import { $, h } from './dom.js';
 import { failLoad, foldCapture, showAlert } from './load.js';
@@ -40,12 +42,30 @@ export async function foldOpened(capture) {
 }
 
 // A file over the server's --max-size (backend.meta) is refused here, at once, in the server's words,
-// rather than after its upload. The server still checks every capture, a pasted one too.
-function foldFile(file) {
-  const limit = state.meta && state.meta.max_size;
-  if (limit && file.size > limit) { failLoad(tooLargeMessage(file.size, limit)); return; }
-  fileCapture(file).then(foldOpened);
+// rather than after its upload (on the static page, before it is read: its backend's words). The server
+// still checks every capture, a pasted one too. A capture store dropped on a backend that opens one
+// (the static page's) is listed, as `streamfold web --db` lists its store.
+async function foldFile(file) {
+  const meta = state.meta || await backend.meta().catch(() => null);
+  const limit = meta && meta.max_size;
+  if (limit && file.size > limit) {
+    failLoad(backend.tooLargeMessage ? backend.tooLargeMessage(file.size, limit) : tooLargeMessage(file.size, limit));
+    return;
+  }
+  const capture = await fileCapture(file);
+  if (backend.openStore && isCaptureStore(capture.body)) {
+    try {
+      showStore(await backend.openStore(capture.body, capture.name));
+    } catch (error) {
+      failLoad(error.message);
+    }
+    return;
+  }
+  foldOpened(capture);
 }
+
+const SQLITE_HEADER = new TextEncoder().encode('SQLite format 3\0');
+const isCaptureStore = (body) => body.length >= SQLITE_HEADER.length && SQLITE_HEADER.every((byte, i) => body[i] === byte);
 
 // streamfold.web.limits.too_large_response's sentence, with streamfold._sizes.format_size's sizes
 // (tests/fronts/test_web_page_reading.py holds the two to the same words).

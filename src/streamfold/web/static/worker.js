@@ -1,0 +1,82 @@
+/*
+ * The static page's Web Worker (`streamfold page build`): streamfold's Python under Pyodide, answering
+ * the page's backend (js/worker-backend.js) through streamfold/web/page/adapter.py, which calls
+ * PageApi as the local server does. Nothing here computes: it loads, then passes messages.
+ *
+ * It starts loading at once: the runtime (pyodide.asm.wasm, the standard library), then msgspec's
+ * wheel and streamfold's archive (fetched while the runtime starts). Each step is told as it ends.
+ *
+ *   page -> worker  {id, method, args, body}        body: a capture's bytes (Uint8Array) or null
+ *   worker -> page  {status, ms, error?}            'runtime', 'packages', 'import', 'ready'; 'failed'
+ *                   {id, progress: [done, total]}   a fold's bytes folded so far
+ *                   {id, kind, value}               kind 'json': the answer; 'bytes': a Uint8Array
+ *                                                   (transferred, not copied); 'error': a sentence
+ */
+import { loadPyodide } from '../runtime/pyodide.mjs';
+
+const RUNTIME = new URL('../runtime/', import.meta.url).href;
+const SITE_PACKAGES = '/lib/python3.14/site-packages';
+const started = performance.now();
+
+function say(status, more = {}) { postMessage({ status, ms: Math.round(performance.now() - started), ...more }); }
+
+async function fetched(url, parse) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status} ${response.statusText}`);
+  return parse(response);
+}
+
+async function load() {
+  say('runtime');
+  // What the page's build put beside the runtime (runtime/files.json): the wheel's and the archive's names.
+  const files = fetched(`${RUNTIME}files.json`, (response) => response.json());
+  const archive = files.then((names) => fetched(RUNTIME + names.streamfold, (response) => response.arrayBuffer()));
+  archive.catch(() => {});  // awaited below; a failure before then is said there
+  const pyodide = await loadPyodide({ indexURL: RUNTIME, stdout: () => {}, stderr: (line) => console.warn(line) });
+  say('packages');
+  await pyodide.loadPackage(RUNTIME + (await files).msgspec, { messageCallback: () => {} });
+  pyodide.unpackArchive(await archive, 'zip', { extractDir: SITE_PACKAGES });
+  say('import');
+  const answer = pyodide.pyimport('streamfold.web.page.adapter').answer;
+  say('ready');
+  return answer;
+}
+
+const ready = load();
+ready.catch((error) => say('failed', { error: String(error && error.message || error) }));
+
+function reply(id, result) {
+  const [kind, data] = result.toJs();
+  result.destroy();
+  if (kind === 'json') postMessage({ id, kind, value: JSON.parse(new TextDecoder().decode(data)) });
+  else if (kind === 'bytes') postMessage({ id, kind, value: data }, [data.buffer]);
+  else postMessage({ id, kind: 'error', value: new TextDecoder().decode(data) });
+}
+
+// One call at a time, in order: Python runs on this one thread anyway.
+let queue = Promise.resolve();
+onmessage = (event) => {
+  const { id, method, args, body } = event.data;
+  queue = queue.then(async () => {
+    let answer;
+    try {
+      answer = await ready;
+    } catch (error) {
+      postMessage({ id, kind: 'error', value: `Python did not start in this page: ${error.message || error}` });
+      return;
+    }
+    let last = 0;
+    const progress = (done, total) => {
+      const now = performance.now();
+      if (now - last < 50) return;  // the page repaints at most this often anyway
+      last = now;
+      postMessage({ id, progress: [done, total] });
+    };
+    try {
+      // JavaScript's null is Python's jsnull under Pyodide; undefined is None.
+      reply(id, answer(method, args.map((value) => value ?? undefined), body ?? undefined, progress));
+    } catch (error) {
+      postMessage({ id, kind: 'error', value: `The page's Python failed: ${error.message || error}` });
+    }
+  });
+};
