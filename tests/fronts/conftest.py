@@ -1,4 +1,5 @@
-"""What the page's browser tests share: the page's server on 127.0.0.1 and Debian's Chromium
+"""What the page's browser tests share: the page's server on 127.0.0.1, the static page's build served
+from 127.0.0.1 (`static_site`), and Debian's Chromium
 (/usr/bin/chromium) driven by Playwright. A test that takes `browser` is skipped, with the reason,
 when playwright or the browser is missing:
     apt-get install -y chromium && pip install playwright     (never `playwright install`)
@@ -14,6 +15,7 @@ import pytest
 
 from proxy_rig import serving
 from proxy_upstream import Upstream
+from static_site import build, runtime_or_skip, serving_directory
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
 
@@ -34,6 +36,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 def server() -> Iterator[RunningServer]:
     with start_in_thread(create_app()) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def static_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The static page (`streamfold page build`), built once a session and served from 127.0.0.1: its URL."""
+    directory = build(tmp_path_factory.mktemp("page") / "site", runtime_or_skip())
+    with serving_directory(directory) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,51 @@
+"""The static page (`streamfold page build`) built once and served by a plain static file server on
+127.0.0.1, for the browser tests. Not a test module."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streamfold.web.page.bundle import build_files, write_build
+from streamfold.web.page.runtime import Runtime, RuntimeUnavailable, load_runtime
+
+__all__ = ["build", "runtime_or_skip", "serving_directory"]
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextmanager
+def serving_directory(directory: Path) -> Iterator[str]:
+    """`directory` served as a static host serves it (http.server) on 127.0.0.1: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def runtime_or_skip() -> Runtime:
+    """The pinned runtime (cached, or fetched from the npm registry and PyPI), or the test skipped."""
+    try:
+        return load_runtime()
+    except RuntimeUnavailable as exc:
+        pytest.skip(f"the page's runtime could not be had (the registries are unreachable?): {exc}")
+
+
+def build(directory: Path, runtime: Runtime) -> Path:
+    write_build(directory, build_files(runtime))
+    return directory
