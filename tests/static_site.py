@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from streamfold.web.page.bundle import build_files, write_build
-from streamfold.web.page.runtime import Runtime, RuntimeUnavailable, load_runtime
+from streamfold.web.page.runtime import Runtime, RuntimeUnavailableError, load_runtime
 
 __all__ = ["build", "runtime_or_skip", "serving_directory"]
 
 
 class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -42,7 +42,7 @@ def runtime_or_skip() -> Runtime:
     """The pinned runtime (cached, or fetched from the npm registry and PyPI), or the test skipped."""
     try:
         return load_runtime()
-    except RuntimeUnavailable as exc:
+    except RuntimeUnavailableError as exc:
         pytest.skip(f"the page's runtime could not be had (the registries are unreachable?): {exc}")
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ... import __version__
 from .imports import NEVER_IN_A_TAB, PAGE_ROOTS, RUNTIME_ROOTS, SERVER_ONLY, closure
-from .runtime import MSGSPEC, PYODIDE_FILES, PYODIDE_VERSION, Runtime
+from .runtime import MSGSPEC, PYODIDE_VERSION, Runtime
 
 __all__ = ["CONTENT_SECURITY_POLICY", "MANIFEST", "BuildError", "build_files", "write_build"]
 
@@ -117,7 +117,8 @@ def _page_modules(stdlib_zip: bytes) -> tuple[bytes, bytes]:
             return stdlib[name].decode("utf-8", "replace"), name.endswith("/__init__.py")
         return None
 
-    kept = closure([*PAGE_ROOTS, *RUNTIME_ROOTS], text, [*ours, *stdlib_modules], excluded=(*SERVER_ONLY, *NEVER_IN_A_TAB))
+    kept = closure([*PAGE_ROOTS, *RUNTIME_ROOTS], text, [*ours, *stdlib_modules],
+                   excluded=(*SERVER_ONLY, *NEVER_IN_A_TAB))
     archive = {ours[module].relative_to(PACKAGE.parent).as_posix(): ours[module].read_bytes()
                for module in kept if module in ours}
     packages = {module for module in kept if module in stdlib_modules}

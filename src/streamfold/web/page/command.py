@@ -10,7 +10,7 @@ import click
 
 from ..._sizes import format_size
 from .bundle import MANIFEST, BuildError, build_files, write_build
-from .runtime import RuntimeUnavailable, cache_dir, load_runtime
+from .runtime import RuntimeUnavailableError, cache_dir, load_runtime
 
 __all__ = ["page"]
 
@@ -44,7 +44,7 @@ def build(directory: Path, runtime_dir: str | None) -> None:
     try:
         runtime = load_runtime(runtime_dir)
         manifest = write_build(directory, build_files(runtime))
-    except (RuntimeUnavailable, BuildError) as exc:
+    except (RuntimeUnavailableError, BuildError) as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     except OSError as exc:

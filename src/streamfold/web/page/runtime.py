@@ -20,7 +20,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MSGSPEC", "PYODIDE", "PYODIDE_FILES", "Pinned", "Runtime", "RuntimeUnavailable", "cache_dir", "load_runtime"]
+__all__ = ["MSGSPEC", "PYODIDE", "PYODIDE_FILES", "Pinned", "Runtime", "RuntimeUnavailableError", "cache_dir",
+           "load_runtime"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ MSGSPEC = Pinned("msgspec-0.23.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
 _TIMEOUT = 60.0
 
 
-class RuntimeUnavailable(Exception):
+class RuntimeUnavailableError(Exception):
     """The runtime could not be had: the message is one line saying what and what to do."""
 
 
@@ -83,7 +84,7 @@ def load_runtime(given: str | os.PathLike[str] | None = None) -> Runtime:
         for name in PYODIDE_FILES:
             member = archive.extractfile(f"package/{name}")
             if member is None:  # pragma: no cover - the hash above says it is there
-                raise RuntimeUnavailable(f"{PYODIDE.name} holds no {name}")
+                raise RuntimeUnavailableError(f"{PYODIDE.name} holds no {name}")
             files[name] = member.read()
     return Runtime(_checked_files(files, PYODIDE.name), _cached(MSGSPEC))
 
@@ -95,15 +96,15 @@ def _from_directory(directory: Path) -> Runtime:
         try:
             files[name] = (package / name).read_bytes()
         except OSError as exc:
-            raise RuntimeUnavailable(f"--runtime {directory}: no {name} in it ({exc.strerror or exc}); give an unpacked "
-                                f"npm pyodide@{PYODIDE_VERSION} package (npm pack pyodide@{PYODIDE_VERSION}) "
-                                f"and {MSGSPEC.name}") from None
+            raise RuntimeUnavailableError(
+                f"--runtime {directory}: no {name} in it ({exc.strerror or exc}); give an unpacked npm "
+                f"pyodide@{PYODIDE_VERSION} package (npm pack pyodide@{PYODIDE_VERSION}) and {MSGSPEC.name}") from None
     try:
         wheel = (directory / MSGSPEC.name).read_bytes()
     except OSError:
-        raise RuntimeUnavailable(f"--runtime {directory}: no {MSGSPEC.name} in it (pip download --only-binary=:all: "
-                            "--platform pyemscripten_2026_0_wasm32 --python-version 3.14 --no-deps "
-                            "msgspec==0.23.0)") from None
+        raise RuntimeUnavailableError(
+            f"--runtime {directory}: no {MSGSPEC.name} in it (pip download --only-binary=:all: --platform "
+            "pyemscripten_2026_0_wasm32 --python-version 3.14 --no-deps msgspec==0.23.0)") from None
     _check(wheel, MSGSPEC.sha256, f"--runtime {directory}: {MSGSPEC.name}")
     return Runtime(_checked_files(files, f"--runtime {directory}"), wheel)
 
@@ -117,13 +118,14 @@ def _checked_files(files: dict[str, bytes], source: str) -> dict[str, bytes]:
 def _check(data: bytes, sha256: str, what: str) -> None:
     got = hashlib.sha256(data).hexdigest()
     if got != sha256:
-        raise RuntimeUnavailable(f"{what} is not the pinned file (sha256 {got}, expected {sha256}): "
+        raise RuntimeUnavailableError(f"{what} is not the pinned file (sha256 {got}, expected {sha256}): "
                             f"the page is built only from the runtime streamfold was tested with")
 
 
 def _cached(pinned: Pinned) -> bytes:
     """`pinned`'s bytes from the cache, or downloaded into it when it is missing or not the pinned file."""
     path = cache_dir() / pinned.name
+    data: bytes
     try:
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() == pinned.sha256:
@@ -131,12 +133,12 @@ def _cached(pinned: Pinned) -> bytes:
     except OSError:
         pass
     try:
-        with urllib.request.urlopen(pinned.url, timeout=_TIMEOUT) as response:  # noqa: S310 - a pinned https URL
+        with urllib.request.urlopen(pinned.url, timeout=_TIMEOUT) as response:
             data = response.read()
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
-        raise RuntimeUnavailable(f"cannot fetch {pinned.name} from {pinned.url} ({reason}); build offline with "
-                            "--runtime DIR (see docs/page.md)") from None
+        raise RuntimeUnavailableError(f"cannot fetch {pinned.name} from {pinned.url} ({reason}); build offline with "
+                                      "--runtime DIR (see docs/page.md)") from None
     _check(data, pinned.sha256, f"{pinned.url}")
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
