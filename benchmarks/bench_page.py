@@ -55,7 +55,7 @@ class Host(SimpleHTTPRequestHandler):
     written = 0
     lock = threading.Lock()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def end_headers(self) -> None:

@@ -176,3 +176,32 @@ def test_the_build_is_reproducible(static_site: str, tmp_path: Path) -> None:
     assert all((first / name).read_bytes() == (second / name).read_bytes() for name in files)
     assert not any(name.suffix in {".map", ".ts"} or "starlette" in str(name) for name in files)
     assert os.path.getsize(first / "runtime" / "python_stdlib.zip") < 2_200_000
+
+
+def test_stream_markup_runs_nothing_and_inline_script_is_refused(watched: Watched) -> None:
+    from test_web_browser import PROBES, xss_capture
+
+    page = watched.page
+    capture = xss_capture()
+    page.fill("#capture-text", capture)
+    page.click("#fold-button")
+    page.wait_for_selector('body[data-state="ready"][data-fold-count="1"]', timeout=60_000)
+    page.click("#mode-diff")
+    page.fill('.diff-side[data-side="left"] textarea', capture)
+    page.fill('.diff-side[data-side="right"] textarea', capture.replace("click me", "tap me"))
+    page.click("#compare-button")
+    page.wait_for_selector(".diff-table", timeout=60_000)
+    assert PROBES[0] in page.text_content(".diff-table")
+    page.wait_for_timeout(300)  # an onerror/onload would fire by now
+    assert page.evaluate("window.__xss") is None
+    assert page.evaluate("document.querySelectorAll('img, iframe, svg, object, embed, a[href]').length") == 0
+    assert page.evaluate("[...document.scripts].map((s) => s.getAttribute('src'))") == ["static/page.js"]
+    assert page.evaluate("[...document.querySelectorAll('*')].filter((e) => [...e.attributes]"
+                         ".some((a) => a.name.startsWith('on'))).length") == 0
+    ran = page.evaluate("""() => {
+        const script = document.createElement('script');
+        script.textContent = 'window.__inline = 1';
+        document.body.append(script);
+        return window.__inline;
+    }""")
+    assert ran is None

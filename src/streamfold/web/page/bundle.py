@@ -150,7 +150,7 @@ def _zip(entries: dict[str, bytes]) -> bytes:
 
 
 def _json(value: object) -> bytes:
-    return (json.dumps(value, indent=1, sort_keys=True) + "\n").encode()
+    return (json.dumps(value, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
 def _clear(directory: Path) -> None:

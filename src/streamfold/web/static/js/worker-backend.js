@@ -49,7 +49,7 @@ function showStatus(stage, text) {
 }
 
 function showCancel() {
-  const running = [...pending.values()].some((call) => call.cancellable);
+  const running = [...pending.values()].some((waiting) => waiting.cancellable);
   const button = $('cancel-fold');
   if (button) button.hidden = !running;
 }
@@ -62,13 +62,13 @@ function onMessage(event) {
     else showStatus(message.status, `Python: ${STEPS[message.status]}…`);
     return;
   }
-  const call = pending.get(message.id);
-  if (!call) return;
-  if (message.progress) { if (call.onProgress) call.onProgress(...message.progress); return; }
+  const waiting = pending.get(message.id);
+  if (!waiting) return;
+  if (message.progress) { if (waiting.onProgress) waiting.onProgress(...message.progress); return; }
   pending.delete(message.id);
   showCancel();
-  if (message.kind === 'error') call.reject(new Error(message.value));
-  else call.resolve(message.value);
+  if (message.kind === 'error') waiting.reject(new Error(message.value));
+  else waiting.resolve(message.value);
 }
 
 function startWorker() {
