@@ -114,13 +114,9 @@ def test_a_capture_pasted_before_python_is_ready_folds_once_it_is(watched: Watch
     assert page.get_attribute("body", "data-runtime") == "ready"
     note = page.text_content("#input-panel")
     assert "stays in this browser tab" in note and "need the streamfold program" in note
-
-
-def test_the_content_security_policy_is_the_page_s_own(watched: Watched) -> None:
-    policy = watched.page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+    policy = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
     assert policy == CONTENT_SECURITY_POLICY
     assert "connect-src 'self'" in policy and "unsafe-inline" not in policy and "'unsafe-eval'" not in policy
-    wait_runtime(watched.page)
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_read(watched: Watched, tmp_path: Path) -> None:
