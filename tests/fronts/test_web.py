@@ -391,7 +391,11 @@ def test_only_the_backend_module_talks_to_the_server() -> None:
     talking = {path.name for path in STATIC_FILES if path.suffix == ".js"
                if re.search(r"\bfetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|/api/",
                             path.read_text(encoding="utf-8"))}
-    assert talking == {"backend.js"}
+    assert talking == {"backend.js", "worker.js"}
+    # The static page's worker runs the core itself: what it fetches is its runtime's files, beside it.
+    worker = (STATIC / "worker.js").read_text(encoding="utf-8")
+    assert "/api/" not in worker and re.findall(r"\bfetch\((\w+)", worker) == ["url"]
+    assert re.findall(r"fetched\(([^,]+),", worker) == ["url", "`${RUNTIME}files.json`", "RUNTIME + names.streamfold"]
 
 
 def test_static_files_are_package_data() -> None:
@@ -409,14 +413,17 @@ def test_static_files_are_package_data() -> None:
 
 
 def test_the_page_s_modules_all_load_from_its_entry() -> None:
-    """Every module under static/ is reached from app.js by relative imports (none left over, none missing)."""
-    reached, waiting = set(), [STATIC / "app.js"]
+    """Every module under static/ is reached from app.js (the served page's entry) or page.js (the static
+    page's) by relative imports, or is the worker one of them starts (none left over, none missing)."""
+    reached, waiting = set(), [STATIC / "app.js", STATIC / "page.js"]
     while waiting:
         module = waiting.pop()
         if module in reached:
             continue
         reached.add(module)
-        for target in re.findall(r"^import .* from '(\./[\w./-]+\.js)';$", module.read_text(encoding="utf-8"), re.M):
+        text = module.read_text(encoding="utf-8")
+        for target in [*re.findall(r"^import (?:.* from )?'(\./[\w./-]+\.js)';$", text, re.M),
+                       *re.findall(r"new Worker\(new URL\('([\w./-]+\.js)', import\.meta\.url\)", text)]:
             assert (module.parent / target).resolve().is_file(), f"{module.name} imports {target}"
             waiting.append((module.parent / target).resolve())
     assert reached == {path.resolve() for path in STATIC_FILES if path.suffix == ".js"}

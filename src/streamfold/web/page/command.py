@@ -19,7 +19,12 @@ EXIT_FAILED = 1
 
 @click.group()
 def page() -> None:
-    """The page without a server: a folder of static files any host can serve."""
+    """The page without a server: a folder of static files any host can serve.
+
+    \b
+    Examples:
+      streamfold page build site
+    """
 
 
 @page.command()
