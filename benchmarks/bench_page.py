@@ -6,7 +6,7 @@ sends, Last-Modified and 304s), in one run:
 - transferred bytes of a first visit (an empty cache) and of a later one (the same browser profile): every
   byte the server wrote, headers included, counted at the server, the worker's fetches too;
 - cold and warm start: from navigation to the first folded result of a capture pasted at once (the
-  runtime loads meanwhile), best of --runs;
+  runtime loads meanwhile), in a new browser profile on disk and then again in it, best of --runs;
 - the fold of a 100,000-frame capture in the page's worker (backend.fold, wall time as the page waits
   on it) against PageApi.fold and fold() in CPython in this process, on the same bytes;
 - the identity count: captures under tests/captures and examples/ whose fold in the page equals CPython's.
@@ -128,10 +128,12 @@ def main() -> None:
     url = f"http://127.0.0.1:{server.server_port}/"
     rows: list[tuple[str, str, str]] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         colds, warms, first_bytes, later_bytes = [], [], 0, 0
         for run in range(options.runs):
-            context = browser.new_context()
+            # A browser profile of its own each run, on disk as a person's is: its HTTP cache, the compiled
+            # WebAssembly V8 keeps beside it, and Cache Storage (the worker's kept Python) start empty.
+            context = playwright.chromium.launch_persistent_context(tempfile.mkdtemp(prefix="streamfold-profile-"),
+                                                                    executable_path=CHROMIUM, args=ARGS)
             page = context.new_page()
             Host.written = 0
             colds.append(first_fold(page, url))
@@ -152,7 +154,7 @@ def main() -> None:
                   "<= 4 s")]
         rows += big_fold(page)
         rows.append(identity(page))
-        browser.close()
+        context.close()
     server.shutdown()
     width = max(len(name) for name, _, _ in rows)
     print(f"{'measure':<{width}}  {'value':<34}  target")

@@ -5,9 +5,10 @@ build of the same sources and runtime (zip entries sorted, their times fixed).
                               (static/page.js), its Content-Security-Policy in a <meta>
     static/                   the page's CSS and ES modules, the Web Worker (static/worker.js)
     runtime/                  Pyodide's runtime files (`runtime.PYODIDE_FILES`; the standard library
-                              cut to what the page imports, `imports.py`), msgspec's wheel,
+                              cut to what the page imports, `imports.py`, the lock file to its
+                              `info`), msgspec's wheel,
                               streamfold-VERSION.zip (the core and web/api.py, nothing of the
-                              server's), files.json (the worker's names for the last two)
+                              server's), files.json (the build's id, the worker's names for the last two)
     streamfold-page.json      what was built from what, and every file's sha256
 
 A folder that holds anything else is refused rather than written over; an earlier build's files are
@@ -68,11 +69,16 @@ def build_files(runtime: Runtime) -> dict[str, bytes]:
     files["index.html"] = _static_index((STATIC / "index.html").read_text(encoding="utf-8")).encode()
     ours, stdlib = _page_modules(runtime.files["python_stdlib.zip"])
     archive = f"streamfold-{__version__}.zip"
+    served = {"python_stdlib.zip": stdlib,
+              "pyodide-lock.json": _lock_without_packages(runtime.files["pyodide-lock.json"])}
     for name, data in runtime.files.items():
-        files[f"runtime/{name}"] = stdlib if name == "python_stdlib.zip" else data
+        files[f"runtime/{name}"] = served.get(name, data)
     files[f"runtime/{MSGSPEC.name}"] = runtime.msgspec_wheel
     files[f"runtime/{archive}"] = ours
-    files["runtime/files.json"] = _json({"msgspec": MSGSPEC.name, "streamfold": archive})
+    # The build's id names what the worker keeps in the browser (Python's memory, made from these files).
+    build = hashlib.sha256(b"".join(hashlib.sha256(files[f"runtime/{name}"]).digest() for name in sorted(
+        [*runtime.files, MSGSPEC.name, archive]))).hexdigest()[:16]
+    files["runtime/files.json"] = _json({"build": build, "msgspec": MSGSPEC.name, "streamfold": archive})
     return files
 
 
@@ -124,6 +130,12 @@ def _page_modules(stdlib_zip: bytes) -> tuple[bytes, bytes]:
     packages = {module for module in kept if module in stdlib_modules}
     trimmed = {name: data for name, data in stdlib.items() if _in_kept(name, packages)}
     return _zip(archive), _zip(trimmed)
+
+
+def _lock_without_packages(lock: bytes) -> bytes:
+    """Pyodide's lock file without its packages (120 KB): the page installs none from its CDN, only the
+    wheel beside it, by URL; the runtime still reads the lock's `info` (its ABI) as it starts."""
+    return _json({"info": json.loads(lock)["info"], "packages": {}})
 
 
 def _in_kept(name: str, kept: set[str]) -> bool:

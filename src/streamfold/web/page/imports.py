@@ -6,7 +6,7 @@ runtime's standard library zip holds all of CPython's (2.5 MB, 2.4 MB compressed
 first visit). Both are cut to what can be imported from the roots: every `import` statement
 counts, wherever it stands (in a function, under `try`), so a module the page only reaches on a
 rare path is kept too. What is imported by a name computed at run time is declared here instead
-(`WHOLE`: the text codecs, the dialects, which the registry imports by name).
+(`WHOLE`: the dialects, which the registry imports by name; `CODECS`, the text codecs).
 
 The standard library's sources are read with `ast` of the Python running the build, which may be
 older than the runtime's (3.10 against 3.14): a module whose syntax it does not know is scanned
@@ -19,20 +19,30 @@ import ast
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["NEVER_IN_A_TAB", "PAGE_ROOTS", "RUNTIME_ROOTS", "SERVER_ONLY", "WHOLE", "closure", "imported_names"]
+__all__ = ["CODECS", "NEVER_IN_A_TAB", "PAGE_ROOTS", "RUNTIME_ROOTS", "SERVER_ONLY", "WHOLE", "closure",
+           "imported_names"]
 
 #: What the worker imports itself (`adapter.py` imports `web.api`), and the dialects' registry.
 PAGE_ROOTS = ("streamfold", "streamfold.web.page.adapter")
+
+#: The text codecs, imported by name when a codec is first looked up: the Unicode ones streamfold decodes
+#: with (an input's BOM names UTF-16 or UTF-32), ASCII and Latin-1, and what the runtime and the kept
+#: standard library look up themselves (a zip's legacy names, a host name's IDNA). The hundred
+#: single-byte tables left out (300 KB) are codecs no input of streamfold's is decoded with.
+CODECS = tuple(f"encodings.{name}" for name in (
+    "aliases", "utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le", "utf_32_be",
+    "ascii", "latin_1", "cp437", "idna", "punycode", "raw_unicode_escape", "unicode_escape"))
 
 #: What the runtime imports as it starts and as it installs a wheel (measured: `sys.modules` after
 #: `loadPyodide()` and `loadPackage()` of msgspec's wheel, Pyodide 314.0.8).
 RUNTIME_ROOTS = ("site", "_pyodide", "pyodide", "pyodide.code", "pyodide.ffi", "pyodide.webloop",
                  "pyodide._package_loader", "importlib.metadata", "tarfile", "zipfile", "email", "asyncio",
-                 "encodings", "_sysconfigdata__emscripten_wasm32-emscripten", "sysconfig")
+                 "encodings", *CODECS, "_sysconfigdata__emscripten_wasm32-emscripten", "sysconfig")
 
-#: Packages kept whole: their modules are imported by names built at run time (the text codecs, the
-#: dialects), or by the runtime's C code (Pyodide's own).
-WHOLE = ("encodings", "streamfold.dialects", "_pyodide", "pyodide")
+#: Packages kept whole: their modules are imported by names built at run time (the dialects), or by the
+#: runtime's C code (Pyodide's own).
+WHOLE = ("streamfold.dialects", "_pyodide", "pyodide")
+
 
 #: What a browser tab never runs, though something kept imports it: what only a person at a Python prompt
 #: reaches (help() and its server, the REPL and its completion, the debugger, doctest and unittest), other

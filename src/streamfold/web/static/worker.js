@@ -7,7 +7,7 @@
  * wheel and streamfold's archive (fetched while the runtime starts). Each step is told as it ends.
  *
  *   page -> worker  {id, method, args, body}        body: a capture's bytes (Uint8Array) or null
- *   worker -> page  {status, ms, error?}            'runtime', 'packages', 'import', 'ready'; 'failed'
+ *   worker -> page  {status, ms, error?, restored?}  'runtime', 'packages', 'import', 'ready'; 'failed'
  *                   {id, progress: [done, total]}   a fold's bytes folded so far
  *                   {id, kind, value}               kind 'json': the answer; 'bytes': a Uint8Array
  *                                                   (transferred, not copied); 'error': a sentence
@@ -26,19 +26,57 @@ async function fetched(url, parse) {
   return parse(response);
 }
 
+// Python as it stands once started (Pyodide's memory snapshot), kept in this browser's Cache Storage under
+// the build's id: a later visit, or a fresh worker after Cancel, restores it instead of starting Python
+// (most of a warm start). Kept before anything is installed: a snapshot cannot hold a loaded wasm library
+// (msgspec's), and streamfold, imported after msgspec, must see it. A browser that keeps no caches (or
+// refuses this one) starts Python each time.
+const SNAPSHOTS = 'streamfold-page-python';
+
+async function keptSnapshot(key) {
+  try {
+    const kept = await (await caches.open(SNAPSHOTS)).match(key);
+    return kept ? new Uint8Array(await kept.arrayBuffer()) : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+async function keepSnapshot(key, snapshot) {
+  try {
+    await caches.delete(SNAPSHOTS);  // an earlier build's
+    await (await caches.open(SNAPSHOTS)).put(key, new Response(snapshot));
+  } catch (_) { /* no room, or no caches here: the next start starts Python */ }
+}
+
+async function startPython(build) {
+  const key = `${RUNTIME}python-${build}`;
+  const snapshot = await keptSnapshot(key);
+  if (snapshot) {
+    try {
+      return [await loadPyodide({ indexURL: RUNTIME, _loadSnapshot: snapshot }), true];
+    } catch (error) {
+      console.warn(`streamfold: the kept Python did not restore (${error.message}); starting it anew`);
+    }
+  }
+  const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: true });
+  keepSnapshot(key, pyodide.makeMemorySnapshot());
+  return [pyodide, false];
+}
+
 async function load() {
   say('runtime');
-  // What the page's build put beside the runtime (runtime/files.json): the wheel's and the archive's names.
-  const files = fetched(`${RUNTIME}files.json`, (response) => response.json());
-  const archive = files.then((names) => fetched(RUNTIME + names.streamfold, (response) => response.arrayBuffer()));
+  // What the page's build put beside the runtime (runtime/files.json): its id, the wheel's and the archive's names.
+  const files = await fetched(`${RUNTIME}files.json`, (response) => response.json());
+  const archive = fetched(RUNTIME + files.streamfold, (response) => response.arrayBuffer());
   archive.catch(() => {});  // awaited below; a failure before then is said there
-  const pyodide = await loadPyodide({ indexURL: RUNTIME, stdout: () => {}, stderr: (line) => console.warn(line) });
+  const [pyodide, restored] = await startPython(files.build);
   say('packages');
-  await pyodide.loadPackage(RUNTIME + (await files).msgspec, { messageCallback: () => {} });
+  await pyodide.loadPackage(RUNTIME + files.msgspec, { messageCallback: () => {} });
   pyodide.unpackArchive(await archive, 'zip', { extractDir: SITE_PACKAGES });
   say('import');
   const answer = pyodide.pyimport('streamfold.web.page.adapter').answer;
-  say('ready');
+  say('ready', { restored });
   return answer;
 }
 

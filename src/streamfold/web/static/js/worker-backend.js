@@ -16,7 +16,7 @@ import { $, h } from './dom.js';
 import { formatBytes } from './format.js';
 
 const STEPS = {
-  runtime: 'loading the Python runtime and its standard library',
+  runtime: 'starting the Python runtime (its WebAssembly, its standard library)',
   packages: 'installing msgspec and streamfold',
   import: 'importing streamfold',
 };
@@ -57,7 +57,10 @@ function showCancel() {
 function onMessage(event) {
   const message = event.data;
   if (message.status) {
-    if (message.status === 'ready') showStatus('ready', `Python ready in ${(message.ms / 1000).toFixed(1)} s · runs in this tab`);
+    if (message.status === 'ready') {
+      const kept = message.restored ? ', restored as this browser kept it' : '';
+      showStatus('ready', `Python ready in ${(message.ms / 1000).toFixed(1)} s${kept} · runs in this tab`);
+    }
     else if (message.status === 'failed') showStatus('failed', `Python did not start: ${message.error}`);
     else showStatus(message.status, `Python: ${STEPS[message.status]}…`);
     return;
