@@ -99,7 +99,7 @@ def test_every_capture_folds_in_the_worker_as_in_cpython(watched: Watched) -> No
     assert differ == [], f"{len(differ)} of {len(given)} inputs fold differently in the page: {differ[:5]}"
     # A raw stream's result is fold()'s, the Result JSON contract (the page's reading of an input may add
     # that it is one whole reply, no stream, as `streamfold show` does).
-    raw = [name for name, answer in got.items() if answer.get("source") == "raw"]
+    raw = [name for name in CAPTURES if got[name].get("source") == "raw"]
     assert len(raw) > 150
     assert [name for name in raw if _folded_alone(got[name]["result"]) != json.loads(json.dumps(
         fold(given[name]).to_dict()))] == []
