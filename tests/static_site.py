@@ -16,7 +16,7 @@ import pytest
 from streamfold.web.page.bundle import build_files, write_build
 from streamfold.web.page.runtime import Runtime, RuntimeUnavailableError, load_runtime
 
-__all__ = ["build", "runtime_or_skip", "serving_directory"]
+__all__ = ["StaticSite", "build", "needs_server", "runtime_or_skip", "serving_directory"]
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -49,3 +49,16 @@ def runtime_or_skip() -> Runtime:
 def build(directory: Path, runtime: Runtime) -> Path:
     write_build(directory, build_files(runtime))
     return directory
+
+
+class StaticSite:
+    """The static page where a test takes the served page's `server`: its URL, and no server behind it."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
+def needs_server(server: object, why: str) -> None:
+    """Skip the test on the static page: what it checks is the server's (`why`)."""
+    if isinstance(server, StaticSite):
+        pytest.skip(f"the static page has no server: {why}")

@@ -1,5 +1,7 @@
 """The web page in a real browser: Playwright driving Debian's Chromium
-(/usr/bin/chromium) against a real uvicorn server on 127.0.0.1.
+(/usr/bin/chromium) against a real uvicorn server on 127.0.0.1, and against the static
+page (`streamfold page build`) on a static file server, where Python runs in the tab: every
+test runs on both (`server` is either), but what checks the server itself.
 
 Skipped, with the reason, when playwright or the browser is missing:
     apt-get install -y chromium && pip install playwright     (never `playwright install`)
@@ -21,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import streamfold
+from static_site import StaticSite, needs_server
 from streamfold.services.rows import frame_rows
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
@@ -51,14 +54,30 @@ def recorder() -> Recorder:
     return Recorder()
 
 
+@pytest.fixture(scope="module", params=["served", "static"])
+def server(request: pytest.FixtureRequest) -> Iterator[RunningServer | StaticSite]:
+    """The page's URL: the local server's, or the static page's (conftest.py's `static_site`)."""
+    if request.param == "static":
+        yield StaticSite(request.getfixturevalue("static_site"))
+        return
+    with start_in_thread(create_app()) as running:
+        yield running
+
+
 @pytest.fixture()
-def page(browser: Browser, recorder: Recorder) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+def page(request: pytest.FixtureRequest, browser: Browser, recorder: Recorder,
+         server: RunningServer | StaticSite) -> Iterator[Page]:
+    static = isinstance(server, StaticSite)
+    context = request.getfixturevalue("static_profile") if static else browser.new_context(
+        viewport={"width": 1400, "height": 900}, accept_downloads=True)
     opened = context.new_page()
     opened.on("request", lambda request: recorder.requests.append(request.url))
     opened.on("pageerror", lambda error: recorder.errors.append(str(error)))
     yield opened
-    context.close()
+    if static:
+        opened.close()  # the profile, and the Python it keeps, stay for the module's next test
+    else:
+        context.close()
     assert recorder.off_loopback() == [], "the page asked for something off this machine"
     assert recorder.errors == [], "the page's script threw"
 
@@ -415,7 +434,8 @@ def xss_capture() -> str:
 def assert_no_injection(page: Page) -> None:
     assert page.evaluate("window.__xss") is None
     assert page.evaluate("document.querySelectorAll('img, iframe, svg, object, embed').length") == 0
-    assert page.evaluate("[...document.scripts].map((s) => s.getAttribute('src'))") == ["/static/app.js"]
+    assert page.evaluate("[...document.scripts].map((s) => s.getAttribute('src'))") in (
+        ["/static/app.js"], ["static/page.js"])  # the served page's entry, or the static page's
     assert page.evaluate("document.querySelectorAll('a[href]').length") == 0
     assert page.evaluate("[...document.querySelectorAll('*')].filter((e) => [...e.attributes]"
                          ".some((a) => a.name.startsWith('on'))).length") == 0
@@ -543,6 +563,7 @@ def test_a_100k_frame_capture_is_usable(page: Page, server: RunningServer, tmp_p
 
 def test_a_big_capture_shows_its_result_first_and_its_frames_by_range(
         page: Page, server: RunningServer, recorder: Recorder, tmp_path: Path) -> None:
+    needs_server(server, "the frames come by range over HTTP (GET /api/frames), the upload's progress is the browser's")
     capture = tmp_path / "5k.sse"
     capture.write_text("".join(chunk({"content": f"w{i} "}) for i in range(5000)) + chunk({}, "stop")
                        + "data: [DONE]\n\n", encoding="utf-8")
