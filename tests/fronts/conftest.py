@@ -39,10 +39,15 @@ def server() -> Iterator[RunningServer]:
 
 
 @pytest.fixture(scope="session")
-def static_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The static page (`streamfold page build`), built once a session and served from 127.0.0.1: its URL."""
-    directory = build(tmp_path_factory.mktemp("page") / "site", runtime_or_skip())
-    with serving_directory(directory) as url:
+def static_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The static page (`streamfold page build`), built once a session: its folder."""
+    return build(tmp_path_factory.mktemp("page") / "site", runtime_or_skip())
+
+
+@pytest.fixture(scope="session")
+def static_site(static_build: Path) -> Iterator[str]:
+    """The static page served from 127.0.0.1 by a plain static file server: its URL."""
+    with serving_directory(static_build) as url:
         yield url
 
 

@@ -1,8 +1,8 @@
 """The static page (`streamfold page build`) in Chromium, served by a plain static file server on
 127.0.0.1: the same core in the browser's Web Worker, under Pyodide, with nothing leaving the tab.
 
-One build a session (conftest.py's `static_site`), one browser a module, one page for the tests that
-only read it. Tests skip with the reason when the runtime cannot be had (registries unreachable).
+One build a session (conftest.py's `static_site`), one browser profile a module (`static_profile`: its
+caches kept, as a person's browser keeps them), a page a test. Tests skip with the reason when the runtime cannot be had (registries unreachable).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import BrowserContext, Page
 
 from mutations import CAPTURES, INPUTS
 from store_helpers import record
@@ -62,12 +62,11 @@ class Watched:
 
 
 @pytest.fixture()
-def watched(browser: Browser, static_site: str) -> Iterator[Watched]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    watched = Watched(context.new_page())
+def watched(static_profile: BrowserContext, static_site: str) -> Iterator[Watched]:
+    watched = Watched(static_profile.new_page())
     watched.page.goto(static_site)
     yield watched
-    context.close()
+    watched.page.close()
     assert watched.elsewhere(static_site) == [], "the static page asked for something off its own origin"
     assert watched.errors == [], "the page's script threw"
 
@@ -166,16 +165,15 @@ def test_a_dropped_capture_store_lists_its_captures_and_opens_one(watched: Watch
     assert page.text_content("#result-view") and page.query_selector("#captures-list b") is None
 
 
-def test_the_build_is_reproducible(static_site: str, tmp_path: Path) -> None:
+def test_the_build_is_reproducible(static_build: Path, tmp_path: Path) -> None:
     from static_site import build, runtime_or_skip
 
-    first = build(tmp_path / "one", runtime_or_skip())
-    second = build(tmp_path / "two", runtime_or_skip())
-    files = sorted(path.relative_to(first) for path in first.rglob("*") if path.is_file())
-    assert files == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
-    assert all((first / name).read_bytes() == (second / name).read_bytes() for name in files)
+    again = build(tmp_path / "again", runtime_or_skip())
+    files = sorted(path.relative_to(static_build) for path in static_build.rglob("*") if path.is_file())
+    assert files == sorted(path.relative_to(again) for path in again.rglob("*") if path.is_file())
+    assert [name for name in files if (static_build / name).read_bytes() != (again / name).read_bytes()] == []
     assert not any(name.suffix in {".map", ".ts"} or "starlette" in str(name) for name in files)
-    assert os.path.getsize(first / "runtime" / "python_stdlib.zip") < 2_200_000
+    assert os.path.getsize(static_build / "runtime" / "python_stdlib.zip") < 2_000_000
 
 
 def test_stream_markup_runs_nothing_and_inline_script_is_refused(watched: Watched) -> None:
