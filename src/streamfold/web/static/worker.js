@@ -60,7 +60,9 @@ async function startPython(build) {
     }
   }
   const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: true });
-  keepSnapshot(key, pyodide.makeMemorySnapshot());
+  const made = pyodide.makeMemorySnapshot();
+  // Written once the first answers are out: 30 MB to the browser's disk must not delay the first fold.
+  ready.then(() => setTimeout(() => keepSnapshot(key, made), 0), () => {});
   return [pyodide, false];
 }
 
