@@ -9,14 +9,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from streamfold.web.page.bundle import build_files, write_build
 from streamfold.web.page.runtime import Runtime, RuntimeUnavailableError, load_runtime
 
-__all__ = ["StaticSite", "build", "needs_server", "runtime_or_skip", "serving_directory"]
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+
+__all__ = ["StaticSite", "build", "only_served", "runtime_or_skip", "serving_directory"]
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -52,13 +55,16 @@ def build(directory: Path, runtime: Runtime) -> Path:
 
 
 class StaticSite:
-    """The static page where a test takes the served page's `server`: its URL, and no server behind it."""
+    """The static page where a test takes the served page's `server`: its URL, no server behind it, and
+    the browser profile its pages open in (`profile`)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, profile: BrowserContext) -> None:
         self.url = url
+        self.profile = profile
 
 
-def needs_server(server: object, why: str) -> None:
-    """Skip the test on the static page: what it checks is the server's (`why`)."""
+def only_served(server: object, why: str) -> None:
+    """Skip the test on the static page, saying `why` (what it checks is the server's, or what the page
+    cannot have in a browser)."""
     if isinstance(server, StaticSite):
-        pytest.skip(f"the static page has no server: {why}")
+        pytest.skip(f"not on the static page: {why}")

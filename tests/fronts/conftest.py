@@ -15,7 +15,7 @@ import pytest
 
 from proxy_rig import serving
 from proxy_upstream import Upstream
-from static_site import build, runtime_or_skip, serving_directory
+from static_site import StaticSite, build, runtime_or_skip, serving_directory
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
 
@@ -32,8 +32,20 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test of the page in a browser runs on the served page and on the static one (`server` is either);
+    a test of the server alone, on the server."""
+    if "server" in metafunc.fixturenames and {"page", "browser"} & set(metafunc.fixturenames):
+        metafunc.parametrize("server", ["served", "static"], indirect=True, scope="module")
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
+def server(request: pytest.FixtureRequest) -> Iterator[RunningServer | StaticSite]:
+    """The page: the local server's (`streamfold web`), or the static page (`streamfold page build`) on a
+    static file server, its pages opened in the module's kept browser profile."""
+    if getattr(request, "param", "served") == "static":
+        yield StaticSite(request.getfixturevalue("static_site"), request.getfixturevalue("static_profile"))
+        return
     with start_in_thread(create_app()) as running:
         yield running
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import streamfold
-from static_site import StaticSite, needs_server
+from static_site import StaticSite, only_served
 from streamfold.services.rows import frame_rows
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
@@ -54,22 +54,11 @@ def recorder() -> Recorder:
     return Recorder()
 
 
-@pytest.fixture(scope="module", params=["served", "static"])
-def server(request: pytest.FixtureRequest) -> Iterator[RunningServer | StaticSite]:
-    """The page's URL: the local server's, or the static page's (conftest.py's `static_site`)."""
-    if request.param == "static":
-        yield StaticSite(request.getfixturevalue("static_site"))
-        return
-    with start_in_thread(create_app()) as running:
-        yield running
-
-
 @pytest.fixture()
-def page(request: pytest.FixtureRequest, browser: Browser, recorder: Recorder,
-         server: RunningServer | StaticSite) -> Iterator[Page]:
+def page(browser: Browser, recorder: Recorder, server: RunningServer | StaticSite) -> Iterator[Page]:
     static = isinstance(server, StaticSite)
-    context = request.getfixturevalue("static_profile") if static else browser.new_context(
-        viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    context = server.profile if static else browser.new_context(viewport={"width": 1400, "height": 900},
+                                                                 accept_downloads=True)
     opened = context.new_page()
     opened.on("request", lambda request: recorder.requests.append(request.url))
     opened.on("pageerror", lambda error: recorder.errors.append(str(error)))
@@ -563,7 +552,7 @@ def test_a_100k_frame_capture_is_usable(page: Page, server: RunningServer, tmp_p
 
 def test_a_big_capture_shows_its_result_first_and_its_frames_by_range(
         page: Page, server: RunningServer, recorder: Recorder, tmp_path: Path) -> None:
-    needs_server(server, "the frames come by range over HTTP (GET /api/frames), the upload's progress is the browser's")
+    only_served(server, "it checks the server's ranges of frames (GET /api/frames) and the upload's progress")
     capture = tmp_path / "5k.sse"
     capture.write_text("".join(chunk({"content": f"w{i} "}) for i in range(5000)) + chunk({}, "stop")
                        + "data: [DONE]\n\n", encoding="utf-8")

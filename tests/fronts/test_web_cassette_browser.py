@@ -14,6 +14,8 @@ import pytest
 from test_web_file_pane import pick_entry, reply
 from test_web_page_details import INPUTS, new_page, open_file, shot
 
+from static_site import only_served
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -25,7 +27,8 @@ def page(browser: Browser, server: RunningServer) -> Iterator[Page]:
     yield from new_page(browser, server)
 
 
-def test_a_cassette_s_interactions_are_picked_as_a_har_s_entries(page: Page) -> None:
+def test_a_cassette_s_interactions_are_picked_as_a_har_s_entries(page: Page, server: RunningServer) -> None:
+    only_served(server, "a YAML cassette needs PyYAML, which has no WebAssembly wheel (docs/page.md)")
     open_file(page, "test_chat.yml", (INPUTS / "cassette-ruby-vcr.yml").read_bytes())
     assert page.is_visible("#entry-bar") and page.text_content("#entry-label") == "cassette interaction"
     options = page.eval_on_selector_all("#entry-select option", "os => os.map(o => [o.value, o.textContent])")

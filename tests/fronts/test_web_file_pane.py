@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from test_web_page_details import INPUTS, new_page, open_file, ready, shot
 
+from static_site import only_served
 from streamfold.web import file_view
 
 if TYPE_CHECKING:
@@ -122,7 +123,9 @@ def test_curl_output_in_file_mode_shows_its_headers_around_the_frames(page: Page
     assert "not the file's own bytes" in page.text_content("#raw-sub")
 
 
-def test_a_log_too_big_to_carry_says_so_and_shows_the_stream_body(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_log_too_big_to_carry_says_so_and_shows_the_stream_body(page: Page, server: RunningServer,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    only_served(server, "it lowers the server's limit in this process")
     monkeypatch.setattr(file_view, "MAX_FILE_BYTES", 1000)  # the server runs in this process
     open_file(page, "big.log", (INPUTS / "timestamped.log").read_bytes())
     assert page.is_visible("#raw-source")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from click.testing import CliRunner
 
+from static_site import StaticSite
 from streamfold.cli import cli
 from streamfold.services.inputs import read_capture
 from streamfold.web.diff import _field, diff_captures
@@ -37,18 +38,27 @@ SHOTS = Path("/tmp") if Path("/tmp").is_dir() else ROOT / "tests" / "artifacts"
 
 
 
-def new_page(browser: Browser, server: RunningServer | str, width: int = 1400, height: int = 900,
+def new_page(browser: Browser, server: RunningServer | StaticSite | str, width: int = 1400, height: int = 900,
              scheme: str = "light") -> Iterator[Page]:
-    """The page of `server` (or at a URL) in a fresh context; fails the test if its script threw."""
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  color_scheme=scheme)  # type: ignore[arg-type]
-    opened = context.new_page()
+    """The page of `server` (or at a URL) in a fresh context, the static page's in its kept profile; fails
+    the test if its script threw."""
+    if isinstance(server, StaticSite):
+        opened = server.profile.new_page()
+        opened.set_viewport_size({"width": width, "height": height})
+        opened.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    else:
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      color_scheme=scheme)  # type: ignore[arg-type]
+        opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.goto(server if isinstance(server, str) else server.url)
     opened.wait_for_selector("#capture-text", state="visible")
     yield opened
-    context.close()
+    if isinstance(server, StaticSite):
+        opened.close()  # the profile, and the Python it keeps, stay for the module's next test
+    else:
+        context.close()
     assert errors == [], "the page's script threw"
 
 
