@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -203,3 +204,24 @@ def test_stream_markup_runs_nothing_and_inline_script_is_refused(watched: Watche
         return window.__inline;
     }""")
     assert ran is None
+
+
+def test_a_runtime_that_does_not_load_is_said_and_nothing_waits_on_it(static_build: Path, static_profile: BrowserContext,
+                                                                     tmp_path: Path) -> None:
+    from static_site import serving_directory
+
+    broken = tmp_path / "broken"
+    shutil.copytree(static_build, broken)
+    (broken / "runtime" / "pyodide.asm.wasm").unlink()  # a host that lost a file
+    page = static_profile.new_page()
+    try:
+        with serving_directory(broken) as url:
+            page.goto(url)
+            page.fill("#capture-text", 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n')
+            page.click("#fold-button")
+            page.wait_for_selector('body[data-runtime="failed"]', timeout=60_000)
+            alert = page.wait_for_selector("#alert:not([hidden])", timeout=30_000).text_content()
+            assert "Python did not start" in alert
+            assert "Python did not start" in page.text_content("#runtime-status")
+    finally:
+        page.close()

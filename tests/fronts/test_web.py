@@ -394,7 +394,8 @@ def test_only_the_backend_module_talks_to_the_server() -> None:
     assert talking == {"backend.js", "worker.js"}
     # The static page's worker runs the core itself: what it fetches is its runtime's files, beside it.
     worker = (STATIC / "worker.js").read_text(encoding="utf-8")
-    assert "/api/" not in worker and re.findall(r"\bfetch\((\w+)", worker) == ["url"]
+    assert "/api/" not in worker and re.findall(r"\bfetch\(([^,)]+)", worker) == [
+        "url", "`${RUNTIME}pyodide.asm.wasm`"]
     assert re.findall(r"fetched\(([^,]+),", worker) == ["url", "`${RUNTIME}files.json`", "RUNTIME + names.streamfold"]
 
 

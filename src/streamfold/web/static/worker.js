@@ -4,7 +4,8 @@
  * PageApi as the local server does. Nothing here computes: it loads, then passes messages.
  *
  * It starts loading at once: the runtime (pyodide.asm.wasm, the standard library), then msgspec's
- * wheel and streamfold's archive (fetched while the runtime starts). Each step is told as it ends.
+ * wheel and streamfold's archive (the archive fetched while the runtime starts). Each step is told as
+ * it begins.
  *
  *   page -> worker  {id, method, args, body}        body: a capture's bytes (Uint8Array) or null
  *   worker -> page  {status, ms, error?, restored?}  'runtime', 'packages', 'import', 'ready'; 'failed'
@@ -49,17 +50,35 @@ async function keepSnapshot(key, snapshot) {
   } catch (_) { /* no room, or no caches here: the next start starts Python */ }
 }
 
-async function startPython(build) {
+// Pyodide waits forever when its WebAssembly cannot be had (it logs, and its promise never settles): a
+// missing file is found by asking for it beside, anything else by a deadline, so that no call of the page
+// waits on a runtime that will not come.
+const START_LIMIT_MS = 120_000;
+let deadline = 0;
+
+function runtimeFailure() {
+  const missing = fetch(`${RUNTIME}pyodide.asm.wasm`, { method: 'HEAD' }).then((response) => {
+    if (!response.ok) throw new Error(`runtime/pyodide.asm.wasm answered ${response.status} ${response.statusText}`);
+    return new Promise(() => {});  // there: the deadline alone stands
+  });
+  const late = new Promise((_, reject) => {
+    deadline = setTimeout(() => reject(new Error(`the runtime did not start in ${START_LIMIT_MS / 1000} s`)),
+      START_LIMIT_MS);
+  });
+  return Promise.race([missing, late]);
+}
+
+async function startPython(build, failure) {
   const key = `${RUNTIME}python-${build}`;
   const snapshot = await keptSnapshot(key);
   if (snapshot) {
     try {
-      return [await loadPyodide({ indexURL: RUNTIME, _loadSnapshot: snapshot }), true];
+      return [await Promise.race([loadPyodide({ indexURL: RUNTIME, _loadSnapshot: snapshot }), failure]), true];
     } catch (error) {
       console.warn(`streamfold: the kept Python did not restore (${error.message}); starting it anew`);
     }
   }
-  const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: true });
+  const pyodide = await Promise.race([loadPyodide({ indexURL: RUNTIME, _makeSnapshot: true }), failure]);
   const made = pyodide.makeMemorySnapshot();
   // Written once the first answers are out: 30 MB to the browser's disk must not delay the first fold.
   ready.then(() => setTimeout(() => keepSnapshot(key, made), 0), () => {});
@@ -72,7 +91,8 @@ async function load() {
   const files = await fetched(`${RUNTIME}files.json`, (response) => response.json());
   const archive = fetched(RUNTIME + files.streamfold, (response) => response.arrayBuffer());
   archive.catch(() => {});  // awaited below; a failure before then is said there
-  const [pyodide, restored] = await startPython(files.build);
+  const [pyodide, restored] = await startPython(files.build, runtimeFailure());
+  clearTimeout(deadline);
   say('packages');
   await pyodide.loadPackage(RUNTIME + files.msgspec, { messageCallback: () => {} });
   pyodide.unpackArchive(await archive, 'zip', { extractDir: SITE_PACKAGES });

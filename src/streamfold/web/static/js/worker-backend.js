@@ -29,6 +29,7 @@ let nextId = 1;
 const pending = new Map();  // id -> {resolve, reject, onProgress, cancellable}
 let store = null;           // the capture store dropped on the page: {body, name}, opened again after a restart
 let metaAnswer = null;
+let broken = null;          // why the worker's script failed, when it did
 
 function statusElement() {
   let element = document.getElementById('runtime-status');
@@ -74,15 +75,28 @@ function onMessage(event) {
   else waiting.resolve(message.value);
 }
 
+// The worker's script itself failed (it did not load, or threw outside a call): every call waiting, and
+// every later one, is told so rather than left waiting on a worker that will never answer.
+function workerFailed(event) {
+  broken = `Python did not start: ${event.message || 'the worker failed to load'}`;
+  showStatus('failed', broken);
+  const waiting = [...pending.values()];
+  pending.clear();
+  showCancel();
+  for (const each of waiting) each.reject(new Error(broken));
+}
+
 function startWorker() {
+  broken = null;
   worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = onMessage;
-  worker.onerror = (event) => showStatus('failed', `Python did not start: ${event.message || 'the worker failed to load'}`);
+  worker.onerror = workerFailed;
   showStatus('runtime', `Python: ${STEPS.runtime}…`);
   if (store) call('openStore', [store.name], store.body).catch(() => {});  // said by the list's own answer
 }
 
 function call(method, args, body = null, { onProgress = null, cancellable = false } = {}) {
+  if (broken) return Promise.reject(new Error(broken));
   return new Promise((resolve, reject) => {
     const id = nextId++;
     pending.set(id, { resolve, reject, onProgress, cancellable });
@@ -91,7 +105,7 @@ function call(method, args, body = null, { onProgress = null, cancellable = fals
   });
 }
 
-export function cancel() {
+function cancel() {
   worker.terminate();
   const stopped = [...pending.values()];
   pending.clear();
