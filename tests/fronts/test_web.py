@@ -396,7 +396,7 @@ def test_only_the_backend_module_talks_to_the_server() -> None:
     worker = (STATIC / "worker.js").read_text(encoding="utf-8")
     assert "/api/" not in worker and re.findall(r"\bfetch\(([^,)]+)", worker) == [
         "url", "`${RUNTIME}pyodide.asm.wasm`"]
-    assert re.findall(r"fetched\(([^,]+),", worker) == ["url", "`${RUNTIME}files.json`", "RUNTIME + names.streamfold"]
+    assert re.findall(r"fetched\(([^,]+),", worker) == ["url", "`${RUNTIME}files.json`", "RUNTIME + files.streamfold"]
 
 
 def test_static_files_are_package_data() -> None:
