@@ -69,3 +69,21 @@ def test_an_earlier_build_is_replaced_and_a_stray_file_beside_it_refused(tmp_pat
     with pytest.raises(BuildError, match=r"files the last page build did not write \(mine.txt\)"):
         write_build(site, {"index.html": b"three"})
     assert (site / "index.html").read_bytes() == b"two"
+
+
+def test_the_bytecode_the_worker_keeps_is_every_module_unchecked(tmp_path: Path) -> None:
+    import io
+    import shutil
+    import zipfile
+
+    import streamfold
+    from streamfold.web.page.bytecode import compiled
+
+    shutil.copytree(Path(streamfold.__file__).parent, tmp_path / "streamfold",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    sources = sorted(tmp_path.rglob("*.py"))
+    with zipfile.ZipFile(io.BytesIO(compiled(str(tmp_path)))) as archive:
+        names = archive.namelist()
+        # PEP 552: flags 0b01, a hash-based .pyc never checked against its source.
+        assert all(int.from_bytes(archive.read(name)[4:8], "little") == 0b01 for name in names)
+    assert len(names) == len(sources) and all("/__pycache__/" in name for name in names)

@@ -7,6 +7,7 @@ streamfold's Python runs in the browser tab under Pyodide (CPython in WebAssembl
     bundle.py    the folder, byte for byte reproducible
     command.py   the `page` command group
     adapter.py   runs in the browser: the worker's calls answered by PageApi (web/api.py)
+    bytecode.py  runs in the browser: streamfold compiled once, kept by the worker for its later starts
 
 The page's own files (the worker, its backend, the entry) are static/worker.js, static/page.js and
 static/js/worker-backend.js, beside the served page's. Nothing here is imported by the served page.

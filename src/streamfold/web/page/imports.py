@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 __all__ = ["CODECS", "NEVER_IN_A_TAB", "PAGE_ROOTS", "RUNTIME_ROOTS", "SERVER_ONLY", "WHOLE", "closure",
            "imported_names"]
 
-#: What the worker imports itself (`adapter.py` imports `web.api`), and the dialects' registry.
-PAGE_ROOTS = ("streamfold", "streamfold.web.page.adapter")
+#: What the worker imports itself (`adapter.py` imports `web.api`; `bytecode.py`), and the dialects' registry.
+PAGE_ROOTS = ("streamfold", "streamfold.web.page.adapter", "streamfold.web.page.bytecode")
 
 #: The text codecs, imported by name when a codec is first looked up: the Unicode ones streamfold decodes
 #: with (an input's BOM names UTF-16 or UTF-32), ASCII and Latin-1, and what the runtime and the kept

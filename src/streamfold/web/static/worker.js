@@ -8,7 +8,8 @@
  * it begins.
  *
  *   page -> worker  {id, method, args, body}        body: a capture's bytes (Uint8Array) or null
- *   worker -> page  {status, ms, error?, restored?}  'runtime', 'packages', 'import', 'ready'; 'failed'
+ *   worker -> page  {status, ms, error?, ...}        'runtime', 'packages', 'import', 'ready' (restored,
+ *                                                   compiled: whether what was kept was used); 'failed'
  *                   {id, progress: [done, total]}   a fold's bytes folded so far
  *                   {id, kind, value}               kind 'json': the answer; 'bytes': a Uint8Array
  *                                                   (transferred, not copied); 'error': a sentence
@@ -27,27 +28,41 @@ async function fetched(url, parse) {
   return parse(response);
 }
 
-// Python as it stands once started (Pyodide's memory snapshot), kept in this browser's Cache Storage under
-// the build's id: a later visit, or a fresh worker after Cancel, restores it instead of starting Python
-// (most of a warm start). Kept before anything is installed: a snapshot cannot hold a loaded wasm library
-// (msgspec's), and streamfold, imported after msgspec, must see it. A browser that keeps no caches (or
-// refuses this one) starts Python each time.
-const SNAPSHOTS = 'streamfold-page-python';
+// What this worker keeps in the browser's Cache Storage, under the build's id, for its later starts (the
+// next visit, or a fresh worker after Cancel):
+//   python-BUILD    Python as it stands once started (Pyodide's memory snapshot), restored instead of
+//                   starting Python. Taken before anything is installed: a snapshot cannot hold a loaded
+//                   wasm library (msgspec's), and streamfold, imported after msgspec, must see it.
+//   bytecode-BUILD  streamfold's modules compiled (streamfold/web/page/bytecode.py), unpacked beside
+//                   their sources so that importing them compiles nothing.
+// Both are written once the first answers are out. A browser that keeps no caches (or refuses these)
+// starts Python, and compiles streamfold, each time.
+const KEPT = 'streamfold-page-python';
 
-async function keptSnapshot(key) {
+async function kept(name) {
   try {
-    const kept = await (await caches.open(SNAPSHOTS)).match(key);
-    return kept ? new Uint8Array(await kept.arrayBuffer()) : null;
+    const found = await (await caches.open(KEPT)).match(RUNTIME + name);
+    return found ? new Uint8Array(await found.arrayBuffer()) : null;
   } catch (_) {
     return null;
   }
 }
 
-async function keepSnapshot(key, snapshot) {
+async function keep(name, bytes, build) {
   try {
-    await caches.delete(SNAPSHOTS);  // an earlier build's
-    await (await caches.open(SNAPSHOTS)).put(key, new Response(snapshot));
-  } catch (_) { /* no room, or no caches here: the next start starts Python */ }
+    const cache = await caches.open(KEPT);
+    for (const request of await cache.keys()) {
+      if (!request.url.endsWith(build)) await cache.delete(request);  // an earlier build's
+    }
+    await cache.put(RUNTIME + name, new Response(bytes));
+  } catch (_) { /* no room, or no caches here: the next start does without */ }
+}
+
+// Jobs run one after the other once the first answers are out (the snapshot's write first: it is ready).
+let later = Promise.resolve();
+function afterFirstAnswers(work) {
+  later = later.then(() => ready).then(() => new Promise((resolve) => setTimeout(resolve, 0))).then(work)
+    .catch(() => {});
 }
 
 // Pyodide waits forever when its WebAssembly cannot be had (it logs, and its promise never settles): a
@@ -69,8 +84,7 @@ function runtimeFailure() {
 }
 
 async function startPython(build, failure) {
-  const key = `${RUNTIME}python-${build}`;
-  const snapshot = await keptSnapshot(key);
+  const snapshot = await kept(`python-${build}`);
   if (snapshot) {
     try {
       return [await Promise.race([loadPyodide({ indexURL: RUNTIME, _loadSnapshot: snapshot }), failure]), true];
@@ -80,8 +94,7 @@ async function startPython(build, failure) {
   }
   const pyodide = await Promise.race([loadPyodide({ indexURL: RUNTIME, _makeSnapshot: true }), failure]);
   const made = pyodide.makeMemorySnapshot();
-  // Written once the first answers are out: 30 MB to the browser's disk must not delay the first fold.
-  ready.then(() => setTimeout(() => keepSnapshot(key, made), 0), () => {});
+  afterFirstAnswers(() => keep(`python-${build}`, made, build));
   return [pyodide, false];
 }
 
@@ -91,14 +104,25 @@ async function load() {
   const files = await fetched(`${RUNTIME}files.json`, (response) => response.json());
   const archive = fetched(RUNTIME + files.streamfold, (response) => response.arrayBuffer());
   archive.catch(() => {});  // awaited below; a failure before then is said there
+  const bytecode = kept(`bytecode-${files.build}`);
   const [pyodide, restored] = await startPython(files.build, runtimeFailure());
   clearTimeout(deadline);
   say('packages');
   await pyodide.loadPackage(RUNTIME + files.msgspec, { messageCallback: () => {} });
   pyodide.unpackArchive(await archive, 'zip', { extractDir: SITE_PACKAGES });
+  const compiled = await bytecode;
+  if (compiled) pyodide.unpackArchive(compiled, 'zip', { extractDir: SITE_PACKAGES });
   say('import');
   const answer = pyodide.pyimport('streamfold.web.page.adapter').answer;
-  say('ready', { restored });
+  say('ready', { restored, compiled: compiled !== null });
+  if (!compiled) {
+    afterFirstAnswers(() => {
+      const made = pyodide.pyimport('streamfold.web.page.bytecode').compiled(SITE_PACKAGES);
+      const bytes = made.toJs();
+      made.destroy();
+      return keep(`bytecode-${files.build}`, bytes, files.build);
+    });
+  }
   return answer;
 }
 
