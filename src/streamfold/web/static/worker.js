@@ -9,7 +9,8 @@
  *
  *   page -> worker  {id, method, args, body}        body: a capture's bytes (Uint8Array) or null
  *   worker -> page  {status, ms, error?, ...}        'runtime', 'packages', 'import', 'ready' (restored,
- *                                                   compiled: whether what was kept was used); 'failed'
+ *                                                   compiled: whether what was kept was used); 'failed';
+ *                                                   'kept' (what a later start uses is written)
  *                   {id, progress: [done, total]}   a fold's bytes folded so far
  *                   {id, kind, value}               kind 'json': the answer; 'bytes': a Uint8Array
  *                                                   (transferred, not copied); 'error': a sentence
@@ -62,7 +63,7 @@ async function keep(name, bytes, build) {
 let later = Promise.resolve();
 function afterFirstAnswers(work) {
   later = later.then(() => ready).then(() => new Promise((resolve) => setTimeout(resolve, 0))).then(work)
-    .catch(() => {});
+    .catch(() => {}).then(() => say('kept'));
 }
 
 // Pyodide waits forever when its WebAssembly cannot be had (it logs, and its promise never settles): a

@@ -62,6 +62,7 @@ function onMessage(event) {
       const kept = message.restored ? ', restored as this browser kept it' : '';
       showStatus('ready', `Python ready in ${(message.ms / 1000).toFixed(1)} s${kept} · runs in this tab`);
     }
+    else if (message.status === 'kept') document.body.dataset.runtimeKept = 'true';  // for scripts: a later start is quick
     else if (message.status === 'failed') showStatus('failed', `Python did not start: ${message.error}`);
     else showStatus(message.status, `Python: ${STEPS[message.status]}…`);
     return;
