@@ -14,11 +14,10 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import BrowserContext, Page
 
 from mutations import CAPTURES, INPUTS
 from store_helpers import record
@@ -28,6 +27,9 @@ from streamfold.web.api import PageApi, fold_options
 from streamfold.web.fold_view import encode
 from streamfold.web.page.adapter import MAX_SIZE
 from streamfold.web.page.bundle import CONTENT_SECURITY_POLICY
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 FOLD_ALL = """async (captures) => {
     const { backend } = await import('./static/js/backend.js');
