@@ -32,10 +32,18 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+#: The modules whose browser tests run on the static page too. Each page there starts Python in its worker
+#: (about 2 s, its memory restored from the profile's cache): every browser module twice took CI past its
+#: ten minutes, so the static page gets the page's main module (paste, open, the four stages, diff, export,
+#: the XSS captures, the requests it makes), beside test_page_static.py's own.
+STATIC_TOO = frozenset({"test_web_browser"})
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A test of the page in a browser runs on the served page and on the static one (`server` is either);
-    a test of the server alone, on the server."""
-    if "server" in metafunc.fixturenames and {"page", "browser"} & set(metafunc.fixturenames):
+    """A test of the page in a browser runs on the served page and, in `STATIC_TOO`, on the static one
+    (`server` is either); a test of the server alone, on the server."""
+    if ("server" in metafunc.fixturenames and {"page", "browser"} & set(metafunc.fixturenames)
+            and metafunc.module.__name__.rpartition(".")[2] in STATIC_TOO):
         metafunc.parametrize("server", ["served", "static"], indirect=True, scope="module")
 
 
