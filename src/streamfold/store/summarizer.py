@@ -3,14 +3,22 @@ would fold it, made into the rows of `streamfold.tables`, and projected onto
 the store's summary columns (`summary.py`). The writer thread only writes
 what it is handed; folding happens here, on a thread of its own, one exchange
 at a time, so the recording threads never fold either.
+
+A big exchange is folded in a process of its own (`FoldProcess`): a fold on a
+thread of the proxy's process holds the GIL for as long as it takes (seconds
+for hundreds of MB), and every stream the proxy relays meanwhile waits for it
+at each read and write. A small one is folded on the thread, in less time than
+a process costs to ask.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..services.capture import Capture
@@ -19,7 +27,11 @@ from ..tables import CaptureInfo, tables
 from .stored import stored_capture
 from .summary import Summary, summary_of
 
-__all__ = ["Summarizer", "capture_tables", "summarize", "summarize_recorded"]
+__all__ = ["FOLD_APART_BYTES", "FoldProcess", "Summarizer", "capture_tables", "summarize", "summarize_recorded"]
+
+#: An exchange of at least this many bytes is folded in the summarizer's process: the fold of a smaller one
+#: (about a millisecond) is cheaper than handing it over.
+FOLD_APART_BYTES = 256 * 1024
 
 
 def capture_tables(capture: Capture, capture_id: str, *, method: str | None = None, outcome: str | None = None,
@@ -52,13 +64,44 @@ def summarize_recorded(exchange_id: int, location: str, chunks: Sequence[bytes],
     return summary_of(rows["captures"][0])
 
 
+class FoldProcess:
+    """`summarize_recorded` in a child process, started when first needed; where there are no processes
+    (Pyodide) or the child died, the fold runs in the caller's thread instead, so a summary is never lost."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._usable = True
+
+    def summarize(self, *arguments: Any) -> Summary:
+        if self._usable:
+            try:
+                if self._pool is None:
+                    # forkserver: forking this process (the proxy's threads, its event loop) is not safe;
+                    # spawn starts slower and works everywhere else.
+                    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+                    self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method))
+                return self._pool.submit(summarize_recorded, *arguments).result()
+            except (BrokenProcessPool, OSError, NotImplementedError, ImportError):
+                self.close()
+                self._usable = False
+        return summarize_recorded(*arguments)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
 class Summarizer:
-    """Folds each ended exchange on its own thread and hands the summary to `write(exchange_id, summary)`.
-    `passed_on(done)` is called, in order, for each `flush(done)`: after the summaries asked for before it."""
+    """Folds each ended exchange on its own thread (in `FoldProcess` from `apart_bytes` bytes) and hands
+    the summary to `write(exchange_id, summary)`. `passed_on(done)` is called, in order, for each
+    `flush(done)`: after the summaries asked for before it."""
 
     def __init__(self, name: str, write: Callable[[int, Summary], None],
-                 passed_on: Callable[[threading.Event], None]) -> None:
+                 passed_on: Callable[[threading.Event], None], *, apart_bytes: int = FOLD_APART_BYTES) -> None:
         self._write, self._passed_on = write, passed_on
+        self._apart_bytes = apart_bytes
+        self._process = FoldProcess()
         self._asked: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -81,13 +124,17 @@ class Summarizer:
         while True:
             asked = self._asked.get()
             if asked[0] == "close":
+                self._process.close()
                 return
             if asked[0] == "flush":
                 self._passed_on(asked[1])
                 continue
-            exchange_id, future = asked[1], asked[-1]
+            exchange_id, chunks, future = asked[1], asked[3], asked[-1]
             try:
-                summary = summarize_recorded(*asked[1:-1])
+                if sum(map(len, chunks)) >= self._apart_bytes:
+                    summary = self._process.summarize(*asked[1:-1])
+                else:
+                    summary = summarize_recorded(*asked[1:-1])
             except BaseException as exc:  # a bug in folding: the recorder's future says it; the store goes on
                 future.set_exception(exc)
                 continue
