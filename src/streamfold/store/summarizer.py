@@ -14,6 +14,7 @@ a process costs to ask.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -64,6 +65,13 @@ def summarize_recorded(exchange_id: int, location: str, chunks: Sequence[bytes],
     return summary_of(rows["captures"][0])
 
 
+def _background() -> None:
+    """The fold process yields the CPU to the streams in flight: on a busy machine a summary may wait, a
+    relayed stream should not."""
+    if hasattr(os, "nice"):
+        os.nice(10)
+
+
 class FoldProcess:
     """`summarize_recorded` in a child process, started when first needed; where there are no processes
     (Pyodide) or the child died, the fold runs in the caller's thread instead, so a summary is never lost."""
@@ -79,7 +87,8 @@ class FoldProcess:
                     # forkserver: forking this process (the proxy's threads, its event loop) is not safe;
                     # spawn starts slower and works everywhere else.
                     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-                    self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method))
+                    self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method),
+                                                     initializer=_background)
                 return self._pool.submit(summarize_recorded, *arguments).result()
             except (BrokenProcessPool, OSError, NotImplementedError, ImportError):
                 self.close()
