@@ -4,7 +4,7 @@ the store's summary columns (`summary.py`). The writer thread only writes
 what it is handed; folding happens here, on a thread of its own, one exchange
 at a time, so the recording threads never fold either.
 
-A big exchange is folded in a process of its own (`FoldProcess`): a fold on a
+A big exchange is folded in a child process (`FoldProcess`): a fold on a
 thread of the proxy's process holds the GIL for as long as it takes (seconds
 for hundreds of MB), and every stream the proxy relays meanwhile waits for it
 at each read and write. A small one is folded on the thread, in less time than
@@ -13,13 +13,15 @@ a process costs to ask.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
+import pickle
 import queue
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from typing import Any
 
 from ..services.capture import Capture
@@ -28,7 +30,8 @@ from ..tables import CaptureInfo, tables
 from .stored import stored_capture
 from .summary import Summary, summary_of
 
-__all__ = ["FOLD_APART_BYTES", "FoldProcess", "Summarizer", "capture_tables", "summarize", "summarize_recorded"]
+__all__ = ["FOLD_APART_BYTES", "FoldProcess", "Summarizer", "capture_tables", "serve_folds", "summarize",
+           "summarize_recorded"]
 
 #: An exchange of at least this many bytes is folded in the summarizer's process: the fold of a smaller one
 #: (about a millisecond) is cheaper than handing it over.
@@ -65,40 +68,77 @@ def summarize_recorded(exchange_id: int, location: str, chunks: Sequence[bytes],
     return summary_of(rows["captures"][0])
 
 
-def _background() -> None:
-    """The fold process yields the CPU to the streams in flight: on a busy machine a summary may wait, a
-    relayed stream should not."""
-    if hasattr(os, "nice"):
-        os.nice(10)
-
-
 class FoldProcess:
-    """`summarize_recorded` in a child process, started when first needed; where there are no processes
-    (Pyodide) or the child died, the fold runs in the caller's thread instead, so a summary is never lost."""
+    """`summarize_recorded` in a child Python process (this interpreter, this `sys.path`, a lower priority),
+    started when first needed and spoken to in pickles over its standard input and output. A plain child,
+    not multiprocessing's spawn or forkserver: those run the parent's `__main__` again in the child, and the
+    store is opened from scripts with no `if __name__ == "__main__"` guard. Where no process starts
+    (Pyodide) or the child died, the fold runs in the caller's thread, so a summary is never lost."""
 
     def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+        self._child: subprocess.Popen[bytes] | None = None
         self._usable = True
 
     def summarize(self, *arguments: Any) -> Summary:
         if self._usable:
             try:
-                if self._pool is None:
-                    # forkserver: forking this process (the proxy's threads, its event loop) is not safe;
-                    # spawn starts slower and works everywhere else.
-                    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-                    self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method),
-                                                     initializer=_background)
-                return self._pool.submit(summarize_recorded, *arguments).result()
-            except (BrokenProcessPool, OSError, NotImplementedError, ImportError):
+                child = self._child or self._start()
+                assert child.stdin is not None and child.stdout is not None
+                pickle.dump(arguments, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                child.stdin.flush()
+                folded, value = pickle.load(child.stdout)
+            except (OSError, EOFError, pickle.PickleError, ValueError):  # it did not start, or it died
                 self.close()
                 self._usable = False
+            else:
+                if folded:
+                    return value  # type: ignore[no-any-return]
+                raise value  # what the fold raised there, as it would have here
         return summarize_recorded(*arguments)
 
+    def _start(self) -> subprocess.Popen[bytes]:
+        code = "import sys; sys.path[:] = sys.argv[1:]; from streamfold.store.summarizer import serve_folds; " \
+               "serve_folds()"
+        self._child = subprocess.Popen([sys.executable, "-c", code, *sys.path], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE)
+        return self._child
+
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        child, self._child = self._child, None
+        if child is not None:
+            with contextlib.suppress(OSError):
+                child.stdin.close()  # type: ignore[union-attr]
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            child.stdout.close()  # type: ignore[union-attr]
+
+
+def serve_folds() -> None:
+    """The child of `FoldProcess`: folds each pickled call it reads, writes back (True, summary) or (False,
+    what it raised), until its input ends. Yields the CPU to the streams in flight: on a busy machine a
+    summary may wait, a relayed stream should not."""
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to stderr, not into the replies
+    if hasattr(os, "nice"):
+        os.nice(10)
+    calls = sys.stdin.buffer
+    while True:
+        try:
+            arguments = pickle.load(calls)
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, Any] = (True, summarize_recorded(*arguments))
+        except Exception as exc:  # a bug in folding: the parent's summarizer says it, as for its own folds
+            reply = (False, exc)
+        try:
+            pickle.dump(reply, channel, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            pickle.dump((False, RuntimeError(repr(reply[1]))), channel, protocol=pickle.HIGHEST_PROTOCOL)
+        channel.flush()
 
 
 class Summarizer:
