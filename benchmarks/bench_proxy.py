@@ -295,11 +295,15 @@ def throughput_rows(args: argparse.Namespace, target: str, through: str, proxy: 
     proxied_rate, proxied_size = throughput(through, args.bulk_mb)
     busy = cpu_seconds(proxy.pid) - busy
     contended_rate, _ = throughput(through, args.bulk_mb)
+    delays = latencies(through, args.ticks, args.every)  # while the last one's summary is folded, again
     return [(f"throughput{label}, one stream of {size / 1e6:.0f} MB", f"{rate:.0f} MB/s", f"{proxied_rate:.0f} MB/s",
              f"proxy CPU {busy:.2f} s = {size / 1e6 / busy:.0f} MB per CPU second (target >= 50 MB/s)"
              + ("" if proxied_size == size else f"; CUT: {proxied_size} bytes of {size}")),
             (f"the same{label}, while the last one's summary is folded", "", f"{contended_rate:.0f} MB/s",
-             "the same stream, right after the last one ended")]
+             "the same stream, right after the last one ended"),
+            (f"latency per read{label}, while the last one's summary is folded: median / p99", "",
+             f"{ms(statistics.median(delays))} / {ms(statistics.quantiles(delays, n=100)[98])}",
+             "the latency stream, right after that one ended")]
 
 
 def measure(args: argparse.Namespace, directory: str) -> int:
