@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from streamfold.store import CaptureStore
-from streamfold.store.summarizer import FOLD_APART_BYTES
+from streamfold.store.summarizer import FOLD_APART_BYTES, FoldProcess, summarize_recorded
 
 TASKS = Path("/proc/self/task")
 
@@ -53,3 +54,29 @@ def test_a_big_exchange_is_summarized_in_another_process(tmp_path: Path) -> None
         spent = thread_cpu(summarizing) - spent
     assert summary == here and summary is not None and summary.frames == 20_001 and summary.complete
     assert spent <= folding / 3, (spent, folding)  # handing 3 MB over costs a copy, not a fold
+
+
+def call_of(body: bytes, **changed: object) -> tuple[object, ...]:
+    """The arguments of `summarize_recorded` for one exchange of `body`, read in one piece."""
+    recorded = {"status": 200, "response_headers": (("content-type", "text/event-stream"),), "request_headers": (),
+                "url": "https://api.openai.com/v1/chat/completions", "method": "POST", "outcome": "complete",
+                "error": None, **changed}
+    return 7, "store.sqlite#7", [body], [(0, 0.1)], recorded, 1_800_000_000.0, "gpt-4o"
+
+
+def test_the_child_folds_as_this_thread_does_and_raises_what_the_fold_raises() -> None:
+    folds = FoldProcess()
+    try:
+        assert folds.summarize(*call_of(body_of(50))) == summarize_recorded(*call_of(body_of(50)))
+        with pytest.raises(TypeError):  # an unknown keyword of stored_capture, raised in the child
+            folds.summarize(*call_of(body_of(5), unknown=1))
+        assert folds.summarize(*call_of(body_of(3))).frames == 4  # and it goes on
+    finally:
+        folds.close()
+
+
+def test_where_no_process_starts_the_summary_is_folded_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    folds = FoldProcess()
+    assert folds.summarize(*call_of(body_of(50))) == summarize_recorded(*call_of(body_of(50)))
+    folds.close()

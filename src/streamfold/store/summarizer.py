@@ -33,8 +33,8 @@ from .summary import Summary, summary_of
 __all__ = ["FOLD_APART_BYTES", "FoldProcess", "Summarizer", "capture_tables", "serve_folds", "summarize",
            "summarize_recorded"]
 
-#: An exchange of at least this many bytes is folded in the summarizer's process: the fold of a smaller one
-#: (about a millisecond) is cheaper than handing it over.
+#: An exchange of at least this many bytes is folded in the summarizer's child process (`FoldProcess`): the
+#: fold of a smaller one (about a millisecond) is cheaper than handing it over.
 FOLD_APART_BYTES = 256 * 1024
 
 
@@ -87,7 +87,8 @@ class FoldProcess:
                 pickle.dump(arguments, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
                 child.stdin.flush()
                 folded, value = pickle.load(child.stdout)
-            except (OSError, EOFError, pickle.PickleError, ValueError):  # it did not start, or it died
+            # It did not start, it died, or the call does not pickle (TypeError): the fold is done here instead.
+            except (OSError, EOFError, pickle.PickleError, ValueError, TypeError):
                 self.close()
                 self._usable = False
             else:
