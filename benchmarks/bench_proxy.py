@@ -16,6 +16,8 @@ upstream and then through the proxy:
   throughput    one stream of --bulk-mb MB of SSE frames written as fast as the
                 upstream can, read with iter_raw; MB/s (target through the proxy:
                 >= 50 MB/s)
+  while folding the throughput stream, then the latency stream, again right after a bulk
+                stream ended, while the proxy's store folds its summary
   concurrency   --streams streams of --frames frames at once (asyncio, one
                 AsyncClient), each frame its own write: every byte at every
                 client and in the store, in order, identical to what the upstream
@@ -24,6 +26,9 @@ upstream and then through the proxy:
 This is a benchmark, not a test: it prints a table and never fails on its
 targets (tests/fronts/test_proxy_concurrency.py asserts the concurrency check
 at a small size).
+
+--before SRC runs the latency and throughput sections through a second proxy started from
+another checkout's src (a worktree of the base commit), in the same run.
 
 Run:  .venv/bin/python benchmarks/bench_proxy.py                     # ~1-2 min on 2 cores
       .venv/bin/python benchmarks/bench_proxy.py --bulk-mb 20 --streams 10 --frames 1000 --ticks 200
