@@ -53,7 +53,8 @@ def test_a_big_exchange_is_summarized_in_another_process(tmp_path: Path) -> None
         summary = exchange.end().result(timeout=120)
         spent = thread_cpu(summarizing) - spent
     assert summary == here and summary is not None and summary.frames == 20_001 and summary.complete
-    assert spent <= folding / 3, (spent, folding)  # handing 3 MB over costs a copy, not a fold
+    # Handing 3.5 MB over costs a copy, not a fold (the thread CPU counts in ticks of 10 ms).
+    assert spent <= max(folding / 3, 0.03), (spent, folding)
 
 
 def call_of(body: bytes, **changed: object) -> tuple[object, ...]:
