@@ -16,6 +16,8 @@ upstream and then through the proxy:
   throughput    one stream of --bulk-mb MB of SSE frames written as fast as the
                 upstream can, read with iter_raw; MB/s (target through the proxy:
                 >= 50 MB/s)
+  while folding the throughput stream, then the latency stream, again right after a bulk
+                stream ended, while the proxy's store folds its summary
   concurrency   --streams streams of --frames frames at once (asyncio, one
                 AsyncClient), each frame its own write: every byte at every
                 client and in the store, in order, identical to what the upstream
@@ -24,6 +26,9 @@ upstream and then through the proxy:
 This is a benchmark, not a test: it prints a table and never fails on its
 targets (tests/fronts/test_proxy_concurrency.py asserts the concurrency check
 at a small size).
+
+--before SRC runs the latency and throughput sections through a second proxy started from
+another checkout's src (a worktree of the base commit), in the same run.
 
 Run:  .venv/bin/python benchmarks/bench_proxy.py                     # ~1-2 min on 2 cores
       .venv/bin/python benchmarks/bench_proxy.py --bulk-mb 20 --streams 10 --frames 1000 --ticks 200
@@ -180,9 +185,10 @@ def stored_bodies(db: str, streams: int) -> dict[int, tuple[str | None, bytes]]:
     return found
 
 
-def start(command: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a server process; (it, the first line it prints). Its later output is drained on a thread."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+def start(command: list[str], src: Path = SRC) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a server process with streamfold from `src`; (it, the first line it prints). Its later output
+    is drained on a thread."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)
     assert process.stdout is not None
     first = process.stdout.readline().decode().strip()
@@ -242,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bulk-mb", type=float, default=200, help="megabytes of the throughput stream")
     parser.add_argument("--streams", type=int, default=50, help="concurrent streams")
     parser.add_argument("--frames", type=int, default=10_000, help="frames per concurrent stream")
+    parser.add_argument("--latency-runs", type=int, default=3, help="runs of the latency stream (each its p99)")
+    parser.add_argument("--before", type=Path, default=None, metavar="SRC",
+                        help="also measure latency and throughput through a proxy run from another checkout's src "
+                             "(its base commit, say), in the same run")
     parser.add_argument("--keep", action="store_true", help="keep the proxy's store (a temporary directory)")
     parser.add_argument("--upstream", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -257,24 +267,60 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(directory, ignore_errors=True)
 
 
+def proxy_of(target: str, db: str, src: Path = SRC) -> tuple[subprocess.Popen[bytes], str]:
+    """`streamfold record` from `src` in front of `target`, storing into `db`; (it, its URL)."""
+    proxy, listening = start([sys.executable, "-m", "streamfold", "record", "--target", target, "--port", "0",
+                              "--db", db], src)
+    return proxy, listening.split(" on ", 1)[1].split(" ", 1)[0]
+
+
+def latency_rows(args: argparse.Namespace, target: str, through: str, label: str) -> list[tuple[str, str, str, str]]:
+    """Median and p99 per read of --latency-runs runs, direct and through the proxy at `through`: the median
+    of each over the runs, and the p99s the proxy added in each run."""
+    runs = []
+    for _ in range(args.latency_runs):
+        direct, proxied = latencies(target, args.ticks, args.every), latencies(through, args.ticks, args.every)
+        runs.append((statistics.median(direct), statistics.median(proxied), statistics.quantiles(direct, n=100)[98],
+                     statistics.quantiles(proxied, n=100)[98]))
+    median = [statistics.median(run[column] for run in runs) for column in range(4)]
+    added = ", ".join(signed_ms(run[3] - run[2]) for run in runs)
+    return [(f"latency per read{label}, {args.ticks} frames every {args.every * 1e3:g} ms: median", ms(median[0]),
+             ms(median[1]), f"{signed_ms(median[1] - median[0])} (target <= 1 ms)"),
+            (f"latency per read{label}: p99 (median of {args.latency_runs} runs)", ms(median[2]), ms(median[3]),
+             f"{signed_ms(median[3] - median[2])}; each run {added} (target <= 5 ms)")]
+
+
+def throughput_rows(args: argparse.Namespace, target: str, through: str, proxy: subprocess.Popen[bytes],
+                    label: str) -> list[tuple[str, str, str, str]]:
+    """One bulk stream direct and through the proxy (MB/s, the proxy's CPU), then through it again at once,
+    while its store folds the summary of the stream just relayed: what a stream in flight gets while
+    another, big one ends."""
+    rate, size = throughput(target, args.bulk_mb)
+    busy = cpu_seconds(proxy.pid)
+    proxied_rate, proxied_size = throughput(through, args.bulk_mb)
+    busy = cpu_seconds(proxy.pid) - busy
+    contended_rate, _ = throughput(through, args.bulk_mb)
+    delays = latencies(through, args.ticks, args.every)  # while the last one's summary is folded, again
+    return [(f"throughput{label}, one stream of {size / 1e6:.0f} MB", f"{rate:.0f} MB/s", f"{proxied_rate:.0f} MB/s",
+             f"proxy CPU {busy:.2f} s = {size / 1e6 / busy:.0f} MB per CPU second (target >= 50 MB/s)"
+             + ("" if proxied_size == size else f"; CUT: {proxied_size} bytes of {size}")),
+            (f"the same{label}, while the last one's summary is folded", "", f"{contended_rate:.0f} MB/s",
+             "the same stream, right after the last one ended"),
+            (f"latency per read{label}, while the last one's summary is folded: median / p99", "",
+             f"{ms(statistics.median(delays))} / {ms(statistics.quantiles(delays, n=100)[98])}",
+             "the latency stream, right after that one ended")]
+
+
 def measure(args: argparse.Namespace, directory: str) -> int:
     """Every section, then the table."""
     db = os.path.join(directory, "bench.sqlite")
     up, target = start([sys.executable, __file__, "--upstream"])
-    proxy, listening = start([sys.executable, "-m", "streamfold", "record", "--target", target, "--port", "0",
-                              "--db", db])
-    through = listening.split(" on ", 1)[1].split(" ", 1)[0]
+    proxy, through = proxy_of(target, db)
     rows: list[tuple[str, str, str, str]] = []
     want = [expected(stream, args.frames) for stream in range(args.streams)]
     try:
-        direct_delays, proxy_delays = latencies(target, args.ticks, args.every), latencies(through, args.ticks,
-                                                                                            args.every)
-        median = (statistics.median(direct_delays), statistics.median(proxy_delays))
-        p99 = (statistics.quantiles(direct_delays, n=100)[98], statistics.quantiles(proxy_delays, n=100)[98])
-        rows.append((f"latency per read, {args.ticks} frames every {args.every * 1e3:g} ms: median",
-                     ms(median[0]), ms(median[1]), f"{signed_ms(median[1] - median[0])} (target <= 1 ms)"))
-        rows.append(("latency per read: p99", ms(p99[0]), ms(p99[1]), f"{signed_ms(p99[1] - p99[0])} (target <= 5 ms)"))
-        settled(db, 1)
+        rows += latency_rows(args, target, through, "")
+        settled(db, args.latency_runs)
 
         direct_seconds, direct_got = concurrent(target, args.streams, args.frames)
         busy = cpu_seconds(proxy.pid)
@@ -285,20 +331,18 @@ def measure(args: argparse.Namespace, directory: str) -> int:
         rows.append((f"{args.streams} streams x {args.frames:,} frames at once ({megabytes:.0f} MB)",
                      f"{direct_seconds:.2f} s", f"{seconds:.2f} s",
                      f"proxy CPU {busy:.2f} s; every byte at every client: {'yes' if clients_ok else 'NO'}"))
-        settled(db, 1 + args.streams)
+        settled(db, args.latency_runs + args.streams)
 
-        rate, size = throughput(target, args.bulk_mb)
-        busy = cpu_seconds(proxy.pid)
-        proxied_rate, proxied_size = throughput(through, args.bulk_mb)
-        busy = cpu_seconds(proxy.pid) - busy
-        rows.append((f"throughput, one stream of {size / 1e6:.0f} MB", f"{rate:.0f} MB/s", f"{proxied_rate:.0f} MB/s",
-                     f"proxy CPU {busy:.2f} s = {size / 1e6 / busy:.0f} MB per CPU second (target >= 50 MB/s)"
-                     + ("" if proxied_size == size else f"; CUT: {proxied_size} bytes of {size}")))
-        # At once, while the proxy's store folds the summary of the stream just relayed: what a stream in
-        # flight gets while another, big one ends.
-        contended_rate, _ = throughput(through, args.bulk_mb)
-        rows.append(("the same, while the last one's summary is folded", "", f"{contended_rate:.0f} MB/s",
-                     "the fold runs on the store's thread, under the same GIL"))
+        rows += throughput_rows(args, target, through, proxy, "")
+        if args.before is not None:
+            before_db = os.path.join(directory, "before.sqlite")
+            before, before_through = proxy_of(target, before_db, args.before.resolve())
+            try:
+                rows += latency_rows(args, target, before_through, " (before)")
+                settled(before_db, args.latency_runs)
+                rows += throughput_rows(args, target, before_through, before, " (before)")
+            finally:
+                stop(before)
     finally:
         stop(proxy)
         stop(up)

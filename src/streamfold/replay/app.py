@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -22,7 +23,7 @@ from .._json import dumps_strict
 from ..fronts.serving import TOKEN_PATH, admit, is_loopback_host, shorten
 from .choose import CAPTURE_HEADER, choose
 from .faults import Fault, FaultError, refusal
-from .plan import Plan, Recording, plan_response
+from .plan import Plan, Recording, Write, joined, plan_response
 from .reference import Served, ServedLog
 
 __all__ = ["CONTROL", "ReplayCutError", "ReplayServer"]
@@ -49,6 +50,19 @@ class _QuietCuts(logging.Filter):
 logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
 
 
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """A plan with what serving it takes: its body (for the reference) and its sends (`joined`)."""
+
+    plan: Plan
+    body: bytes
+    sends: tuple[Write, ...]
+
+    @classmethod
+    def of(cls, plan: Plan) -> _Planned:
+        return cls(plan, plan.body, joined(plan.writes))
+
+
 class ReplayServer:
     """Serves `recordings` with `faults`, paced by `speed` ("original", "max" or a factor), random
     faults drawn from `seed` (request N of a run with one seed is served the same way every run).
@@ -73,26 +87,31 @@ class ReplayServer:
         #: prefix /t/TOKEN, the X-Streamfold-Token header, or `Authorization: Bearer TOKEN` (an SDK's api_key).
         self.token = token
         self.log = ServedLog()
-        self._plans: dict[str, Plan] = {}
+        #: Each capture's plan, when every request gets the same one (no random fault): made once, as a long
+        #: capture takes a while to plan.
+        self._plans: dict[str, _Planned] = {}
         for recording in self.recordings:
             refused = refusal(self.faults, transport=recording.transport, dialect=recording.dialect,
                               frames=len(recording.frames))
             if refused is not None:
                 raise FaultError(f"capture {recording.name!r} ({recording.dialect}, {recording.transport}): {refused}")
             try:
-                plan_response(recording, self.faults, speed=speed, seed=seed)
+                plan = plan_response(recording, self.faults, speed=speed, seed=seed)
             except FaultError as exc:
                 raise FaultError(f"capture {recording.name!r}: {exc}") from None
+            if not any(fault.random for fault in self.faults):
+                self._plans[recording.name] = _Planned.of(plan)
 
     def plan(self, recording: Recording, request: int) -> Plan:
         """The response request `request` gets from `recording` (its random faults drawn for it)."""
-        if any(fault.random for fault in self.faults):
-            return plan_response(recording, self.faults, speed=self.speed, seed=f"{self.seed}/{request}")
-        # Without a random fault every request gets the same plan: made once (a long capture takes a while).
-        plan = self._plans.get(recording.name)
-        if plan is None:
-            plan = self._plans[recording.name] = plan_response(recording, self.faults, speed=self.speed)
-        return plan
+        return self._planned(recording, request).plan
+
+    def _planned(self, recording: Recording, request: int) -> _Planned:
+        planned = self._plans.get(recording.name)
+        if planned is None:
+            planned = _Planned.of(plan_response(recording, self.faults, speed=self.speed,
+                                                seed=f"{self.seed}/{request}"))
+        return planned
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -133,9 +152,10 @@ class ReplayServer:
 
     async def _serve(self, method: str, path: str, recording: Recording, receive: Receive, send: Send) -> None:
         request = self.log.next_id()
-        plan = self.plan(recording, request)
+        planned = self._planned(recording, request)
+        plan = planned.plan
         served = Served(request, recording.name, tuple(f.spec for f in self.faults), plan.status, plan.headers,
-                        plan.body)
+                        planned.body)
         self.log.add(served)
         extra = [("x-streamfold-request", str(request)), ("x-streamfold-capture", recording.name),
                  ("x-streamfold-expect", f"{self._prefix()}{CONTROL}expect?request={request}"),
@@ -145,7 +165,7 @@ class ReplayServer:
                                 for name, value in (*plan.headers, *extra)]})
 
         async def write_all() -> None:
-            for write in plan.writes:
+            for write in planned.sends:
                 if write.delay > 0:
                     await asyncio.sleep(write.delay)
                 served.sent += len(write.data)

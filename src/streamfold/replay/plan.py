@@ -9,6 +9,9 @@ from (an added byte: the one before it), and a write is sent once its last byte 
 `--speed original` the delay before a write is the recorded time between it and the write before
 (the first: from the request's start), divided by FACTOR for a number, none for `max`. `slow`
 and `stall` add their seconds on top, at any speed.
+
+`joined` is how the server sends a plan: the writes nothing separates (no delay, no boundary a
+fault put there) go out as one, which is what serves `--speed max` at the speed of the disk.
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ from ..framing import Frame
 from .edits import Unit, edit
 from .faults import Fault, FaultError, quirks_of
 
-__all__ = ["Plan", "Recording", "Write", "plan_response", "served_headers"]
+__all__ = ["Plan", "Recording", "Write", "joined", "plan_response", "served_headers"]
 
 #: chunk:random writes are 1 to this many bytes.
 RANDOM_CHUNK_MOST = 64
+#: The most bytes `joined` puts in one send: enough that a send's fixed cost (an ASGI message, an HTTP
+#: chunk) vanishes, few enough that a send waits for a slow client's socket, and notices one that left, often.
+JOINED_MOST = 256 * 1024
 _MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 #: Response headers of the capture not served: the body is served decoded, in the server's own framing.
 _NOT_SERVED = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection", "keep-alive",
@@ -61,6 +67,9 @@ class Write:
     data: bytes
     #: Seconds to wait before sending it.
     delay: float
+    #: A fault (chunk, split-utf8, stall) splits the bytes where this write starts: it is never sent
+    #: together with the write before it, even when no time separates them.
+    fault_split: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +148,10 @@ class _Clock:
         return next((start for start, unit in zip(self.starts, self.units) if unit.frame == frame), None)
 
 
-def _boundaries(body: bytes, clock: _Clock, faults: Sequence[Fault], rng: random.Random) -> set[int]:
+def _boundaries(body: bytes, clock: _Clock, faults: Sequence[Fault], rng: random.Random) -> tuple[set[int], set[int]]:
+    """Where writes start inside the body: (the capture's own boundaries, the faults' boundaries)."""
     chunk = next((fault for fault in faults if fault.kind == "chunk"), None)
+    own: set[int] = set()
     cuts: set[int] = set()
     if chunk is not None and chunk.random:
         position = 0
@@ -151,10 +162,10 @@ def _boundaries(body: bytes, clock: _Clock, faults: Sequence[Fault], rng: random
         cuts.update(range(0, len(body), chunk.number or 1))
     elif clock.read_offsets:
         for clean in clock.read_offsets:
-            cuts.update(clock.carried(clean))
-        cuts.update(start for start, unit in zip(clock.starts, clock.units) if unit.end <= unit.start)
+            own.update(clock.carried(clean))
+        own.update(start for start, unit in zip(clock.starts, clock.units) if unit.end <= unit.start)
     else:
-        cuts.update(start for start, unit in zip(clock.starts, clock.units) if unit.framed)
+        own.update(start for start, unit in zip(clock.starts, clock.units) if unit.framed)
     if any(fault.kind == "split-utf8" for fault in faults):
         cuts.update(found.start() + 1 for found in _MULTIBYTE.finditer(body))
     for fault in faults:
@@ -162,7 +173,7 @@ def _boundaries(body: bytes, clock: _Clock, faults: Sequence[Fault], rng: random
             start = clock.frame_start(fault.number)
             if start is not None:
                 cuts.add(start)
-    return {cut for cut in cuts if 0 < cut < len(body)}
+    return {cut for cut in own if 0 < cut < len(body)}, {cut for cut in cuts if 0 < cut < len(body)}
 
 
 def _speed(speed: str | float) -> float | None:
@@ -200,7 +211,8 @@ def plan_response(recording: Recording, faults: Sequence[Fault] = (), *, speed: 
         reads, headers = recording.reads, served_headers(recording)
     body = b"".join(unit.data for unit in units)
     clock = _Clock(units, reads)
-    edges = [0, *sorted(_boundaries(body, clock, faults, rng)), len(body)]
+    own, split = _boundaries(body, clock, faults, rng)
+    edges = [0, *sorted(own | split), len(body)]
     slow = sum((fault.number or 0) / 1000 for fault in faults if fault.kind == "slow")
     stalls: dict[int, float] = {}
     for fault in faults:
@@ -218,5 +230,28 @@ def plan_response(recording: Recording, faults: Sequence[Fault] = (), *, speed: 
             recorded = max(at - before, 0.0) / divisor
         if at is not None:
             before = at if before is None else max(before, at)
-        writes.append(Write(body[start:end], recorded + slow + stalls.get(start, 0.0)))
+        writes.append(Write(body[start:end], recorded + slow + stalls.get(start, 0.0), start in split))
     return Plan(status, headers, tuple(writes), cut)
+
+
+def joined(writes: Sequence[Write], most: int = JOINED_MOST) -> tuple[Write, ...]:
+    """The writes as the server sends them: a write that nothing separates from the one before (no
+    delay before it, no fault's boundary where it starts) joins it, up to `most` bytes a send. Every
+    delay, and so every byte's time, and every boundary a fault put stay as the plan has them."""
+    sends: list[Write] = []
+    group: list[Write] = []
+    size = 0
+    for write in writes:
+        if group and (write.delay > 0 or write.fault_split or size + len(write.data) > most):
+            sends.append(_one_send(group))
+            group, size = [], 0
+        group.append(write)
+        size += len(write.data)
+    if group:
+        sends.append(_one_send(group))
+    return tuple(sends)
+
+
+def _one_send(group: Sequence[Write]) -> Write:
+    first = group[0]
+    return first if len(group) == 1 else Write(b"".join(write.data for write in group), first.delay, first.fault_split)
