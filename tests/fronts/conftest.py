@@ -7,6 +7,7 @@ when playwright or the browser is missing:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,15 +36,17 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 #: The modules whose browser tests run on the static page too. Each page there starts Python in its worker
 #: (about 2 s, its memory restored from the profile's cache): every browser module twice took CI past its
 #: ten minutes, so the static page gets the page's main module (paste, open, the four stages, diff, export,
-#: the XSS captures, the requests it makes), beside test_page_static.py's own.
+#: the XSS captures, the requests it makes), beside test_page_static.py's own. STREAMFOLD_STATIC_PAGE=all runs
+#: every browser module on both (about three more minutes on two cores).
 STATIC_TOO = frozenset({"test_web_browser"})
+STATIC_ALL = os.environ.get("STREAMFOLD_STATIC_PAGE") == "all"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A test of the page in a browser runs on the served page and, in `STATIC_TOO`, on the static one
     (`server` is either); a test of the server alone, on the server."""
     if ("server" in metafunc.fixturenames and {"page", "browser"} & set(metafunc.fixturenames)
-            and metafunc.module.__name__.rpartition(".")[2] in STATIC_TOO):
+            and (STATIC_ALL or metafunc.module.__name__.rpartition(".")[2] in STATIC_TOO)):
         metafunc.parametrize("server", ["served", "static"], indirect=True, scope="module")
 
 
