@@ -7,10 +7,18 @@ their JSON, and does its cost per frame stay flat as the stream grows?
 
 Each stream is a realistic text reply (the vendor's prologue, N text deltas,
 the vendor's epilogue) generated from a seeded RNG. The folded text is
-checked against the generated one before anything is timed.
+checked against the generated one before anything is timed. Times are CPU
+time (`time.process_time`), the median of several rounds, so that other work
+on the machine counts less; the load average is printed with them.
+
+The floor is what any folder must pay: split the frames and decode each
+payload with orjson (SSE: the `data:` line of each block; NDJSON: each line;
+WebSocket JSONL: each line, then the `data` string it carries).
 
     python benchmarks/bench_dialects.py                 # 1k and 100k frames
     python benchmarks/bench_dialects.py --sizes 1k      # a few seconds
+    python benchmarks/bench_dialects.py --sizes 1k,100k,1m --only a2a,mcp
+    python benchmarks/bench_dialects.py --src /tmp/base/src   # another checkout, for before/after
 """
 
 from __future__ import annotations
@@ -18,7 +26,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -26,11 +36,8 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-import streamfold
-
-SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
-RUNS = {"1k": 25, "10k": 5, "100k": 3}
+SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000}
+RUNS = {"1k": 25, "10k": 7, "100k": 5, "1m": 3}
 _WORDS = ["the", " quick", " brown", " fox", " é", " 🚀", "\n", " \"quoted\"", " back\\slash", ",", " jumps", " 中文"]
 
 
@@ -156,18 +163,86 @@ def openai_chat(tokens: list[str]) -> bytes:
     return _sse(events) + b"data: [DONE]\n\n"
 
 
-DIALECTS: dict[str, Callable[[list[str]], bytes]] = {
-    "openai-chat": openai_chat, "anthropic": anthropic, "openai-responses": openai_responses,
-    "gemini": gemini, "ollama": ollama, "cohere": cohere}
+def _with_ids(data: bytes) -> bytes:
+    """The same SSE stream with an `id:` line heading each block (as MCP servers and some gateways send)."""
+    blocks = data.split(b"\n\n")
+    return b"\n\n".join(b"id: %d\n" % i + block if block else block for i, block in enumerate(blocks))
+
+
+def anthropic_ids(tokens: list[str]) -> bytes:
+    return _with_ids(anthropic(tokens))
+
+
+def mcp(tokens: list[str]) -> bytes:
+    """A long tool call: a progress notification per token, then the result, which holds the text."""
+    events: list[tuple[str | None, object]] = [
+        (None, {"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": "tok-1", "progress": i, "total": len(tokens), "message": token}})
+        for i, token in enumerate(tokens[:-1])]
+    events.append((None, {"jsonrpc": "2.0", "id": 2, "result": {
+        "content": [{"type": "text", "text": "".join(tokens)}], "isError": False}}))
+    return _with_ids(_sse(events))
+
+
+def a2a(tokens: list[str]) -> bytes:
+    """A task whose one artifact comes in chunks, each appended to the last."""
+    task, context = "225d6247-06ba-4cda-a08b-33ae35c8dcfa", "05217e44-7e9f-473e-ab4f-2c2dde50a2b1"
+
+    def result(value: dict[str, object]) -> tuple[None, object]:
+        return None, {"jsonrpc": "2.0", "id": 1, "result": value}
+
+    events = [result({"id": task, "contextId": context, "status": {"state": "submitted"}, "kind": "task"})]
+    events += [result({"taskId": task, "contextId": context, "artifact": {
+        "artifactId": "9b6934dd", "parts": [{"kind": "text", "text": token}]}, "append": i > 0,
+        "lastChunk": i == len(tokens) - 1, "kind": "artifact-update"}) for i, token in enumerate(tokens)]
+    events.append(result({"taskId": task, "contextId": context, "status": {"state": "completed"}, "final": True,
+                          "kind": "status-update"}))
+    return _sse(events)
+
+
+def openai_realtime(tokens: list[str]) -> bytes:
+    """A text reply over the Realtime WebSocket, as a capture's JSONL (one line per message)."""
+    ids = {"response_id": "resp_C9xT6bQm1Xv2", "item_id": "item_C9xT6cAsst01", "output_index": 0,
+           "content_index": 0}
+    text = "".join(tokens)
+    response = {"object": "realtime.response", "id": "resp_C9xT6bQm1Xv2", "status": "in_progress", "output": []}
+    item = {"id": "item_C9xT6cAsst01", "object": "realtime.item", "type": "message", "role": "assistant"}
+    events: list[dict[str, object]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", "response_id": ids["response_id"], "output_index": 0,
+         "item": {**item, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", **ids, "part": {"type": "text", "text": ""}}]
+    events += [{"type": "response.output_text.delta", **ids, "delta": token} for token in tokens]
+    done_item = {**item, "status": "completed", "content": [{"type": "output_text", "text": text}]}
+    events += [
+        {"type": "response.output_text.done", **ids, "text": text},
+        {"type": "response.output_item.done", "response_id": ids["response_id"], "output_index": 0,
+         "item": done_item},
+        {"type": "response.done", "response": {**response, "status": "completed", "output": [done_item], "usage": {
+            "total_tokens": 12 + len(tokens), "input_tokens": 12, "output_tokens": len(tokens)}}}]
+    lines = [_dumps({"type": "receive", "time": 1764633600.0 + i / 100, "opcode": 1,
+                     "data": _dumps({"event_id": f"event_{i:08d}", **event})}) for i, event in enumerate(events)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+#: row -> (the dialect the stream must fold as, its generator).
+DIALECTS: dict[str, tuple[str, Callable[[list[str]], bytes]]] = {
+    "openai-chat": ("openai-chat", openai_chat), "anthropic": ("anthropic", anthropic),
+    "anthropic + id:": ("anthropic", anthropic_ids), "openai-responses": ("openai-responses", openai_responses),
+    "gemini": ("gemini", gemini), "ollama": ("ollama", ollama), "cohere": ("cohere", cohere),
+    "mcp": ("mcp", mcp), "a2a": ("a2a", a2a), "openai-realtime": ("openai-realtime", openai_realtime)}
 
 
 def floor(data: bytes) -> int:
     """Split the frames and decode each payload with orjson: what any folder must pay."""
     count = 0
     if data[:1] == b"{":
+        websocket = data.startswith(b'{"type":"receive"')
         for line in data.split(b"\n"):
             if line:
-                orjson.loads(line)
+                value = orjson.loads(line)
+                if websocket:
+                    orjson.loads(value["data"])
                 count += 1
         return count
     for block in data.split(b"\n\n"):
@@ -178,31 +253,42 @@ def floor(data: bytes) -> int:
     return count
 
 
-def best_of(fn: Callable[[], object], runs: int) -> float:
-    best = float("inf")
+def median_of(fn: Callable[[], object], runs: int) -> float:
+    """The median CPU time of `runs` rounds, each after an untimed warm-up (a full collection
+    leaves the caches cold)."""
+    times = []
     for _ in range(runs):
         gc.collect()
-        fn()  # untimed: a full collection leaves the caches cold
-        start = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,100k", help="comma-separated: " + ", ".join(SIZES))
+    parser.add_argument("--only", default="", help="comma-separated rows (default: all): " + ", ".join(DIALECTS))
+    parser.add_argument("--src", default=str(Path(__file__).resolve().parent.parent / "src"),
+                        help="the directory to import streamfold from (default: this checkout's src)")
     args = parser.parse_args(argv)
+    sys.path.insert(0, args.src)
+    import streamfold
+
     sizes = args.sizes.split(",")
-    print(f"streamfold {streamfold.__version__}, Python {sys.version.split()[0]}; µs per frame, best of "
-          + ", ".join(f"{RUNS[s]} ({s})" for s in sizes))
+    rows = args.only.split(",") if args.only else list(DIALECTS)
+    print(f"streamfold {streamfold.__version__} from {Path(streamfold.__file__).parent.parent}, Python "
+          f"{sys.version.split()[0]}; CPU µs per frame, median of " + ", ".join(f"{RUNS[s]} ({s})" for s in sizes)
+          + f"; load average {os.getloadavg()[0]:.2f}")
     header = f"{'dialect':18}" + "".join(f"{'fold ' + s:>12}{'floor ' + s:>12}{'ratio':>7}" for s in sizes)
     if len(sizes) > 1:
         header += f"{'growth':>8}{'floor':>7}"
     print(header)
     print("-" * len(header))
-    for name, generate in DIALECTS.items():
-        row = f"{name:18}"
+    for row_name in rows:
+        name, generate = DIALECTS[row_name]
+        row = f"{row_name:18}"
         per_frame: dict[str, tuple[float, float]] = {}
         for size in sizes:
             tokens = _tokens(SIZES[size], seed=SIZES[size])
@@ -211,9 +297,9 @@ def main(argv: list[str] | None = None) -> int:
             if result.dialect != name or not result.choices or result.choices[0].content != "".join(tokens) or result.errors:
                 row += f"  INVALID ({result.dialect}, {len(result.errors)} errors)"
                 break
-            frames = len(result.frames)
-            fold_s = best_of(lambda d=data: streamfold.fold(d), RUNS[size]) / frames * 1e6
-            floor_s = best_of(lambda d=data: floor(d), RUNS[size]) / frames * 1e6
+            frames = floor(data)
+            fold_s = median_of(lambda d=data: streamfold.fold(d), RUNS[size]) / frames * 1e6
+            floor_s = median_of(lambda d=data: floor(d), RUNS[size]) / frames * 1e6
             per_frame[size] = (fold_s, floor_s)
             row += f"{fold_s:12.2f}{floor_s:12.2f}{fold_s / floor_s:7.2f}"
         if len(per_frame) == len(sizes) > 1:
