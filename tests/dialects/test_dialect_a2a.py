@@ -155,6 +155,34 @@ def test_parts_that_are_not_a_list_are_reported_and_appends_still_fold() -> None
     assert result.export()["artifacts"] == [{"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]}]
 
 
+def test_appended_artifacts_are_what_joining_each_chunk_anew_gives() -> None:
+    """Appends extend the held artifact in place (a new dict per chunk was quadratic): the export is
+    still each chunk's fields over the last ones, keys in their first places, parts joined; and the
+    chunks' own values are left as sent."""
+    chunks = [chunk("a", "A0"), chunk("b", "B0")]
+    for i in range(1, 40):
+        update = chunk("ab"[i % 2], f"{'AB'[i % 2]}{i}", append=i % 7 != 0)
+        update["result"]["artifact"].update({"name": f"n{i}"} if i % 3 else {"description": f"d{i}"})
+        chunks.append(update)
+    sent = json.loads(json.dumps(chunks))
+    joined: dict[str, dict[str, Any]] = {}
+    for value in chunks:
+        body = value["result"]
+        artifact, key = body["artifact"], body["artifact"]["artifactId"]
+        if body["append"] and key in joined:
+            joined[key] = {**joined[key], **{k: v for k, v in artifact.items() if k != "parts"},
+                           "parts": [*joined[key]["parts"], *artifact["parts"]]}
+        else:
+            joined[key] = dict(artifact)
+    result = tr_fold(sse(task(), *chunks, status("completed", final=True)))
+    assert [list(a.items()) for a in result.export()["artifacts"]] == [list(a.items()) for a in joined.values()]
+    assert result.choices[0].content == "".join(p["text"] for a in joined.values() for p in a["parts"])
+    dialect = A2A()  # driven by hand, as a caller with values of its own would
+    for frame, value in enumerate(chunks):
+        dialect.fold(value, frame)
+    assert chunks == sent
+
+
 def test_summaries_name_the_event() -> None:
     assert spec_of(A2A).summary(chunk("a", "Hi", append=True, last=True)) == 'artifact-update a append last "Hi"'
     assert spec_of(A2A).summary(status("completed", final=True)) == "status-update completed final"

@@ -48,7 +48,8 @@ class A2A(Dialect):
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self._version: str | None = None
-        #: artifactId -> {"artifact": the artifact as sent, its parts joined, "pieces": [(text, frame)], "closed"}.
+        #: artifactId -> {"artifact": the artifact as sent, its parts joined (a copy: `append` extends it in
+        #: place), "pieces": [(text, frame)], "closed"}.
         self._artifacts: dict[str, dict[str, Any]] = {}
         #: The agent Messages' text, with frames; and the Message replies, as sent.
         self._message_pieces: list[tuple[str, int]] = []
@@ -121,8 +122,11 @@ class A2A(Dialect):
             self.report.diagnostic("unexpected-payload", frame, f"artifact {key!r} gets a chunk after its `lastChunk`; "
                                    "folded", severity=Severity.WARNING, once=("closed", key))
         if held is not None and body.get("append") is True:
-            held["artifact"] = {**held["artifact"], **{k: v for k, v in artifact.items() if k != "parts"},
-                                "parts": [*held["artifact"]["parts"], *parts]}
+            # In place: the held artifact and its parts list are this fold's own copies (a new dict per
+            # append made a long artifact quadratic). The keys keep their places, as `{**held, **new}` would.
+            joined = held["artifact"]
+            joined.update((k, v) for k, v in artifact.items() if k != "parts")
+            joined["parts"] += parts
             held["pieces"] += pieces
             last = next(reversed(self._artifacts)) == key
             if last and not self._message_pieces:
@@ -135,7 +139,7 @@ class A2A(Dialect):
                 self.report.diagnostic("unexpected-payload", frame, f"an `append` chunk for artifact {key!r}, which no "
                                        "chunk opened; it starts the artifact", once=("append-new", key))
             replacing = held is not None
-            self._artifacts[key] = {"artifact": dict(artifact), "pieces": pieces, "closed": False}
+            self._artifacts[key] = {"artifact": {**artifact, "parts": list(parts)}, "pieces": pieces, "closed": False}
             if replacing or self._message_pieces:
                 self._rebuild()
             else:
@@ -189,8 +193,8 @@ class A2A(Dialect):
                 if type(artifact) is dict and type(artifact.get("artifactId")) is str:
                     parts = artifact.get("parts") if type(artifact.get("parts")) is list else []
                     self._artifacts[artifact["artifactId"]] = {
-                        "artifact": {**artifact, "parts": parts}, "pieces": [(text, frame) for text in texts(parts)],
-                        "closed": True}
+                        "artifact": {**artifact, "parts": list(parts)},
+                        "pieces": [(text, frame) for text in texts(parts)], "closed": True}
             self._rebuild()
         self._set_status(body.get("status"), frame)
         state = state_name(body.get("status"))
