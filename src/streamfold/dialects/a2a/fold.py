@@ -191,10 +191,10 @@ class A2A(Dialect):
             self._artifacts = {}
             for artifact in artifacts:
                 if type(artifact) is dict and type(artifact.get("artifactId")) is str:
-                    parts = artifact.get("parts") if type(artifact.get("parts")) is list else []
+                    parts: list[Any] = list(artifact["parts"]) if type(artifact.get("parts")) is list else []
                     self._artifacts[artifact["artifactId"]] = {
-                        "artifact": {**artifact, "parts": list(parts)},
-                        "pieces": [(text, frame) for text in texts(parts)], "closed": True}
+                        "artifact": {**artifact, "parts": parts}, "pieces": [(text, frame) for text in texts(parts)],
+                        "closed": True}
             self._rebuild()
         self._set_status(body.get("status"), frame)
         state = state_name(body.get("status"))
