@@ -1,4 +1,4 @@
-"""MCP Streamable HTTP: JSON-RPC 2.0 messages in SSE (see `fold`)."""
+"""MCP Streamable HTTP: JSON-RPC 2.0 messages in SSE (see `fold`), its notifications' fast shape (`fast`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["MCP", "SPEC"]
 SPEC = DialectSpec(
     "mcp", MCP, title="MCP Streamable HTTP (JSON-RPC 2.0 in SSE)",
     export=export_message, read_response=read_message, summary=summarize_message,
-    keys=frozenset({"jsonrpc"}), keyless=True, request_paths=("/mcp",),
+    keys=frozenset({"jsonrpc"}), keyless=True, request_paths=("/mcp",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "mcp",
         ("jsonrpc-missing", Severity.WARNING, "a JSON-RPC message without `\"jsonrpc\": \"2.0\"` (the official client "

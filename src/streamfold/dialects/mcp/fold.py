@@ -27,15 +27,21 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..._json import COMPLETE_SHALLOW, loads_utf8
 from ...framing import SSEParser
-from .._base import ERROR, STOP, Dialect, compact_json
+from .._base import ERROR, STOP, Dialect, compact_json, fast_decoder
 
 if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
+    from .fast import Notification
 
 __all__ = ["MCP"]
+
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_notification")
+#: `event:` lines the mcp SDK's reader takes (a frame without one is a `message` too).
+_MESSAGE_EVENTS = (None, b"event: message", b"event:message")
 
 #: A result's raw finish reasons: a result, or a tool result with `isError: true`.
 RESULT, TOOL_ERROR = "result", "isError"
@@ -77,8 +83,11 @@ class MCP(Dialect):
         self._reply_id: object = None
         self._reply: dict[str, Any] | None = None
         self._reply_frame: int | None = None
-        self._notifications: list[dict[str, Any]] = []
+        #: In their order: each an entry, or (method, its params as JSON) when it came the fast way:
+        #: a tuple of a str and bytes, which the garbage collector stops tracking (see `fast`).
+        self._notifications: list[dict[str, Any] | tuple[str, bytes]] = []
         self._requests: list[dict[str, Any]] = []
+        self.fast_decoder = _FAST_SHAPES
 
     @classmethod
     def claims(cls, value: object) -> bool:
@@ -98,6 +107,23 @@ class MCP(Dialect):
                 self._message(item, frame)
             return
         self._message(value, frame)
+
+    def fold_fast(self, value: Notification, frame: int, event: bytes | None) -> bool:
+        """A notification decoded by `fast`, in a frame the mcp SDK reads (no event name, or
+        `message`), kept as `_method` keeps it; its params unread until `native`. Params that are not
+        UTF-8, or long enough to nest past the core's cap, are left to `fold`, which says so."""
+        if event not in _MESSAGE_EVENTS or self.carrier is not None:
+            return False
+        params = bytes(value.params)
+        if len(params) >= COMPLETE_SHALLOW - 2:
+            return False  # `{"params": ...}` may nest deeper than the cap: the plain decoder tells
+        if not params.isascii():
+            try:
+                params.decode()
+            except UnicodeDecodeError:
+                return False
+        self._notifications.append((value.method, params))
+        return True
 
     def _message(self, value: object, frame: int) -> None:
         if type(value) is not dict:
@@ -228,6 +254,8 @@ class MCP(Dialect):
         return None
 
     def native(self) -> dict[str, Any] | None:
-        return {"response": self._reply, "notifications": self._notifications, "requests": self._requests}
+        notifications = [entry if isinstance(entry, dict) else {"method": entry[0], "params": loads_utf8(entry[1])}
+                         for entry in self._notifications]
+        return {"response": self._reply, "notifications": notifications, "requests": self._requests}
 
 
