@@ -254,7 +254,10 @@ class MCP(Dialect):
         return None
 
     def native(self) -> dict[str, Any] | None:
-        notifications = [entry if isinstance(entry, dict) else {"method": entry[0], "params": loads_utf8(entry[1])}
+        kept = [entry[1] for entry in self._notifications if type(entry) is tuple]
+        # The params of the fast way in one document: one decoder call, not one a notification.
+        decoded = iter(loads_utf8(b"[" + b",".join(kept) + b"]") if kept else ())
+        notifications = [entry if isinstance(entry, dict) else {"method": entry[0], "params": next(decoded)}
                          for entry in self._notifications]
         return {"response": self._reply, "notifications": notifications, "requests": self._requests}
 
