@@ -34,6 +34,7 @@ sys.path[:0] = [str(HERE), str(SRC)]
 
 from bench_fold import gen_text  # noqa: E402
 from bench_fronts import frames_of  # noqa: E402
+from bench_proxy import cpu_seconds, stop  # noqa: E402
 
 SEED = 20_241_130
 
@@ -51,21 +52,6 @@ def start(command: list[str], cwd: Path, url_of: Callable[[str], str | None],
             threading.Thread(target=lambda: [None for _ in process.stdout or ()], daemon=True).start()
             return process, url
     raise SystemExit(f"{command[:4]} printed no URL (exit {process.wait()})")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.send_signal(2)
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def with_curl(url: str, size: int) -> float:

@@ -17,7 +17,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -31,6 +30,7 @@ from streamfold.store import CaptureStore
 from streamfold.web.api import ApiError, PageApi, fold_options
 from streamfold.web.app import create_app
 from streamfold.web.server import start_in_thread
+from watched_page import Watched
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -305,21 +305,6 @@ def test_the_command_refuses_a_directory_that_is_no_fleet(tmp_path: Path) -> Non
 
 
 # -- the page, in a real browser -------------------------------------------------------------------------------
-
-
-class Watched:
-    """A page with what it asked for and what its script threw."""
-
-    def __init__(self, page: Page) -> None:
-        self.page = page
-        self.requests: list[str] = []
-        self.errors: list[str] = []
-        page.on("request", lambda request: self.requests.append(request.url))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def check(self) -> None:
-        assert [url for url in self.requests if urlsplit(url).hostname != "127.0.0.1"] == []
-        assert self.errors == [], "the page's script threw"
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,7 @@ from streamfold.proxy.server import start_in_thread as start_proxy
 from streamfold.store import CaptureStore
 from streamfold.web.app import create_app
 from streamfold.web.server import RunningServer, start_in_thread
+from watched_page import Watched
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -60,22 +61,6 @@ def write(store: CaptureStore, events: list[bytes], *, url: str = "https://api.o
         exchange.end("complete", at=0.2 + len(events) * spacing)
     store.flush()
     return exchange.id
-
-
-class Watched:
-    """A page with what it asked for and what its script threw."""
-
-    def __init__(self, page: Page) -> None:
-        self.page = page
-        self.requests: list[str] = []
-        self.errors: list[str] = []
-        page.on("request", lambda request: self.requests.append(request.url))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def check(self) -> None:
-        off = [url for url in self.requests if urlsplit(url).hostname != "127.0.0.1"]
-        assert off == [], "the page asked for something off this machine"
-        assert self.errors == [], "the page's script threw"
 
 
 @pytest.fixture()
