@@ -204,11 +204,8 @@ def told(item: Input) -> Input:
 def _told_records(item: Input, done: Done) -> Iterator[dict[str, Any]]:
     head = _read_start(item.key, item.size + 1 if item.size < _WHOLE else _HEAD)
     kind = _kind(head[:_HEAD])
-    if kind == "file":  # the commonest input, one capture: its bytes are read now, in the same open
-        record = empty_record(item.key, "file")
-        record.update(data=head if len(head) <= item.size else item.read(), location=item.key,
-                      fingerprint=item.fingerprint)
-        yield record
+    if kind == "file":  # the commonest input, one capture: its bytes were read whole, in the same open
+        yield _file_record(item, head if len(head) <= item.size else None)
         return
     yield from _READERS[kind](dataclasses.replace(item, kind=kind), done)
 
@@ -224,10 +221,11 @@ def _read_start(path: str, size: int) -> bytes:
         os.close(handle)
 
 
-def _file_record(item: Input) -> dict[str, Any]:
+def _file_record(item: Input, data: bytes | None = None) -> dict[str, Any]:
+    """The row of a file that is one capture: `data`, its bytes when already read, else read now."""
     record = empty_record(item.key, "file")
     try:
-        record["data"] = item.read()
+        record["data"] = item.read() if data is None else data
     except OSError as exc:
         record["read_error"] = f"cannot be read: {exc.strerror or exc}"
     record.update(location=item.key, fingerprint=item.fingerprint)
