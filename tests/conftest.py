@@ -13,6 +13,7 @@ through the opt-in long mode, `STREAMFOLD_FUZZ_LONG=1` (tests/mutations.py says 
 from __future__ import annotations
 
 import os
+import pathlib
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -59,13 +60,24 @@ def _fewer_examples(item: pytest.Item) -> None:
             chosen, max_examples=max(10, int(chosen.max_examples * _SHARE)))
 
 
+#: The fronts' and fleet's tests, which CI's two other Pythons share between them rather than both running
+#: each (.ci/run): every other test of them, in collection order, is marked `one_half`, the rest `other_half` (by test, not by
+#: file: a few files hold most of their time).
+_SHARED = ("tests/fronts/", "tests/fleet/")
+
+
+def _where(item: pytest.Item, root: pathlib.Path) -> str:
+    return item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
-    SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types). The
-    rest runs on every Python CI has."""
+    SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types); and
+    `one_half` and `other_half`, the fronts' and fleet's tests halved, each of which one of the other two
+    Pythons runs and the other does not. The rest runs on every Python CI has."""
     root = config.rootpath
     for item in items:
-        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        where = _where(item, root)
         if "browser" in getattr(item, "fixturenames", ()) or "chromium" in where or "browser" in where:
             item.add_marker(pytest.mark.browser)
         if where.startswith("tests/sdk/"):
@@ -76,3 +88,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.server)
         if _SHARE < 1:
             _fewer_examples(item)
+    # Halved among the tests the other Pythons run, so that each half weighs the same.
+    shared = [item for item in items if _where(item, root).startswith(_SHARED)
+              and not any(item.get_closest_marker(name) for name in ("browser", "sdk", "server", "once"))]
+    for position, item in enumerate(shared):
+        item.add_marker(pytest.mark.other_half if position % 2 else pytest.mark.one_half)
