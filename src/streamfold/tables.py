@@ -19,12 +19,12 @@ stored tables tell the versions apart by it.
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ._json import dumps_compact
 from .dialects.registry import spec_of
 from .findings import BINARY_TRANSPORTS, Diagnostic, StreamError
 from .outcomes import OUTCOME_CLASSES, outcome_class
@@ -248,7 +248,7 @@ def table_rows(result: Result, capture_id: str, *, capture: CaptureInfo | None =
             [block.frames[0] for block in blocks], [block.frames[1] for block in blocks]))
         out["tool_calls"].extend((
             capture_id, choice.index, call.index, call.key, call.id, call.name, call.arguments,
-            None if call.error is not None else _json(call.parsed), call.error)
+            None if call.error is not None else dumps_compact(call.parsed), call.error)
             for call in choice.tool_calls)
     out["findings"].extend(_finding_row(capture_id, position, error) for position, error in enumerate(result.errors))
     out["findings"].extend(_finding_row(capture_id, position, diagnostic)
@@ -297,7 +297,7 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> Row:
         [str(code) for code in codes],
         info.body_bytes, info.read_count, _float(info.ttfb), _float(info.ttft), _float(info.duration),
         opaque_count, opaque_dropped,
-        None if result.native is None else _json(result.native), info.fingerprint,
+        None if result.native is None else dumps_compact(result.native), info.fingerprint,
     )
 
 
@@ -320,7 +320,7 @@ def _usage_row(result: Result, capture_id: str) -> Row:
     usage = result.usage
     assert usage is not None
     return (capture_id, usage.input_tokens, usage.output_tokens, usage.reasoning_tokens, usage.cache_read_tokens,
-            usage.total_tokens, None if usage.raw is None else _json(usage.raw))
+            usage.total_tokens, None if usage.raw is None else dumps_compact(usage.raw))
 
 
 def _finding_row(capture_id: str, position: int, finding: StreamError | Diagnostic) -> Row:
@@ -328,7 +328,7 @@ def _finding_row(capture_id: str, position: int, finding: StreamError | Diagnost
         kind, severity, raw, details = "error", "error", finding.raw, None
     else:
         kind, severity, raw = "diagnostic", finding.severity.value, None
-        details = _json(finding.details) if finding.details else None
+        details = dumps_compact(finding.details) if finding.details else None
     return (capture_id, kind, position, str(finding.code), severity, finding.frame, finding.offset, finding.line,
             finding.message, raw, details)
 
@@ -339,14 +339,6 @@ def _frame_rows(result: Result, capture_id: str) -> list[Row]:
     return [(capture_id, frame.index, frame.offset, None if binary else frame.line, kinds[frame.index], frame.event,
              frame.id, len(frame.raw), frame.terminated, [issue.code for issue in frame.issues])
             for frame in result.frames]
-
-
-#: One encoder for every value: `json.dumps` with options builds a new one per call.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def _json(value: Any) -> str:
-    return _ENCODER.encode(value)
 
 
 def _host(url: str | None) -> str | None:

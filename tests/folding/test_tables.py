@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from streamfold import fold
+from streamfold._json import dumps_compact
 from streamfold.dialects import opaque_state
+from streamfold.dialects.registry import spec_of
 from streamfold.result import SCHEMA as RESULT_SCHEMA
 from streamfold.services.capture import InputError
 from streamfold.services.load import load
@@ -181,6 +183,28 @@ def test_the_opaque_count_is_every_opaque_value_of_every_capture() -> None:
         except InputError:
             result = fold(path.read_bytes())
         expected = len(opaque_state(result))
-        assert tables(result, str(path))["captures"][0]["opaque_count"] == expected, path
+        capture = tables(result, str(path))["captures"][0]
+        assert capture["opaque_count"] == expected, path
+        assert capture["opaque_dropped"] == _dropped_by_the_export(result), path
         counted += expected
     assert counted >= 10
+
+
+def _dropped_by_the_export(result: Any) -> int:
+    try:
+        spec = spec_of(result.dialect)
+        return spec.opaque_dropped(result.export())
+    except (KeyError, NotImplementedError):
+        return 0
+
+
+@pytest.mark.parametrize("value", [
+    {"a": [1, 2.5, None, True], "é": "\u2028</script>\x00"}, 1e16, 1e-05, 2**70, -0.0, [], {}, "\ud800 lone",
+    {"nested": {"deep": [{"x": 0.1}]}}])
+def test_json_columns_hold_the_value_they_were_given(value: Any) -> None:
+    """The tables' JSON text (`_json.dumps_compact`) reads back as the value, with or without msgspec (the
+    standard library writes what msgspec refuses, such as a lone surrogate)."""
+    text = dumps_compact(value)
+    assert json.loads(text) == value
+    assert ", " not in text and ": " not in text  # compact
+    assert "\\u" not in text.replace("\\u0000", "")  # UTF-8 kept, only control characters escaped

@@ -11,6 +11,7 @@ writes, with Arrow's own kernels, no row loop.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -41,12 +42,15 @@ def _fields(table: str, *, storage: bool, without_id: bool = False) -> list[pa.F
             for column in SCHEMA[table].columns if not (without_id and column.name == "capture_id")]
 
 
+# Schemas are values, made once: building one costs more than nesting a capture's rows.
+@functools.cache
 def arrow_schema(table: str, *, storage: bool = False) -> pa.Schema:
     """The Arrow schema of one table of `SCHEMA`. `storage`: JSON columns as plain strings (how Python
     values are turned into Arrow; `cast` to the real schema then makes them JSON)."""
     return pa.schema(_fields(table, storage=storage))
 
 
+@functools.cache
 def folded_schema(*, frames: bool = False, storage: bool = False) -> pa.Schema:
     """The schema of a folded batch: the `captures` columns, then one list-of-structs column per other table."""
     nested = [pa.field(name, pa.list_(pa.struct(_fields(name, storage=storage, without_id=True))), nullable=False)

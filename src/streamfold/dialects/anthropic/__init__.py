@@ -4,7 +4,7 @@ export (`native`) and the frames-table summaries (`summary`)."""
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import EVENT_TYPES, Anthropic
-from .native import export_message, opaque_dropped, opaque_values, read_message
+from .native import export_message, may_hold_opaque, opaque_dropped, opaque_values, read_message
 from .replay import ANTHROPIC_REPLAY
 from .summary import summarize
 
@@ -13,7 +13,7 @@ __all__ = ["SPEC", "Anthropic"]
 
 SPEC = DialectSpec(
     "anthropic", Anthropic, replay=ANTHROPIC_REPLAY, title="Anthropic Messages (also through Vertex and Bedrock)",
-    export=export_message, opaque_state=opaque_values, opaque_dropped=opaque_dropped,
+    export=export_message, opaque_state=opaque_values, opaque_dropped=opaque_dropped, may_hold_opaque=may_hold_opaque,
     read_response=read_message, summary=summarize,
     discriminators={"type": EVENT_TYPES}, keyless=True,
     request_paths=("/messages",), fast_path=f"{__name__}.fast",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ...merge import Merger
     from ...result import Result, ToolCall
 
-__all__ = ["export_message", "opaque_dropped", "opaque_values", "read_message", "snapshot"]
+__all__ = ["export_message", "may_hold_opaque", "opaque_dropped", "opaque_values", "read_message", "snapshot"]
 
 #: The fields of the message the export takes from the Result.
 _FILLED = frozenset({"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"})
@@ -171,6 +171,19 @@ def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
                 if type(opaque := block.get(field)) is str and opaque:
                     found.append(Opaque(label, f"content[{position}].{field}", opaque, (field,)))
     return found
+
+
+#: The block types `opaque_values` and `opaque_dropped` read.
+_OPAQUE_BLOCKS = frozenset({"thinking", "redacted_thinking", "compaction"})
+
+
+def may_hold_opaque(result: Result) -> bool:
+    """Whether the export can hold what `opaque_values` and `opaque_dropped` read: only a thinking,
+    redacted thinking or compaction block does, and the export copies every block (most replies have none)."""
+    native = result.native
+    content = native.get("content") if type(native) is dict else None
+    return type(content) is list and any(type(block) is dict and block.get("type") in _OPAQUE_BLOCKS
+                                         for block in content)
 
 
 def opaque_dropped(exported: dict[str, Any]) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import Gemini
-from .native import export, opaque_values, read_response
+from .native import export, may_hold_opaque, opaque_values, read_response
 from .replay import GEMINI_REPLAY
 from .summary import summarize
 
@@ -15,7 +15,8 @@ __all__ = ["SPEC", "Gemini"]
 
 SPEC = DialectSpec(
     "gemini", Gemini, replay=GEMINI_REPLAY, title="Gemini `streamGenerateContent` (AI Studio and Vertex AI)",
-    export=export, opaque_state=opaque_values, read_response=read_response, summary=summarize,
+    export=export, opaque_state=opaque_values, may_hold_opaque=may_hold_opaque, read_response=read_response,
+    summary=summarize,
     keys=frozenset({"candidates", "usageMetadata", "promptFeedback"}), keyless=True,
     request_paths=(":streamGenerateContent", ":generateContent"), stream_paths=(":streamGenerateContent",),
     fast_path=f"{__name__}.fast",

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ...result import Result
     from .state import Candidate
 
-__all__ = ["export", "opaque_values", "read_response", "snapshot", "usage"]
+__all__ = ["export", "may_hold_opaque", "opaque_values", "read_response", "snapshot", "usage"]
 
 
 def snapshot(candidates: dict[int, Candidate], prompt_feedback: object, create_time: Any,
@@ -210,6 +210,20 @@ def usage(raw: object) -> dict[str, Any] | None:
 
 def _count(value: object) -> int | None:
     return value if type(value) is int else None
+
+
+def may_hold_opaque(result: Result) -> bool:
+    """Whether the export can hold what `opaque_values` reads: a part's `thoughtSignature`, which the export
+    copies from the snapshot's part or from a part it keeps whole (most replies have none)."""
+    native = result.native
+    candidates = native.get("candidates") if type(native) is dict else None
+    for candidate in candidates if type(candidates) is list else ():
+        parts = candidate.get("parts") if type(candidate) is dict else None
+        for part in parts if type(parts) is list else ():
+            whole = part.get("whole") if type(part) is dict else None
+            if type(part) is dict and ("thoughtSignature" in part or type(whole) is dict and "thoughtSignature" in whole):
+                return True
+    return False
 
 
 def opaque_values(exported: dict[str, Any]) -> list[Opaque]:
