@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import gc
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,6 +14,7 @@ import pytest
 
 from fleet_helpers import ROOT, fold_here, in_order, jsonl, rows, sse
 from store_helpers import BODIES, record
+from streamfold.fleet import batch
 from streamfold.fleet.arrow import folded_schema, split
 from streamfold.fleet.batch import INPUT_SCHEMA, SLICE, fold_batch, fold_records
 from streamfold.services.capture import InputError
@@ -177,6 +179,26 @@ def test_fold_records_folds_what_fold_batch_folds_over_every_capture_and_input()
     assert by_records.to_pylist() == fold_batch(pa.Table.from_pylist(records, schema=INPUT_SCHEMA),
                                                 frames=True).to_pylist()
     assert fold_records([]).schema == folded_schema() and fold_records([]).num_rows == 0
+
+
+def test_a_batch_folds_with_what_was_alive_frozen_and_leaves_the_collector_as_it_was(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fold_records` freezes what is alive (the garbage collector then walks only what the fold makes) and
+    unfreezes it after; a process that froze objects of its own keeps them frozen."""
+    record = {**dict.fromkeys(INPUT_SCHEMA.names), "capture_id": "a", "kind": "file", "data": sse(CHAT, STOP)}
+    frozen_while_folding: list[int] = []
+    real = batch.fold_capture
+    monkeypatch.setattr(batch, "fold_capture",  # the real fold, seen from inside
+                        lambda capture: frozen_while_folding.append(gc.get_freeze_count()) or real(capture))
+    assert gc.get_freeze_count() == 0
+    assert fold_records([record]).num_rows == 1
+    assert frozen_while_folding[0] > 0 and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert fold_records([record]).num_rows == 1 and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_urls_through_fsspec(tmp_path: Path) -> None:

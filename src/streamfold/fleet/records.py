@@ -29,7 +29,6 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from .._json import loads_utf8
-
 from ..store.bulk import exchange_rows, iter_exchanges
 from ..store.reader import StoredExchange
 from ..store.rows import DamagedCaptureError

@@ -220,8 +220,10 @@ def may_hold_opaque(result: Result) -> bool:
     for candidate in candidates if type(candidates) is list else ():
         parts = candidate.get("parts") if type(candidate) is dict else None
         for part in parts if type(parts) is list else ():
-            whole = part.get("whole") if type(part) is dict else None
-            if type(part) is dict and ("thoughtSignature" in part or type(whole) is dict and "thoughtSignature" in whole):
+            if type(part) is not dict:
+                continue
+            whole = part.get("whole")
+            if "thoughtSignature" in part or (type(whole) is dict and "thoughtSignature" in whole):
                 return True
     return False
 
