@@ -61,6 +61,8 @@ _EMPTY = dict.fromkeys(INPUT_SCHEMA.names)
 
 def is_records_line(line: bytes) -> bool:
     """Whether a file's first line is a capture record (and not, say, an NDJSON stream's first chunk)."""
+    if line.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] != b"{":
+        return False  # an SSE stream, a HAR (`{` then a line break), a log: no parse attempt that must fail
     try:
         value = json.loads(line)
     except (ValueError, RecursionError):
