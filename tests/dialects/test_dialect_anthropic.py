@@ -87,10 +87,17 @@ def findings(result: Result, code: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("kind", ["message_start", "content_block_start", "content_block_delta",
-                                  "content_block_stop", "message_delta", "message_stop", "ping"])
+                                  "content_block_stop", "message_delta", "message_stop"])
 def test_claims_every_anthropic_event_type(kind: str) -> None:
     assert Anthropic.claims({"type": kind})
     assert detect({"type": kind}) is Anthropic
+
+
+def test_a_ping_claims_nothing_but_folds_as_a_keep_alive() -> None:
+    """Text Completions send pings too: a stream that opens with one is told by what follows."""
+    assert not Anthropic.claims({"type": "ping"}) and detect({"type": "ping"}) is None
+    result = fold(b'event: ping\ndata: {"type": "ping"}\n\n' + (CAPTURES / "a2-tool-no-arguments.sse").read_bytes())
+    assert result.dialect == "anthropic" and result.complete and not result.diagnostics
 
 
 def test_claims_an_error_event_but_not_other_vendors() -> None:

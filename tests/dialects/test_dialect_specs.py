@@ -109,6 +109,7 @@ def test_a_spec_is_a_frozen_value_that_refuses_what_would_go_unnoticed() -> None
     ("/api/chat", "ollama"), ("/api/generate", "ollama"), ("/api/v1/chat", "lmstudio"), ("/v2/chat", "cohere"),
     ("/model/m/converse-stream", "bedrock"), ("/generate_stream", "tgi"), ("/client/v4/ai/run/@cf/m", "cloudflare"),
     ("/v1/realtime", "openai-realtime"), ("/v1beta/interactions", "gemini-interactions"), ("/v1/chat", "cohere-v1"),
+    ("/v1/complete", "anthropic-completions"),
 ])
 def test_the_request_path_table_comes_from_the_specs(path: str, dialect: str) -> None:
     found = request_path_dialect(path)

@@ -28,8 +28,9 @@ ENTRY_POINT_GROUP = "streamfold.dialects"
 #: The built-in dialects' modules, each exporting `SPEC`; also the order `read_response` asks them in
 #: (a non-streaming body is read by the first whose reader takes it).
 _BUILT_IN = ("bedrock", "vercel_ui", "openai_chat", "openai_completions", "openai_realtime", "openai_responses",
-             "anthropic", "gemini", "gemini_interactions", "cohere", "cohere_v1", "tgi", "llama_cpp", "lmstudio",
-             "ollama", "cloudflare", "a2a", "mcp", "ag_ui", "claude_stream_json", "vercel_data")
+             "anthropic", "anthropic_completions", "gemini", "gemini_interactions", "cohere", "cohere_v1", "tgi",
+             "llama_cpp", "lmstudio", "ollama", "cloudflare", "a2a", "mcp", "ag_ui", "claude_stream_json",
+             "vercel_data")
 
 log = logging.getLogger("streamfold")
 
@@ -142,8 +143,10 @@ def detect(value: object) -> type[Dialect] | None:
 
 def request_path_dialect(path: str) -> DialectSpec | None:
     """The dialect whose API serves a request path: the spec with the longest request-path marker the
-    path ends with or holds (`/v1/chat/completions` holds `/completions` too, and is openai-chat's)."""
-    found = [(len(marker), spec) for spec in SPECS for marker in spec.request_paths if marker in path]
+    path ends with or holds (`/v1/chat/completions` holds `/completions` too, and is openai-chat's); of
+    two as long, the one the path ends with (`/v1/completions` holds Anthropic's `/v1/complete`)."""
+    found = [((len(marker), path.endswith(marker)), spec) for spec in SPECS for marker in spec.request_paths
+             if marker in path]
     return max(found, key=lambda pair: pair[0])[1] if found else None
 
 

@@ -76,8 +76,8 @@ class Anthropic(ContentBlocks):
     @classmethod
     def claims(cls, value: object) -> bool:
         kind = event_type(value)
-        if kind is None:
-            return False
+        if kind is None or kind == "ping":
+            return False  # a keep-alive says nothing of whose stream it is: Text Completions send it too
         if kind in EVENT_TYPES:
             return True
         # An error event: {"type": "error", "error": {"type": "overloaded_error", "message": ...}}.
