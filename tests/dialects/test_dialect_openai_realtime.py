@@ -186,3 +186,18 @@ def test_the_frames_table_says_what_each_event_carries() -> None:
     assert "response.output_audio_transcript.delta \"Octopuses\"" in summaries
     assert any(line.startswith("response.output_audio.delta (") and "base64" in line for line in summaries)
     assert any(line.startswith("response.done resp_C9xU0bAud1o3, status completed, usage") for line in summaries)
+
+
+def test_the_replay_server_resends_argument_deltas_cumulatively_per_item() -> None:
+    """`serve --fault cumulative-args` (an NDJSON capture of server events): each delta becomes everything
+    its call was sent so far; another call's deltas and other events are left alone."""
+    rewrite = spec_of("openai-realtime").replay.cumulative_arguments()  # type: ignore[union-attr]
+    assert rewrite is not None
+
+    def delta(item: str, text: str) -> dict[str, object]:
+        return {"type": "response.function_call_arguments.delta", "event_id": "e", "item_id": item, "delta": text}
+
+    assert rewrite(None, delta("a", '{"x"')) is None
+    assert rewrite(None, delta("b", "{")) is None
+    assert rewrite(None, delta("a", ": 1}")) == delta("a", '{"x": 1}')
+    assert rewrite(None, {"type": "response.done", "event_id": "e"}) is None

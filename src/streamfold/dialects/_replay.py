@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DROP", "ArgumentsRewriter", "ErrorFrame", "ReplayQuirks", "Rewrite", "accumulate"]
+__all__ = ["DROP", "ArgumentsRewriter", "ErrorFrame", "ReplayQuirks", "Rewrite", "accumulate", "cumulative_field"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +77,12 @@ def accumulate(sent: dict[Any, str], key: Any, fragment: object) -> str | None:
         return None
     sent[key] = sent.get(key, "") + fragment
     return sent[key]
+
+
+def cumulative_field(sent: dict[Any, str], payload: dict[str, Any], key: Any, field: str) -> dict[str, Any] | None:
+    """`payload` with its `field` fragment replaced by everything sent for `key` so far (a shallow copy), or
+    None when that changes nothing (the first fragment, or a field that is no string)."""
+    joined = accumulate(sent, key, payload.get(field))
+    if joined is None or joined == payload[field]:
+        return None
+    return {**payload, field: joined}

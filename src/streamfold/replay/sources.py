@@ -18,6 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..decoding import PayloadKind
+from ..dialects import detect, spec_of
+from ..result import Result
 from ..services import Capture, InputError, read_capture
 from ..services.load import fold_capture
 from ..store import StoreError, list_exchanges, parse_ref, read_stored
@@ -36,9 +39,20 @@ def recording_of(capture: Capture, name: str) -> Recording:
     """A capture read by the services layer, folded once, as a `Recording` to serve."""
     result = fold_capture(capture).result
     path = urlsplit(capture.url).path if capture.url else None
-    return Recording(name=name, body=capture.body, transport=result.transport, dialect=result.dialect,
+    return Recording(name=name, body=capture.body, transport=result.transport, dialect=_framed_as(result),
                      frames=tuple(result.frames), reads=capture.reads, started=capture.started,
                      status=capture.status, response_headers=capture.response_headers, path=path or None)
+
+
+def _framed_as(result: Result) -> str:
+    """The dialect whose payloads the capture's frames are, which the faults rewrite: the Result's, or the
+    envelope's that carries it (Claude Code's `stream-json` lines fold as `anthropic`, but an error or an
+    end is a `result` line there, not a Messages event)."""
+    first = next((frame.index for frame in result.frames if result.frame_kinds[frame.index] is PayloadKind.JSON), None)
+    claimed = detect(result.payload(first).value) if first is not None else None
+    if claimed is not None and claimed.name != result.dialect and spec_of(claimed).replay is not None:
+        return claimed.name
+    return result.dialect
 
 
 def _stem(path: Path) -> str:

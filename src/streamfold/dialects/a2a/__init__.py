@@ -4,6 +4,7 @@ the frames-table summaries (`task`)."""
 
 from ..spec import DialectSpec
 from .fold import A2A
+from .replay import A2A_REPLAY
 from .task import export_reply, read_reply, summarize_event
 
 __all__ = ["A2A", "SPEC"]
@@ -11,4 +12,4 @@ __all__ = ["A2A", "SPEC"]
 
 SPEC = DialectSpec(
     "a2a", A2A, title="A2A streaming (`message/stream`, `SendStreamingMessage`)", keyless=True,
-    export=export_reply, read_response=read_reply, summary=summarize_event)
+    export=export_reply, read_response=read_reply, summary=summarize_event, replay=A2A_REPLAY)

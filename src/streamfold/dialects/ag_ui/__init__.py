@@ -6,13 +6,14 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import AGUI, EVENT_TYPES
 from .native import export_run, read_run, summarize_event
+from .replay import AG_UI_REPLAY
 
 __all__ = ["AGUI", "SPEC"]
 
 
 SPEC = DialectSpec(
     "ag-ui", AGUI, title="AG-UI agent events",
-    export=export_run, read_response=read_run, summary=summarize_event,
+    export=export_run, read_response=read_run, summary=summarize_event, replay=AG_UI_REPLAY,
     discriminators={"type": EVENT_TYPES},
     codes=vendor_codes(
         "ag-ui",

@@ -6,13 +6,14 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import MCP
 from .native import export_message, read_message, summarize_message
+from .replay import MCP_REPLAY
 
 __all__ = ["MCP", "SPEC"]
 
 
 SPEC = DialectSpec(
     "mcp", MCP, title="MCP Streamable HTTP (JSON-RPC 2.0 in SSE)",
-    export=export_message, read_response=read_message, summary=summarize_message,
+    export=export_message, read_response=read_message, summary=summarize_message, replay=MCP_REPLAY,
     keys=frozenset({"jsonrpc"}), keyless=True, request_paths=("/mcp",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "mcp",

@@ -9,13 +9,14 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import OpenAIRealtime
 from .native import export, read_response, summarize
+from .replay import REALTIME_REPLAY
 
 __all__ = ["SPEC", "OpenAIRealtime"]
 
 
 SPEC = DialectSpec(
     "openai-realtime", OpenAIRealtime, title="OpenAI Realtime API server events",
-    export=export, read_response=read_response, summary=summarize,
+    export=export, read_response=read_response, summary=summarize, replay=REALTIME_REPLAY,
     keys=frozenset({"event_id"}), request_paths=("/realtime",),
     codes=vendor_codes(
         "openai-realtime",

@@ -5,6 +5,7 @@ from ...findings import Severity
 from ..spec import DialectSpec, vendor_codes
 from .fold import VercelUI
 from .message import export_message, read_message, summarize_chunk
+from .replay import VERCEL_UI_REPLAY
 from .shapes import DATA_PREFIX, SHAPES
 
 __all__ = ["SPEC", "VercelUI"]
@@ -12,7 +13,7 @@ __all__ = ["SPEC", "VercelUI"]
 
 SPEC = DialectSpec(
     "vercel-ui", VercelUI, title="Vercel AI SDK UI message stream (ai 5)",
-    export=export_message, read_response=read_message, summary=summarize_chunk,
+    export=export_message, read_response=read_message, summary=summarize_chunk, replay=VERCEL_UI_REPLAY,
     discriminators={"type": frozenset({*SHAPES, DATA_PREFIX + "*"})},
     codes=vendor_codes(
         "vercel-ui",
