@@ -172,3 +172,29 @@ def test_summaries_name_the_chunk() -> None:
     assert spec_of(VercelUI).summary({"type": "text-delta", "id": "a", "delta": "Hi"}) == 'text-delta "Hi"'
     assert spec_of(VercelUI).summary({"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}) == "tool-input-start c f"
     assert spec_of(VercelUI).summary(FINISH) == "finish stop"
+
+
+def test_a_reset_step_takes_back_its_steps_text_and_keeps_the_rest_in_the_order_it_came() -> None:
+    """ai 7's `reset-step`: the parts since the last `start-step` leave the message (a part of an earlier step
+    still open is not the step's: its text stays, where it came); a reset with no step before takes all back.
+    The same in every chunking (the text is rebuilt once, at the end)."""
+    step = {"type": "start-step"}
+    result = tr_fold(ui(START, step, {"type": "text-start", "id": "a"}, {"type": "text-delta", "id": "a", "delta": "Kept "},
+                        step, {"type": "text-start", "id": "b"}, {"type": "text-delta", "id": "b", "delta": "dropped "},
+                        {"type": "text-delta", "id": "a", "delta": "too late "},
+                        {"type": "tool-input-start", "toolCallId": "c1", "toolName": "x"},
+                        {"type": "reset-step"}, *text("c", "and new."), FINISH))
+    assert result.choices[0].content == "Kept too late and new." and not result.choices[0].tool_calls
+    assert [part["type"] for part in result.export()["parts"]] == ["step-start", "text", "step-start", "text"]
+    everything = fold(ui(START, *text("a", "gone"), {"type": "reset-step"}, *text("b", "left"), FINISH))
+    assert everything.choices[0].content == "left" and not everything.diagnostics
+
+
+def test_a_tool_approval_response_answers_the_request_of_its_id() -> None:
+    call = [{"type": "tool-input-available", "toolCallId": "c1", "toolName": "x", "input": {}},
+            {"type": "tool-approval-request", "approvalId": "ap", "toolCallId": "c1", "isAutomatic": False}]
+    result = fold(ui(START, *call, {"type": "tool-approval-response", "approvalId": "ap", "approved": False}, FINISH))
+    (part,) = result.export()["parts"]
+    assert part["state"] == "approval-responded" and part["approval"] == {"id": "ap", "approved": False}
+    stray = fold(ui(START, {"type": "tool-approval-response", "approvalId": "none", "approved": True}, FINISH))
+    assert codes(stray) == ["part-missing-start"] and stray.complete

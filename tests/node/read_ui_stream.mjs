@@ -1,9 +1,13 @@
 // The ai package's own reader of a UI message stream, for tests/dialects/test_vercel_node.py:
 // each file named on the command line is parsed as the SDK's chat transport parses a response
 // (parseJsonEventStream with uiMessageChunkSchema) and read into UIMessages (readUIMessageStream).
+// The package is `ai` (ai 6), or the one AI_PACKAGE names (`ai-v7`).
 // Prints {path: {message: the last UIMessage or null, error: the reader's error or null}} as JSON.
 import { readFileSync } from 'node:fs';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema } from 'ai';
+
+const { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema } = await import(
+  process.env.AI_PACKAGE ?? 'ai'
+);
 
 async function read(path) {
   const bytes = new Uint8Array(readFileSync(path));

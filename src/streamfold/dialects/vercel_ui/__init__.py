@@ -12,7 +12,7 @@ __all__ = ["SPEC", "VercelUI"]
 
 
 SPEC = DialectSpec(
-    "vercel-ui", VercelUI, title="Vercel AI SDK UI message stream (ai 5)",
+    "vercel-ui", VercelUI, title="Vercel AI SDK UI message stream (ai 5 to 7)",
     export=export_message, read_response=read_message, summary=summarize_chunk, replay=VERCEL_UI_REPLAY,
     discriminators={"type": frozenset({*SHAPES, DATA_PREFIX + "*"})},
     codes=vendor_codes(

@@ -32,6 +32,7 @@ from ...merge import Merger
 from .._base import (
     CONTENT_FILTER,
     ERROR,
+    INCOMPLETE,
     LENGTH,
     OTHER,
     STOP,
@@ -51,11 +52,27 @@ __all__ = ["VercelUI"]
 _USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens")
 
 
+def _approval(value: dict[str, Any]) -> dict[str, Any]:
+    """A tool part's `approval` as ai 7's reader makes it of a `tool-approval-request` (ai 6's has the id alone)."""
+    approval: dict[str, Any] = {"id": value.get("approvalId")}
+    if value.get("approvalDescriptor") is not None:
+        approval["descriptor"] = value["approvalDescriptor"]
+    if "inputSchemaInput" in value:
+        approval["inputSchemaInput"] = value["inputSchemaInput"]
+    if value.get("reason") is not None:
+        approval["requestReason"] = value["reason"]
+    if value.get("isAutomatic") is True:
+        approval["isAutomatic"] = True
+    if value.get("signature") is not None:
+        approval["signature"] = value["signature"]
+    return approval
+
+
 class VercelUI(Dialect):
     name = "vercel-ui"
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP, "length": LENGTH, "content-filter": CONTENT_FILTER, "tool-calls": TOOL_CALLS,
-        "error": ERROR, "other": OTHER}
+        "error": ERROR, "other": OTHER, "interrupted": INCOMPLETE}
     terminal_hint = "`data: [DONE]` after a `finish` chunk"
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
@@ -72,6 +89,10 @@ class VercelUI(Dialect):
         #: (type, id) -> its `data-*` part, which a later chunk of that type and id replaces.
         self._data_parts: dict[tuple[str, Any], dict[str, Any]] = {}
         self._metadata: Any = None
+        #: The key the next tool call gets (a reset step takes its calls away: keys are never reused).
+        self._next_key = 0
+        #: "text" and "reasoning" when a reset step took parts of them back: rebuilt at the end.
+        self._stale: set[str] = set()
         self.merger.set_once((0, "role"), "assistant", 0)
 
     @classmethod
@@ -96,6 +117,8 @@ class VercelUI(Dialect):
             part = self._open.pop((kind[:-4], str(value.get("id"))), None)
             if part is not None:
                 part["done"] = True
+                if value.get("citations") is not None:
+                    part["citations"] = value["citations"]
         elif kind.startswith("tool-"):
             self._tool_chunk(kind, value, frame)
         elif kind.startswith(DATA_PREFIX):
@@ -152,24 +175,33 @@ class VercelUI(Dialect):
                     "part-missing-start", frame, f"a {value.get('type')} chunk for tool call {call_id!r}, which no "
                     "tool-input-start or tool-input-available opened: the ai SDK's reader throws here; its output "
                     "is kept", once=("tool", call_id))
-            tool = self._tools[call_id] = {"type": "tool", "key": len(self._tools), "toolCallId": call_id,
+            tool = self._tools[call_id] = {"type": "tool", "key": self._next_key, "toolCallId": call_id,
                                            "state": "input-streaming", "streamed": False}
+            self._next_key += 1
             self._parts.append(tool)
             self.merger.set_once((0, "tool", tool["key"], "id"), call_id, frame)
         name = value.get("toolName")
         if name is not None:
             self.merger.set_once((0, "tool", tool["key"], "name"), name, frame)
-        for field in ("dynamic", "providerExecuted", "title"):
+        for field in ("dynamic", "providerExecuted", "title", "toolMetadata"):
             if field in value:
                 tool[field] = value[field]
         return tool
 
     def _tool_chunk(self, kind: str, value: dict[str, Any], frame: int) -> None:
+        if kind == "tool-approval-response":
+            self._approval_response(value, frame)
+            return
         opens = kind in ("tool-input-start", "tool-input-available", "tool-input-error")
         tool = self._tool(value, frame, opens)
         if tool is None:
             return
         path: ToolPath = (0, "tool", tool["key"], "arguments")
+        if opens:  # ai 7 keeps the encoding the last input chunk named, and drops it when one names none
+            if value.get("inputEncoding") is not None:
+                tool["inputEncoding"] = value["inputEncoding"]
+            else:
+                tool.pop("inputEncoding", None)
         if kind == "tool-input-delta":
             piece = self.string(value.get("inputTextDelta"), frame, "the `inputTextDelta` of a tool-input-delta")
             if piece:
@@ -195,10 +227,28 @@ class VercelUI(Dialect):
         elif kind == "tool-output-denied":
             tool["state"] = "output-denied"
         elif kind == "tool-approval-request":
-            tool["state"], tool["approval"] = "approval-requested", {"id": value.get("approvalId")}
+            tool["state"], tool["approval"] = "approval-requested", _approval(value)
         elif kind != "tool-input-start":
             self.report.diagnostic("unknown-event-type", frame, f"chunk type {kind!r} is not in the UI message "
                                    "stream protocol; ignored", severity=Severity.INFO, once=("type", kind), type=kind)
+
+    def _approval_response(self, value: dict[str, Any], frame: int) -> None:
+        """ai 7: the user's answer, found by its approval id (the reader throws when no tool asked it)."""
+        approval_id = value.get("approvalId")
+        tool = next((tool for tool in self._tools.values()
+                     if type(tool.get("approval")) is dict and tool["approval"].get("id") == approval_id), None)
+        if tool is None:
+            self.report.diagnostic(
+                "part-missing-start", frame, f"a tool-approval-response for approval {approval_id!r}, which no "
+                "tool-approval-request asked: the ai SDK's reader throws here; ignored", once=("approval", approval_id))
+            return
+        tool["state"] = "approval-responded"
+        tool["approval"] = {**tool["approval"], "id": approval_id, "approved": value.get("approved"),
+                            **({"reason": value["reason"]} if value.get("reason") is not None else {})}
+        if value.get("providerExecuted") is not None:
+            tool["providerExecuted"] = value["providerExecuted"]
+        if value.get("providerMetadata") is not None:
+            tool["callProviderMetadata"] = value["providerMetadata"]
 
     def _whole_input(self, tool: dict[str, Any], whole: Any, frame: int) -> None:
         """`tool-input-available`'s whole input: the arguments when none streamed; when some did and
@@ -245,6 +295,62 @@ class VercelUI(Dialect):
     def _step(self, value: dict[str, Any], frame: int) -> None:
         self._parts.append({"type": "raw", "part": {"type": "step-start"}})
 
+    def _custom(self, value: dict[str, Any], frame: int) -> None:
+        self._parts.append({"type": "raw", "part": {"type": "custom", "kind": value.get("kind"), **(
+            {"providerMetadata": value["providerMetadata"]} if value.get("providerMetadata") is not None else {})}})
+
+    def _steering(self, value: dict[str, Any], frame: int) -> None:
+        self._parts.append({"type": "raw", "part": {"type": "steering-message", "id": value.get("id"),
+                                                    "parts": value.get("parts")}})
+
+    def _reset_step(self, value: dict[str, Any], frame: int) -> None:
+        """ai 7's `reset-step`: the step so far is taken back (its text, reasoning and tool calls leave the
+        message, as the reader splices them out), the step itself goes on."""
+        start = next((position + 1 for position in range(len(self._parts) - 1, -1, -1)
+                      if self._parts[position].get("part", {}).get("type") == "step-start"), 0)
+        dropped, self._parts[start:] = self._parts[start:], []
+        self._open.clear()
+        for part in dropped:
+            if part["type"] == "tool":
+                del self._tools[part["toolCallId"]]
+                for field in ("id", "name"):
+                    self.merger.values.pop((0, "tool", part["key"], field), None)
+                self.merger.texts.pop((0, "tool", part["key"], "arguments"), None)
+            elif part["type"] == "raw":
+                key = (part["part"]["type"], part["part"].get("id"))
+                if self._data_parts.get(key) is part["part"]:  # a later chunk of its id starts a new part
+                    del self._data_parts[key]
+            else:
+                self._stale.add(part["type"])
+
+    def _rebuild(self, kind: str) -> None:
+        """The content or reasoning of the parts a reset step left, in the order it came, each piece with its
+        frame: once, at the end (a rebuild at each reset would cost a stream of resets its square)."""
+        fragments = self._buffer(kind).fragments()
+        runs = sorted((run[0], run[1], run) for part in self._parts if part["type"] == kind for run in part["runs"])
+        pieces: list[tuple[str, int]] = []
+        length = position = piece_start = 0
+        for start, end, run in runs:
+            while position < len(fragments) and piece_start + len(fragments[position][0]) <= start:
+                piece_start += len(fragments[position][0])
+                position += 1
+            run[0] = length
+            at, at_start = position, piece_start
+            while at < len(fragments) and at_start < end:
+                piece, frame = fragments[at]
+                taken = piece[max(start - at_start, 0):end - at_start]
+                if taken:
+                    pieces.append((taken, frame))
+                    length += len(taken)
+                at_start += len(piece)
+                at += 1
+            run[1] = length
+        rebuilt = self.merger.replace_text((0, "content" if kind == "text" else "reasoning"), pieces)
+        if kind == "text":
+            self._content = rebuilt
+        else:
+            self._reasoning = rebuilt
+
     def _start(self, value: dict[str, Any], frame: int) -> None:
         self.merger.set_once(("id",), value.get("messageId"), frame)
         self._meta(value, frame)
@@ -280,11 +386,14 @@ class VercelUI(Dialect):
 
     _HANDLERS: ClassVar[dict[str, Any]] = {
         "start": _start, "start-step": _step, "finish": _finish, "error": _error, "abort": _abort,
-        "message-metadata": _meta, "source-url": _raw, "source-document": _raw, "file": _raw}
+        "message-metadata": _meta, "source-url": _raw, "source-document": _raw, "file": _raw,
+        "reasoning-file": _raw, "custom": _custom, "steering-message": _steering, "reset-step": _reset_step}
 
     # -- end of stream -------------------------------------------------------
 
     def finish(self, last_frame: int) -> None:
+        for kind in sorted(self._stale):
+            self._rebuild(kind)
         for tool in self._tools.values():
             self.check_arguments(0, tool["key"], last_frame)
 

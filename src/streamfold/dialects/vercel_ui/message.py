@@ -27,7 +27,8 @@ def export_message(result: Result) -> dict[str, Any]:
         if kind in ("text", "reasoning"):
             source = content if kind == "text" else reasoning
             parts.append({"type": kind, "text": "".join(source[start:end] for start, end in part["runs"]),
-                          "state": "done" if part.get("done") else "streaming"})
+                          "state": "done" if part.get("done") else "streaming",
+                          **({"citations": part["citations"]} if "citations" in part else {})})
         elif kind == "tool":
             call = calls.get(part["key"])
             name = call.name if call is not None else None
@@ -36,7 +37,8 @@ def export_message(result: Result) -> dict[str, Any]:
             out.update({"toolCallId": part["toolCallId"], "state": part["state"],
                         # Unparseable input keeps its text (never a null in its place).
                         "input": None if call is None else call.parsed if call.error is None else call.arguments})
-            for field in ("output", "errorText", "providerExecuted", "preliminary", "title", "approval"):
+            for field in ("output", "errorText", "providerExecuted", "preliminary", "title", "approval", "toolMetadata",
+                          "inputEncoding", "callProviderMetadata"):
                 if field in part:
                     out[field] = part[field]
             parts.append(out)
