@@ -22,7 +22,8 @@ HOOKED = {"openai-chat": "examples/openai-tool-calls", "anthropic": "anthropic/a
           "vercel-ui": "vercel-ui/tool-call-two-steps", "a2a": "a2a/v03-task-artifact-chunks",
           "mcp": "mcp/tool-result-with-progress", "claude-stream-json": "claude-stream-json/partial-messages-text",
           "openai-realtime": "openai-realtime/beta-text",
-          "gemini-interactions": "gemini-interactions/function-call-arguments-delta"}
+          "gemini-interactions": "gemini-interactions/function-call-arguments-delta",
+          "vercel-data": "vercel-data/tool-call-two-steps"}
 
 
 def text(result: dict[str, Any]) -> str:
@@ -135,7 +136,7 @@ def test_http_error_serves_the_status_with_the_vendors_error_body(dialect: str, 
 @pytest.mark.parametrize("name", ["examples/openai-tool-calls", "anthropic/a3-a6-thinking-then-tool-use",
                                   "ag-ui/tool-call", "vercel-ui/tool-call-two-steps",
                                   "gemini-interactions/function-call-arguments-delta",
-                                  "claude-stream-json/tool-use-two-turns"])
+                                  "claude-stream-json/tool-use-two-turns", "vercel-data/tool-call-two-steps"])
 def test_cumulative_args_resends_each_fragment_and_the_value_is_recovered(name: str) -> None:
     recording = by_name(name)
     clean = served(recording)[1]["choices"][0]["tool_calls"]

@@ -19,10 +19,12 @@ __all__ = ["DROP", "ArgumentsRewriter", "ErrorFrame", "ReplayQuirks", "Rewrite",
 
 @dataclass(frozen=True, slots=True)
 class ErrorFrame:
-    """One frame of the vendor's in-stream error: its SSE `event:` name (None: no event line) and payload."""
+    """One frame of the vendor's in-stream error: its SSE `event:` name (None: no event line) and payload;
+    or, for a line format that is not JSON (the Vercel data stream's `3:"..."`), the frame's `text` as sent."""
 
     event: str | None
     payload: Any
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,8 @@ class Rewrite:
 DROP = "drop"
 
 #: A fresh, stateful rewriter for one stream: given each frame's (event, payload), the payload with
-#: its argument fragment replaced by everything sent so far for that call, or None when unchanged.
+#: its argument fragment replaced by everything sent so far for that call, or None when unchanged. A str
+#: returned is the frame's new data text as it is (a line format's `c:{...}`, which is no JSON value).
 ArgumentsRewriter = Callable[[str | None, Any], Any]
 
 

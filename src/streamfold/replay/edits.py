@@ -133,8 +133,8 @@ class _Editor:
             eol = _eol(unit.data)
             head = b"" if error.event is None else b"event: " + error.event.encode("utf-8") + eol
             template = replace(unit, data=head + b"data: {}" + eol + eol)
-        errored = replace(unit, data=self.frame_data(template, _json(error.payload)), end=unit.start, frame=None,
-                          framed=True)
+        text = error.text if error.text is not None else _json(error.payload)
+        errored = replace(unit, data=self.frame_data(template, text), end=unit.start, frame=None, framed=True)
         self.units[position : last + 1] = [errored]
 
     def drop(self, frame: int) -> None:
@@ -214,9 +214,10 @@ class _Editor:
         self.units = kept
 
     def _rewritten(self, unit: Unit, value: Any) -> bytes:
+        text = value if type(value) is str else _json(value)  # a str: a line format's text, as it is
         if self.transport == "json-array":
-            return _json(value).encode("utf-8")
-        return self.frame_data(unit, _json(value))
+            return text.encode("utf-8")
+        return self.frame_data(unit, text)
 
     def cumulative_args(self) -> None:
         quirks = quirks_of(self.dialect)
