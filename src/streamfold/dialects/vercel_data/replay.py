@@ -1,7 +1,8 @@
 """The Vercel AI SDK data stream as the replay server breaks it: a `3:` error part (the SDK's default
 text, `An error occurred.`), the `d:` finish-message part as the end, and each `c:` tool-call delta
 re-sent with everything before it. Its lines are `TYPE:JSON`, not JSON: the hooks see them decoded as
-`Prefixed` values and write them back as text. The SDK's routes answer errors as the app chooses: `http-error` is refused."""
+`Prefixed` values and write them back as text. The SDK's routes answer errors as the app chooses:
+`http-error` is refused."""
 
 from __future__ import annotations
 
