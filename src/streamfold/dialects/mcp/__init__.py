@@ -28,4 +28,10 @@ SPEC = DialectSpec(
         ("tool-result-error", Severity.INFO, "the tool result has `isError: true`: its text is the error, for the "
          "model; the finish reason is `error`"),
         ("resumable-cut", Severity.INFO, "the stream ended before its response, and the last `id:` says where a "
-         "client resumes (`Last-Event-ID`)")))
+         "client resumes (`Last-Event-ID`)"),
+        ("not-resumable", Severity.INFO, "a 2026-07-28 stream ended before its response: no stream resumes there, "
+         "so the client sends the request again (a listen stream: listens again)"),
+        ("request-on-stream", Severity.WARNING, "a request from the server (sampling, elicitation) on a 2026-07-28 "
+         "stream, where servers answer an InputRequiredResult instead"),
+        ("input-required", Severity.INFO, "the response is an InputRequiredResult (2026-07-28): the server needs "
+         "the client's answers before it gives the result; the finish reason is `input_required`")))

@@ -1,5 +1,5 @@
-"""MCP Streamable HTTP (spec 2025-06-18 and 2025-11-25, "Transports"): the SSE stream a server
-answers a POST with, each event's data one JSON-RPC 2.0 message.
+"""MCP Streamable HTTP (spec 2025-06-18, 2025-11-25 and 2026-07-28, "Transports"): the SSE stream a
+server answers a POST with, each event's data one JSON-RPC 2.0 message.
 
 Strategy. A message is sorted by its members, as JSON-RPC says: `method` with `id` is a request
 from the server (sampling, elicitation), `method` alone a notification, `id` with `result` or
@@ -20,6 +20,17 @@ cut before its response, the last `id:` it carried says where a client resumes.
 Findings for protocol violations: a message without `"jsonrpc": "2.0"`, a response to an id
 that is not the request's, a batch (a JSON array of messages), an SSE event the SDK's reader
 skips (any name but `message`).
+
+2026-07-28 (the stream's own messages say so: a result's `resultType`, which its servers MUST send,
+or a `subscriptions/listen` stream's subscription id in `_meta`) changed what a stream may be:
+sessions and `Last-Event-ID` resumption are gone, so a cut stream is not resumable (the client sends
+the request again; `not-resumable`, not `resumable-cut`); a server no longer sends requests on a POST's
+stream (`request-on-stream`) but answers an `InputRequiredResult` (`resultType: "input_required"`), a
+finish of its own (`input_required`, the reply incomplete until the client answers and retries); and a
+`subscriptions/listen` request's response is a long-lived stream of change notifications, acknowledged
+first and ended by a `SubscriptionsListenResult` only when the server closes it gracefully. A stream
+without such a message is read by the earlier versions' rules (a capture's `MCP-Protocol-Version`
+request header is not read yet).
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import COMPLETE_SHALLOW, loads_utf8
 from ...framing import SSEParser
-from .._base import ERROR, STOP, Dialect, compact_json, fast_decoder
+from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, fast_decoder
 
 if TYPE_CHECKING:
     from ...findings import Report
@@ -43,8 +54,19 @@ _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_notification")
 #: `event:` lines the mcp SDK's reader takes (a frame without one is a `message` too).
 _MESSAGE_EVENTS = (None, b"event: message", b"event:message")
 
-#: A result's raw finish reasons: a result, or a tool result with `isError: true`.
-RESULT, TOOL_ERROR = "result", "isError"
+#: A result's raw finish reasons: a result, a tool result with `isError: true`, or (2026-07-28) a request
+#: for input before the result.
+RESULT, TOOL_ERROR, INPUT_REQUIRED = "result", "isError", "input_required"
+#: The protocol version a stream's own messages can show, and where a listen stream names its subscription.
+MODERN = "2026-07-28"
+_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+
+
+def _subscription(value: dict[str, Any]) -> bool:
+    """Does a message carry a listen stream's subscription id (in its params' or result's `_meta`)?"""
+    body = value.get("params") if "method" in value else value.get("result")
+    meta = body.get("_meta") if type(body) is dict else None
+    return type(meta) is dict and _SUBSCRIPTION in meta
 
 
 def _is_message(value: object) -> bool:
@@ -74,7 +96,7 @@ class MCP(Dialect):
     terminal_hint = "the JSON-RPC response to the request"
     done_is_terminal = False
     text_keys = ("text",)
-    finish_reasons: ClassVar[dict[str, str]] = {RESULT: STOP, TOOL_ERROR: ERROR}
+    finish_reasons: ClassVar[dict[str, str]] = {RESULT: STOP, TOOL_ERROR: ERROR, INPUT_REQUIRED: INCOMPLETE}
 
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
@@ -87,6 +109,11 @@ class MCP(Dialect):
         #: a tuple of a str and bytes, which the garbage collector stops tracking (see `fast`).
         self._notifications: list[dict[str, Any] | tuple[str, bytes]] = []
         self._requests: list[dict[str, Any]] = []
+        #: The frame of each request the server sent (the native snapshot is frame-free).
+        self._request_frames: list[int] = []
+        #: MODERN once a message shows the stream is 2026-07-28's; `_listen`: a subscriptions/listen stream.
+        self.version: str | None = None
+        self._listen = False
         self.fast_decoder = _FAST_SHAPES
 
     @classmethod
@@ -117,6 +144,8 @@ class MCP(Dialect):
         params = bytes(value.params)
         if len(params) >= COMPLETE_SHALLOW - 2:
             return False  # `{"params": ...}` may nest deeper than the cap: the plain decoder tells
+        if b"_meta" in params or b"\\u" in params or value.method == "notifications/subscriptions/acknowledged":
+            return False  # maybe a listen stream's (its `_meta`, a key spelled with escapes): the plain way reads it
         if not params.isascii():
             try:
                 params.decode()
@@ -144,6 +173,8 @@ class MCP(Dialect):
                 "event-ignored-by-sdk", frame,
                 f"frame {frame} is an SSE `event: {event}`: the mcp SDK's reader handles only `message` events "
                 "and skips it; folded anyway", once=("mcp-event", event), event=event)
+        if _subscription(value) or value.get("method") == "notifications/subscriptions/acknowledged":
+            self.version, self._listen = MODERN, True
         if "method" in value:
             self._method(value, frame)
         elif "result" in value or "error" in value:
@@ -161,6 +192,7 @@ class MCP(Dialect):
         entry = {"method": method, "params": value.get("params")}
         if "id" in value:
             self._requests.append({"id": value["id"], **entry})  # sampling, elicitation, roots: the client answers
+            self._request_frames.append(frame)
         else:
             self._notifications.append(entry)
 
@@ -194,6 +226,11 @@ class MCP(Dialect):
         if type(result) is not dict:
             self.wrong_type(result, frame, "the response's `result`", "an object")
             return
+        if "resultType" in result:
+            self.version = MODERN
+        if result.get("resultType") == INPUT_REQUIRED:
+            self._input_required(result, frame)
+            return
         content = result.get("content")
         if type(content) is not list:
             self.merger.replace((0, "finish_reason"), RESULT, frame)
@@ -209,6 +246,18 @@ class MCP(Dialect):
                 "tool-result-error", frame,
                 f"frame {frame}: the tool reported an error (`isError: true`): the text is the error, for the "
                 "model to read, not a result")
+
+    def _input_required(self, result: dict[str, Any], frame: int) -> None:
+        requests = result.get("inputRequests")
+        named = [f"{key} ({item.get('method')})" if type(item) is dict else str(key)
+                 for key, item in (requests.items() if type(requests) is dict else ())]
+        self.merger.replace((0, "finish_reason"), INPUT_REQUIRED, frame)
+        self.report.diagnostic(
+            "input-required", frame,
+            f"frame {frame}: the server needs input before it answers (an InputRequiredResult, 2026-07-28): "
+            + (f"{len(named)} request(s) to fulfil, {', '.join(named[:5])}" if named else "no input requests")
+            + ("; the client sends the request again with the answers and the `requestState`" if "requestState"
+               in result else "; the client sends the request again with the answers"), requests=len(named))
 
     def _error_event(self, value: dict[str, Any], frame: int) -> None:
         """`event: error`: whatever its data, an error; the SDK's reader never sees it."""
@@ -230,7 +279,21 @@ class MCP(Dialect):
         self.in_stream_error(frame, f"the MCP server {what}{detail}: {text}", raw=json.dumps(error, ensure_ascii=False))
 
     def finish(self, last_frame: int) -> None:
+        if self.version == MODERN and self._requests:
+            self.report.diagnostic(
+                "request-on-stream", self._request_frames[0],
+                f"frame {self._request_frames[0]} is a request from the server ({self._requests[0]['method']}) on a "
+                "2026-07-28 stream, where a server sends none: it answers an InputRequiredResult and the client "
+                "sends the request again", count=len(self._requests))
         if self._reply is not None or not len(self.frames):
+            return
+        if self.version == MODERN:
+            self.report.diagnostic(
+                "not-resumable", last_frame,
+                ("the listen stream ended without the server closing it (no SubscriptionsListenResult): the client "
+                 "listens again and refetches what it follows" if self._listen else
+                 "the stream ended before its response: at 2026-07-28 no stream can be resumed (no `Last-Event-ID`), "
+                 "so the client sends the request again"), listen=self._listen)
             return
         resume = self._last_event_id()
         if resume is not None:
@@ -259,6 +322,9 @@ class MCP(Dialect):
         decoded = iter(loads_utf8(b"[" + b",".join(kept) + b"]") if kept else ())
         notifications = [entry if isinstance(entry, dict) else {"method": entry[0], "params": next(decoded)}
                          for entry in self._notifications]
-        return {"response": self._reply, "notifications": notifications, "requests": self._requests}
+        out: dict[str, Any] = {"response": self._reply, "notifications": notifications, "requests": self._requests}
+        if self.version is not None:
+            out["version"] = self.version
+        return out
 
 
