@@ -13,7 +13,9 @@ on the machine counts less; the load average is printed with them.
 
 The floor is what any folder must pay: split the frames and decode each
 payload with orjson (SSE: the `data:` line of each block; NDJSON: each line;
-WebSocket JSONL: each line, then the `data` string it carries).
+WebSocket JSONL: each line, then the `data` string it carries; AWS event-stream:
+walk the preludes and decode each payload, and a second floor that checks both
+CRCs as well).
 
     python benchmarks/bench_dialects.py                 # 1k and 100k frames
     python benchmarks/bench_dialects.py --sizes 1k      # a few seconds
@@ -29,8 +31,10 @@ import json
 import os
 import random
 import statistics
+import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -225,17 +229,51 @@ def openai_realtime(tokens: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _eventstream_message(event: str, value: object) -> bytes:
+    """One AWS event-stream message as Bedrock sends it: three string headers, the JSON payload."""
+    headers = b"".join(bytes([len(name)]) + name + b"\x07" + struct.pack(">H", len(text)) + text
+                       for name, text in ((b":event-type", event.encode()), (b":content-type", b"application/json"),
+                                          (b":message-type", b"event")))
+    payload = _dumps(value).encode()
+    prelude = struct.pack(">II", 16 + len(headers) + len(payload), len(headers))
+    body = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+def bedrock(tokens: list[str]) -> bytes:
+    """ConverseStream over the AWS event-stream framing, with the random-length `p` padding of every payload."""
+    rng = random.Random(len(tokens))
+
+    def pad() -> str:
+        return "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"[: rng.randint(1, 36)]
+
+    events: list[tuple[str, object]] = [("messageStart", {"role": "assistant", "p": pad()})]
+    events += [("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": token}, "p": pad()})
+               for token in tokens]
+    events += [("contentBlockStop", {"contentBlockIndex": 0, "p": pad()}),
+               ("messageStop", {"stopReason": "end_turn", "p": pad()}),
+               ("metadata", {"usage": {"inputTokens": 12, "outputTokens": len(tokens), "totalTokens": 12 + len(tokens)},
+                             "metrics": {"latencyMs": 1830}, "p": pad()})]
+    return b"".join(_eventstream_message(event, value) for event, value in events)
+
+
 #: row -> (the dialect the stream must fold as, its generator).
 DIALECTS: dict[str, tuple[str, Callable[[list[str]], bytes]]] = {
     "openai-chat": ("openai-chat", openai_chat), "anthropic": ("anthropic", anthropic),
     "anthropic + id:": ("anthropic", anthropic_ids), "openai-responses": ("openai-responses", openai_responses),
     "gemini": ("gemini", gemini), "ollama": ("ollama", ollama), "cohere": ("cohere", cohere),
-    "mcp": ("mcp", mcp), "a2a": ("a2a", a2a), "openai-realtime": ("openai-realtime", openai_realtime)}
+    "mcp": ("mcp", mcp), "a2a": ("a2a", a2a), "openai-realtime": ("openai-realtime", openai_realtime),
+    "bedrock": ("bedrock", bedrock)}
+
+_PRELUDE = struct.Struct(">III")
+_CRC = struct.Struct(">I")
 
 
 def floor(data: bytes) -> int:
     """Split the frames and decode each payload with orjson: what any folder must pay."""
     count = 0
+    if data[:1] == b"\x00":  # AWS event-stream: walk the preludes
+        return _eventstream_floor(data, check=False)
     if data[:1] == b"{":
         websocket = data.startswith(b'{"type":"receive"')
         for line in data.split(b"\n"):
@@ -250,6 +288,23 @@ def floor(data: bytes) -> int:
         if start >= 0 and block[start + 6:] != b"[DONE]":
             orjson.loads(block[start + 6:])
             count += 1
+    return count
+
+
+def _eventstream_floor(data: bytes, *, check: bool) -> int:
+    """Walk the event-stream preludes and decode each payload; with `check`, verify both CRCs too."""
+    count = position = 0
+    unpack, unpack_crc, crc32 = _PRELUDE.unpack_from, _CRC.unpack_from, zlib.crc32
+    view = memoryview(data)
+    while position < len(data):
+        total, headers, prelude_crc = unpack(data, position)
+        end = position + total
+        if check and (crc32(view[position : position + 8]) != prelude_crc
+                      or crc32(view[position : end - 4]) != unpack_crc(data, end - 4)[0]):
+            raise ValueError("CRC mismatch")
+        orjson.loads(view[position + 12 + headers : end - 4])
+        position = end
+        count += 1
     return count
 
 
@@ -290,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         name, generate = DIALECTS[row_name]
         row = f"{row_name:18}"
         per_frame: dict[str, tuple[float, float]] = {}
+        crc_floors: list[str] = []  # event-stream: the floor that checks both CRCs as well
         for size in sizes:
             tokens = _tokens(SIZES[size], seed=SIZES[size])
             data = generate(tokens)
@@ -303,9 +359,14 @@ def main(argv: list[str] | None = None) -> int:
             floor_s = median_of(lambda d=data: floor(d), RUNS[size]) / frames * 1e6
             per_frame[size] = (fold_s, floor_s)
             row += f"{fold_s:12.2f}{floor_s:12.2f}{fold_s / floor_s:7.2f}"
+            if data[:1] == b"\x00":
+                checked_s = median_of(lambda d=data: _eventstream_floor(d, check=True), RUNS[size]) / frames * 1e6
+                crc_floors.append(f"{size}: {checked_s:.2f} µs, ratio {fold_s / checked_s:.2f}")
         if len(per_frame) == len(sizes) > 1:
             first, last = per_frame[sizes[0]], per_frame[sizes[-1]]
             row += f"{last[0] / first[0]:8.2f}{last[1] / first[1]:7.2f}"
+        if crc_floors:
+            row += "  (floor with CRCs " + "; ".join(crc_floors) + ")"
         print(row, flush=True)
     return 0
 

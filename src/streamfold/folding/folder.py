@@ -32,12 +32,12 @@ from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
 from ..framing import (
     DEFAULT_MAX_FRAME_SIZE,
     TRANSPORTS,
-    EventStreamParser,
     Framer,
     JSONArrayParser,
     WebSocketParser,
     sniff,
 )
+from ..framing._eventruns import EventStreamRunParser
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields
 from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
@@ -53,7 +53,7 @@ __all__ = ["Folder", "Phase"]
 
 _FRAMERS: dict[str, type[Framer]] = {
     "sse": SSERunParser, "ndjson": NDJSONRunParser, "json-array": JSONArrayParser,
-    "aws-eventstream": EventStreamParser, "websocket": WebSocketParser}
+    "aws-eventstream": EventStreamRunParser, "websocket": WebSocketParser}
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024

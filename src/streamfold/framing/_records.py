@@ -101,6 +101,10 @@ class FrameRun:
         """The `event` field of frame `index` (a subclass may find it without making the record)."""
         return self.record(index)[_EVENT]
 
+    def headers(self, index: int) -> tuple[tuple[str, Any], ...]:
+        """The transport headers of frame `index` (a subclass may find them without making the record)."""
+        return self.record(index)[_HEADERS]
+
     def release(self) -> None:
         """The fold is done with the run: drop what it held only for the fold."""
 
@@ -332,7 +336,10 @@ class FrameStore(Sequence[FrameRecord]):
     def headers(self, index: int) -> tuple[tuple[str, Any], ...]:
         """The transport headers of frame `index` (AWS event-stream); () for text framings."""
         slot = self._slots[index]
-        return slot[_HEADERS] if type(slot) is tuple else ()
+        if type(slot) is tuple:
+            return slot[_HEADERS]
+        assert isinstance(slot, FrameRun)
+        return slot.headers(index)
 
     def raw(self, index: int) -> bytes:
         """The bytes of frame `index`, as they came."""

@@ -23,14 +23,15 @@ import uuid
 import zlib
 from typing import Any
 
-from ._records import FrameRecord, new_record
+from ._records import FrameRecord, FramerOutput, new_record
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameIssue
 from .framer import Framer
 from .utf8 import decode
 
-__all__ = ["EventStreamParser", "looks_like_eventstream"]
+__all__ = ["EventStreamParser", "looks_like_eventstream", "message_record", "parse_headers"]
 
 _PRELUDE = struct.Struct(">III")
+_CRC = struct.Struct(">I")
 _MIN_MESSAGE = 16  # prelude (12) + message CRC (4)
 
 
@@ -62,9 +63,9 @@ class EventStreamParser(Framer):
         self._skipping: tuple[int, int, int] | None = None
         self._resync_from = 0  # where the search for the next valid prelude resumes
 
-    def feed_records(self, chunk: bytes) -> list[FrameRecord]:
+    def feed_records(self, chunk: bytes) -> list[FramerOutput]:
         chunk = self._accept(chunk)
-        frames: list[FrameRecord] = []
+        frames: list[FramerOutput] = []
         if chunk:
             self._buf += chunk
             self._run(frames)
@@ -88,78 +89,54 @@ class EventStreamParser(Framer):
             self._consume(len(raw))
         return frames
 
-    def _run(self, frames: list[FrameRecord]) -> None:
-        buf = self._buf
-        while True:
-            if self._skipping is not None:
-                offset, total, left = self._skipping
-                dropped = min(left, len(buf))
-                self._consume(dropped)
-                if dropped < left:
-                    self._skipping = (offset, total, left - dropped)
-                    return
-                self._skipping = None
-                frames.append(self._issue_frame(offset, b"", "frame-too-large",
-                                                f"message of {total} bytes exceeds max_frame_size="
-                                                f"{self.max_frame_size}; it was dropped"))
-            if len(buf) < 12:
-                return
-            if not _prelude_ok(buf, 0):
-                # Lost sync: everything up to the next valid prelude is one bad frame.
-                # The search resumes where it stopped, so garbage fed slowly stays linear.
-                start = max(1, self._resync_from)
-                next_start = next((i for i in range(start, len(buf) - 11) if _prelude_ok(buf, i)), None)
-                if next_start is None:
-                    self._resync_from = max(1, len(buf) - 11)
-                    if len(buf) > self.max_frame_size:
-                        next_start = len(buf) - 11  # keep a possible prelude start, drop the rest
-                    else:
-                        return  # wait: the next prelude may still arrive
-                raw = bytes(buf[:next_start])
-                frames.append(self._issue_frame(self._base, raw, "bad-prelude",
-                                                f"{len(raw)} bytes at offset {self._base} do not start a valid "
-                                                "message (prelude CRC mismatch); skipped to the next valid message"))
-                self._consume(next_start)
-                continue
-            total, headers_len, _ = _PRELUDE.unpack_from(buf, 0)
-            if total > self.max_frame_size:
-                self._skipping = (self._base, total, total)
-                continue
-            if len(buf) < total:
-                return
-            frames.append(self._message(bytes(buf[:total]), headers_len))
-            self._consume(total)
+    def _run(self, frames: list[FramerOutput]) -> None:
+        while self._step(frames):
+            pass
 
-    def _message(self, raw: bytes, headers_len: int) -> FrameRecord:
-        offset = self._base
-        issues: list[FrameIssue] = []
-        (message_crc,) = struct.unpack_from(">I", raw, len(raw) - 4)
-        if zlib.crc32(raw[:-4]) != message_crc:
-            issues.append(FrameIssue("crc-mismatch", offset, 0,
-                                     f"message at offset {offset}: CRC32 of the message does not match its "
-                                     "trailer; the bytes were damaged, decoded as they are"))
-        headers, header_issue = _parse_headers(raw[12 : 12 + headers_len])
-        if header_issue:
-            issues.append(FrameIssue("bad-headers", offset, 0, header_issue))
-        names = dict(headers)
-        kind = names.get(":message-type")
-        event = names.get(":event-type") or names.get(":exception-type")
-        if kind == "exception":
-            body = raw[12 + headers_len : -4].decode("utf-8", "replace")
-            issues.append(FrameIssue("eventstream-exception", offset, 0,
-                                     f"the server sent an exception inside the HTTP 200 stream: "
-                                     f"{names.get(':exception-type')}", body))
-        elif kind == "error":
-            issues.append(FrameIssue("eventstream-exception", offset, 0,
-                                     f"the server sent an error inside the HTTP 200 stream: "
-                                     f"{names.get(':error-code')}: {names.get(':error-message')}"))
-        payload = raw[12 + headers_len : -4]
-        text, utf8_issues = decode(payload, offset + 12 + headers_len, 0) if payload else ("", ())
-        issues.extend(utf8_issues)
-        record = new_record(self._index, offset, 0, None if event is None else str(event), text if payload else None,
-                               None, None, (), raw, True, tuple(issues), tuple(headers))
+    def _step(self, frames: list[FramerOutput]) -> bool:
+        """Take the next message (or bad stretch, or what is left of an oversized message);
+        False when the buffer holds nothing more to take yet."""
+        buf = self._buf
+        if self._skipping is not None:
+            offset, total, left = self._skipping
+            dropped = min(left, len(buf))
+            self._consume(dropped)
+            if dropped < left:
+                self._skipping = (offset, total, left - dropped)
+                return False
+            self._skipping = None
+            frames.append(self._issue_frame(offset, b"", "frame-too-large",
+                                            f"message of {total} bytes exceeds max_frame_size="
+                                            f"{self.max_frame_size}; it was dropped"))
+        if len(buf) < 12:
+            return False
+        if not _prelude_ok(buf, 0):
+            # Lost sync: everything up to the next valid prelude is one bad frame.
+            # The search resumes where it stopped, so garbage fed slowly stays linear.
+            start = max(1, self._resync_from)
+            next_start = next((i for i in range(start, len(buf) - 11) if _prelude_ok(buf, i)), None)
+            if next_start is None:
+                self._resync_from = max(1, len(buf) - 11)
+                if len(buf) > self.max_frame_size:
+                    next_start = len(buf) - 11  # keep a possible prelude start, drop the rest
+                else:
+                    return False  # wait: the next prelude may still arrive
+            raw = bytes(buf[:next_start])
+            frames.append(self._issue_frame(self._base, raw, "bad-prelude",
+                                            f"{len(raw)} bytes at offset {self._base} do not start a valid "
+                                            "message (prelude CRC mismatch); skipped to the next valid message"))
+            self._consume(next_start)
+            return True
+        total, headers_len, _ = _PRELUDE.unpack_from(buf, 0)
+        if total > self.max_frame_size:
+            self._skipping = (self._base, total, total)
+            return True
+        if len(buf) < total:
+            return False
+        frames.append(message_record(bytes(buf[:total]), headers_len, self._index, self._base))
         self._index += 1
-        return record
+        self._consume(total)
+        return True
 
     def _issue_frame(self, offset: int, raw: bytes, code: str, message: str, *, terminated: bool = True) -> FrameRecord:
         record = new_record(self._index, offset, 0, None, None, None, None, (), raw, terminated,
@@ -171,6 +148,54 @@ class EventStreamParser(Framer):
         self._base += count
         self._resync_from = 0
         del self._buf[:count]
+
+
+def message_record(raw: bytes, headers_len: int, index: int, offset: int) -> FrameRecord:
+    """The record of one message (`raw`, whose prelude is valid), with what is wrong in it."""
+    issues: list[FrameIssue] = []
+    (message_crc,) = _CRC.unpack_from(raw, len(raw) - 4)
+    if zlib.crc32(raw[:-4]) != message_crc:
+        issues.append(FrameIssue("crc-mismatch", offset, 0,
+                                 f"message at offset {offset}: CRC32 of the message does not match its "
+                                 "trailer; the bytes were damaged, decoded as they are"))
+    headers, header_issue = parse_headers(raw[12 : 12 + headers_len])
+    if header_issue:
+        issues.append(FrameIssue("bad-headers", offset, 0, header_issue))
+    names = dict(headers)
+    kind = names.get(":message-type")
+    event = names.get(":event-type") or names.get(":exception-type")
+    if kind == "exception":
+        body = raw[12 + headers_len : -4].decode("utf-8", "replace")
+        issues.append(FrameIssue("eventstream-exception", offset, 0,
+                                 f"the server sent an exception inside the HTTP 200 stream: "
+                                 f"{names.get(':exception-type')}", body))
+    elif kind == "error":
+        issues.append(FrameIssue("eventstream-exception", offset, 0,
+                                 f"the server sent an error inside the HTTP 200 stream: "
+                                 f"{names.get(':error-code')}: {names.get(':error-message')}"))
+    payload = raw[12 + headers_len : -4]
+    text, utf8_issues = decode(payload, offset + 12 + headers_len, 0) if payload else ("", ())
+    issues.extend(utf8_issues)
+    return new_record(index, offset, 0, None if event is None else str(event), text if payload else None,
+                      None, None, (), raw, True, tuple(issues), headers)
+
+
+#: Header blocks already parsed: a stream repeats a few (one per event type), and a block is
+#: immutable bytes, so its parse is shared. Bounded, as a hostile stream may make each one new.
+_PARSED: dict[bytes, tuple[tuple[tuple[str, Any], ...], str | None]] = {}
+_PARSED_KEPT = 256
+
+
+def parse_headers(block: bytes) -> tuple[tuple[tuple[str, Any], ...], str | None]:
+    """Headers as (name, value), and a message when a malformed one stopped the parse."""
+    parsed = _PARSED.get(block)
+    if parsed is None:
+        headers, issue = _parse_headers(block)
+        parsed = (tuple(headers), issue)
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.clear()
+        _PARSED[block] = parsed
+    return parsed
 
 
 def _parse_headers(block: bytes) -> tuple[list[tuple[str, Any]], str | None]:

@@ -13,7 +13,7 @@ SPEC = DialectSpec(
     transports=("aws-eventstream",),
     export=export_converse, opaque_state=opaque_values, read_response=read_converse,
     keys=CONVERSE_EVENTS, request_paths=("/converse-stream", "/invoke-with-response-stream"),
-    stream_paths=("/converse-stream", "/invoke-with-response-stream"),
+    stream_paths=("/converse-stream", "/invoke-with-response-stream"), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "bedrock",
         ("block-not-closed", Severity.INFO, "a content block that never got its `contentBlockStop`")))

@@ -31,13 +31,14 @@ from ..._json import loads
 from ..._toolargs import parse_arguments
 from ...findings import Report, Severity
 from ...framing import FrameView
-from ...merge import Merger
-from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json
+from ...merge import Merger, TextBuffer
+from .._base import CONTENT_FILTER, ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, fast_decoder
 from .native import snapshot
 from .summary import summarize_event
 
 if TYPE_CHECKING:
-    from ...merge import ChoiceField
+    from ...merge import ChoiceField, ChoicePath
+    from .fast import TextBlockDelta
 
 __all__ = ["Bedrock"]
 
@@ -46,6 +47,8 @@ CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockD
 #: Keys Bedrock's InvokeModel adds beside the model's own event in a chunk.
 _ENVELOPE_PREFIX = "amazon-bedrock-"
 SERVER_TOOL = "server_tool_use"
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_text_delta")
+_CONTENT: ChoicePath = (0, "content")
 
 
 def converse_event(value: object) -> tuple[str, dict[str, Any]] | None:
@@ -91,6 +94,7 @@ class Bedrock(Dialect):
         self._inner: Dialect | None = None
         #: InvokeModel chunks held ConverseStream events (Amazon Nova): they fold here.
         self._converse_chunks = False
+        self.fast_decoder = _FAST_SHAPES
 
     @property
     def reported(self) -> Dialect:
@@ -126,6 +130,18 @@ class Bedrock(Dialect):
         else:
             self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",
                                    severity=Severity.INFO, once=event, event=event)
+
+    def fold_fast(self, value: TextBlockDelta, frame: int, event: bytes | None) -> bool:
+        """A `contentBlockDelta` of text decoded by `fast`, named so by its `:event-type` header (a
+        run holds only `event` messages), for an open text block: appended as `fold` appends it.
+        Anything else (another event, a block not open yet or of another kind) is left to `fold`."""
+        if event != b"contentBlockDelta" or self._blocks.get(value.index) != "text":
+            return False
+        buffer = self.merger.texts.get(_CONTENT)
+        if type(buffer) is not TextBuffer:  # (the text block opened it; anything else is `fold`'s)
+            return False
+        buffer.add(value.delta.text, frame)
+        return True
 
     # -- ConverseStream ---------------------------------------------------------
 
