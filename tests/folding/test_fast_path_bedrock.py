@@ -27,9 +27,8 @@ from eventstream_helpers import event, exception, header, message
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Folder, Result, fold
 from streamfold.dialects.bedrock import Bedrock
-from streamfold.folding import folder as folder_module
-from streamfold.framing import EventStreamParser
-from streamfold.framing._eventruns import MessageRun
+from streamfold.framing import EventStreamParser, _fold_framers
+from streamfold.framing._eventstream_runs import MessageRun
 
 _TEXTS = st.sampled_from(["Hi", " there", "", " 🚀", "é\"\\\n", "\u2028"])
 _BEDROCK = {name: data for name, data in CAPTURES.items() if "/bedrock/" in name and name.endswith(".bin")}
@@ -102,7 +101,7 @@ def bedrock_streams(draw: st.DrawFn) -> bytes:
 
 def _plain(data: bytes, **options: Any) -> Result:
     """The fold by the plain framer: a record per message, no run, so no fast fold either."""
-    with mock.patch.dict(folder_module._FRAMERS, {"aws-eventstream": EventStreamParser}):
+    with mock.patch.dict(_fold_framers.FOLD_FRAMERS, {"aws-eventstream": EventStreamParser}):
         return fold(data, **options)
 
 

@@ -29,17 +29,10 @@ from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
 from ..events import Event
 from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
-from ..framing import (
-    DEFAULT_MAX_FRAME_SIZE,
-    TRANSPORTS,
-    Framer,
-    JSONArrayParser,
-    WebSocketParser,
-    sniff,
-)
-from ..framing._eventruns import EventStreamRunParser
+from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, Framer, sniff
+from ..framing._fold_framers import FOLD_FRAMERS
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields
-from ..framing._runs import REBUILD, NDJSONRunParser, SSERunParser
+from ..framing._runs import REBUILD
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ..trace import KIND_CODES, FrameKinds
@@ -51,9 +44,6 @@ from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
 __all__ = ["Folder", "Phase"]
 
-_FRAMERS: dict[str, type[Framer]] = {
-    "sse": SSERunParser, "ndjson": NDJSONRunParser, "json-array": JSONArrayParser,
-    "aws-eventstream": EventStreamRunParser, "websocket": WebSocketParser}
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
@@ -254,7 +244,7 @@ class Folder(RunFolding):
     def _start(self, transport: str, head: bytes = b"") -> None:
         """Frame with this transport from now on, starting with the bytes that waited for it."""
         self.transport = transport
-        self._framer = _FRAMERS[transport](max_frame_size=self.max_frame_size)
+        self._framer = FOLD_FRAMERS[transport](max_frame_size=self.max_frame_size)
         self._frames.rebuild = REBUILD.get(transport)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is not None:

@@ -17,7 +17,7 @@ __all__ = ["SPEC", "OpenAIRealtime"]
 SPEC = DialectSpec(
     "openai-realtime", OpenAIRealtime, title="OpenAI Realtime API server events",
     export=export, read_response=read_response, summary=summarize, replay=REALTIME_REPLAY,
-    keys=frozenset({"event_id"}), request_paths=("/realtime",),
+    keys=frozenset({"event_id"}), request_paths=("/realtime",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "openai-realtime",
         ("realtime-other-responses", Severity.INFO, "the session holds more responses than the first one, which is "

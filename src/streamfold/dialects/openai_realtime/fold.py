@@ -32,13 +32,17 @@ error of the stream; it ends the reply only while the followed response is open
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import EMPTY_VALUES, Merger
-from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json, event_type
+from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, compact_json, event_type, fast_decoder
 from .native import listed
+
+if TYPE_CHECKING:
+    from ...merge import ChoicePath
+    from .fast import TextDelta
 
 __all__ = ["OpenAIRealtime"]
 
@@ -57,6 +61,11 @@ _QUIET = ("session.", "conversation.", "input_audio_buffer.", "output_audio_buff
           "transcription_session.", "mcp_list_tools.", "response.content_part.", "response.output_audio.",
           "response.mcp_call")
 _CHOICE = 0
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_text_delta")
+_ROLE: ChoicePath = (_CHOICE, "role")
+#: The modality of each text delta type `fast` decodes.
+_MODALITIES = {"response.output_text.delta": "text", "response.text.delta": "text",
+               "response.output_audio_transcript.delta": "transcript", "response.audio_transcript.delta": "transcript"}
 
 
 class OpenAIRealtime(Dialect):
@@ -74,6 +83,7 @@ class OpenAIRealtime(Dialect):
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
+        self.fast_decoder = _FAST_SHAPES
         self._content = self.merger.buffer((_CHOICE, "content"))
         #: "text" or "transcript": the modality the reply's text is (the first to come).
         self._modality: str | None = None
@@ -128,6 +138,22 @@ class OpenAIRealtime(Dialect):
             self.report.diagnostic("unexpected-payload", frame,
                                    f"event type {kind!r} is not one streamfold folds for the Realtime API; ignored",
                                    severity=Severity.INFO, once=("openai-realtime", kind))
+
+    def fold_fast(self, value: TextDelta, frame: int, event: bytes | None) -> bool:
+        """A text delta decoded by `fast`, of the followed response, in the reply's modality, to a
+        message item that has had text before: appended as `fold` appends it (the role is held
+        then, so `fold`'s SET-ONCE of it is a no-op). Anything else is left to `fold`."""
+        if value.response_id != self._response_id or _MODALITIES[value.type] != self._modality:
+            return False
+        message = self._messages.get(value.item_id)
+        if message is None or message[3] is None or _ROLE not in self.merger.values:
+            return False
+        delta = value.delta
+        if delta:
+            content = self._content
+            content.add(delta, frame)
+            message[4] = content.length
+        return True
 
     def _follows(self, value: dict[str, Any], frame: int) -> bool:
         """Is this `response.*` event of the followed response? The first response named is followed."""
