@@ -229,6 +229,28 @@ def openai_realtime(tokens: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def ag_ui(tokens: list[str]) -> bytes:
+    """An AG-UI run over SSE: one assistant text message, a content event per token."""
+    run = {"threadId": "thread_5b1e", "runId": "run_7c2f"}
+    events: list[tuple[str | None, object]] = [
+        (None, {"type": "RUN_STARTED", **run}),
+        (None, {"type": "TEXT_MESSAGE_START", "messageId": "msg_1", "role": "assistant"})]
+    events += [(None, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg_1", "delta": token}) for token in tokens]
+    events += [(None, {"type": "TEXT_MESSAGE_END", "messageId": "msg_1"}), (None, {"type": "RUN_FINISHED", **run})]
+    return _sse(events)
+
+
+def vercel_ui(tokens: list[str]) -> bytes:
+    """The Vercel AI SDK's UI message stream: one text part, a text-delta chunk per token."""
+    events: list[tuple[str | None, object]] = [
+        (None, {"type": "start", "messageId": "msg_5f2a9c"}), (None, {"type": "start-step"}),
+        (None, {"type": "text-start", "id": "txt_1"})]
+    events += [(None, {"type": "text-delta", "id": "txt_1", "delta": token}) for token in tokens]
+    events += [(None, {"type": "text-end", "id": "txt_1"}), (None, {"type": "finish-step"}),
+               (None, {"type": "finish", "finishReason": "stop"})]
+    return _sse(events) + b"data: [DONE]\n\n"
+
+
 def _eventstream_message(event: str, value: object) -> bytes:
     """One AWS event-stream message as Bedrock sends it: three string headers, the JSON payload."""
     headers = b"".join(bytes([len(name)]) + name + b"\x07" + struct.pack(">H", len(text)) + text
@@ -263,7 +285,7 @@ DIALECTS: dict[str, tuple[str, Callable[[list[str]], bytes]]] = {
     "anthropic + id:": ("anthropic", anthropic_ids), "openai-responses": ("openai-responses", openai_responses),
     "gemini": ("gemini", gemini), "ollama": ("ollama", ollama), "cohere": ("cohere", cohere),
     "mcp": ("mcp", mcp), "a2a": ("a2a", a2a), "openai-realtime": ("openai-realtime", openai_realtime),
-    "bedrock": ("bedrock", bedrock)}
+    "bedrock": ("bedrock", bedrock), "ag-ui": ("ag-ui", ag_ui), "vercel-ui": ("vercel-ui", vercel_ui)}
 
 _PRELUDE = struct.Struct(">III")
 _CRC = struct.Struct(">I")

@@ -14,7 +14,7 @@ __all__ = ["AGUI", "SPEC"]
 SPEC = DialectSpec(
     "ag-ui", AGUI, title="AG-UI agent events",
     export=export_run, read_response=read_run, summary=summarize_event, replay=AG_UI_REPLAY,
-    discriminators={"type": EVENT_TYPES},
+    discriminators={"type": EVENT_TYPES}, fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "ag-ui",
         ("event-before-start", Severity.WARNING, "content, arguments or an end for a message, tool call or run "

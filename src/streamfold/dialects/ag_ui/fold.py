@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type
+from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type, fast_decoder
 from .lifecycle import Lifecycle
 from .native import Conversation, this_turn
 from .patch import PatchError, PatchLimitError, State
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
+    from .fast import MessageContent
 
 __all__ = ["AGUI", "EVENT_TYPES"]
 
@@ -45,6 +46,7 @@ EVENT_TYPES = frozenset((
 
 # What the open/closed bookkeeping is keyed by: (kind, id).
 _TEXT, _REASONING, _CALL, _STEP, _PHASE = "text message", "reasoning message", "tool call", "step", "reasoning"
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_message_content")
 
 
 class AGUI(Dialect):
@@ -59,6 +61,7 @@ class AGUI(Dialect):
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
+        self.fast_decoder = _FAST_SHAPES
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
         self.conversation = Conversation()
@@ -96,6 +99,17 @@ class AGUI(Dialect):
             self.report.diagnostic("event-after-end", frame, f"frame {frame} ({kind}) comes after the run's "
                                    "`RUN_ERROR`: the verifier rejects any event after it", once=("ag-ui", "error"))
         handler(self, value, frame)
+
+    def fold_fast(self, value: MessageContent, frame: int, event: bytes | None) -> bool:
+        """A message's content decoded by `fast`, in an open run, for a message that started and
+        has not ended: its text added as `fold` adds it (nothing to report then). Anything else
+        is left to `fold`."""
+        what = _TEXT if value.type == "TEXT_MESSAGE_CONTENT" else _REASONING
+        if self._run != "open" or (what, value.message_id) not in self.lifecycle.open:
+            return False
+        if value.delta:
+            self._add_text(value.message_id, what, value.delta, frame)
+        return True
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -180,10 +194,7 @@ class AGUI(Dialect):
             self._add_text(ident, what, delta, frame)
 
     def _add_text(self, ident: str, what: str, delta: str, frame: int) -> None:
-        role = "reasoning" if what == _REASONING else "assistant"
-        message = self.conversation.message(ident, role)
-        role = message.get("role", role)  # (a MESSAGES_SNAPSHOT may hold it without one)
-        self.conversation.text(ident, role, delta)
+        role = self.conversation.text(ident, "reasoning" if what == _REASONING else "assistant", delta)
         if role not in ("assistant", "reasoning"):
             return  # a user or system message the agent echoes is not its reply
         buffer = self._reasoning if what == _REASONING else self._content

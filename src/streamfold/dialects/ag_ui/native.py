@@ -48,9 +48,12 @@ class Conversation:
         self.messages.append(message)
         self._by_id[message["id"]] = message
 
-    def text(self, message_id: str, role: str, delta: str) -> None:
-        self.message(message_id, role)
+    def text(self, message_id: str, role: str, delta: str) -> object:
+        """Add `delta` to the message (opened with `role` if it is new); return the message's role
+        (`role` when it has none: a MESSAGES_SNAPSHOT may hold it without one)."""
+        message = self.message(message_id, role)
         self._pieces.setdefault(message_id, []).append(delta)
+        return message.get("role", role)
 
     def tool_call(self, call_id: str, name: str | None, parent: str | None) -> None:
         last = self.messages[-1] if self.messages else None

@@ -14,7 +14,7 @@ __all__ = ["SPEC", "VercelUI"]
 SPEC = DialectSpec(
     "vercel-ui", VercelUI, title="Vercel AI SDK UI message stream (ai 5 to 7)",
     export=export_message, read_response=read_message, summary=summarize_chunk, replay=VERCEL_UI_REPLAY,
-    discriminators={"type": frozenset({*SHAPES, DATA_PREFIX + "*"})},
+    discriminators={"type": frozenset({*SHAPES, DATA_PREFIX + "*"})}, fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "vercel-ui",
         ("part-missing-start", Severity.WARNING, "a delta or tool chunk for a part no start chunk opened (the ai "

@@ -41,15 +41,20 @@ from .._base import (
     compact_json,
     dumps_arguments,
     event_type,
+    fast_decoder,
 )
 from .shapes import DATA_PREFIX, fits
 
 if TYPE_CHECKING:
     from ...merge import TextBuffer, ToolPath
+    from .fast import PartDelta
 
 __all__ = ["VercelUI"]
 
 _USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens")
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_part_delta")
+#: The part each delta type `fast` decodes appends to.
+_DELTA_PARTS = {"text-delta": "text", "reasoning-delta": "reasoning"}
 
 
 def _approval(value: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +83,7 @@ class VercelUI(Dialect):
     def __init__(self, merger: Merger | None = None, report: Report | None = None,
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
+        self.fast_decoder = _FAST_SHAPES
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
         #: The message's parts in order, as JSON values (see `message.export_message`).
@@ -150,8 +156,22 @@ class VercelUI(Dialect):
                 f"a {kind}-delta for part {value.get('id')!r}, which no {kind}-start opened (or which had ended): "
                 "folded, but the ai SDK's reader throws here", once=("part", kind, str(value.get("id"))))
             part = self._part(kind, value.get("id"), frame)
-        if not piece:
-            return
+        if piece:
+            self._append(kind, part, piece, frame)
+
+    def fold_fast(self, value: PartDelta, frame: int, event: bytes | None) -> bool:
+        """A text or reasoning delta decoded by `fast`, for a part that is open: appended as `fold`
+        appends it (nothing to report then). A delta for a part never opened is left to `fold`."""
+        kind = _DELTA_PARTS[value.type]
+        part = self._open.get((kind, value.id))
+        if part is None:
+            return False
+        if value.delta:
+            self._append(kind, part, value.delta, frame)
+        return True
+
+    def _append(self, kind: str, part: dict[str, Any], piece: str, frame: int) -> None:
+        """A delta's text, to its buffer and to its part's runs."""
         buffer = self._buffer(kind)
         runs = part["runs"]
         start = buffer.length
