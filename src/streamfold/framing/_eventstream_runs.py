@@ -42,6 +42,10 @@ _MAX_PAUSE = 1024
 Kind = tuple[tuple[tuple[str, Any], ...], str, bytes]
 _KINDS: dict[bytes, Kind | None] = {}
 _KINDS_KEPT = 256
+#: Preludes (total length, headers length, CRC) whose CRC was checked: a stream repeats the few
+#: lengths its messages have, and looking one up costs less than computing its CRC again.
+_VALID_PRELUDES: set[tuple[int, int, int]] = set()
+_VALID_KEPT = 4096
 
 
 def _kind(block: bytes) -> Kind | None:
@@ -86,18 +90,24 @@ class EventStreamRunParser(EventStreamParser):
         # A copy of the head of the buffer: slicing bytes is cheaper than slicing a view of it.
         window = bytes(buf[:_WINDOW]) if len(buf) > _WINDOW else bytes(buf)
         unpack_prelude, unpack_crc, crc32, kind_of = _PRELUDE.unpack_from, _CRC.unpack_from, zlib.crc32, _KINDS.get
-        ends, kinds, pieces = array("q"), [], []
+        kinds, pieces, valid = [], [], _VALID_PRELUDES
         position, size = 0, len(window)
         last_block, last_length = b"", -1
         kind: Kind = ((), "", b"")  # (the first message always finds its own)
         while size - position >= _SMALLEST:
-            total, headers_len, prelude_crc = unpack_prelude(window, position)
+            prelude = unpack_prelude(window, position)
+            total, headers_len, prelude_crc = prelude
             end, payload = position + total, position + 12 + headers_len
             # A payload of at least one byte (an empty one is a dataless frame), all of it here.
             if end > size or payload >= end - 4 or total > max_size:
                 break
-            if crc32(window[position : position + 8]) != prelude_crc or \
-                    crc32(window[position : end - 4]) != unpack_crc(window, end - 4)[0]:
+            if prelude not in valid:
+                if crc32(window[position : position + 8]) != prelude_crc:
+                    break
+                if len(valid) >= _VALID_KEPT:
+                    valid.clear()
+                valid.add(prelude)
+            if crc32(window[position : end - 4]) != unpack_crc(window, end - 4)[0]:
                 break
             # Most messages repeat the header block of the one before (one per event type).
             if headers_len != last_length or not window.startswith(last_block, position + 12):
@@ -109,7 +119,6 @@ class EventStreamRunParser(EventStreamParser):
                 kind = found
             kinds.append(kind)
             pieces.append(window[payload : end - 4])
-            ends.append(end)
             position = end
         if len(kinds) < _MIN_RUN:
             self._plain_left = max(len(kinds) + 1, self._pause)
@@ -117,7 +126,7 @@ class EventStreamRunParser(EventStreamParser):
             return
         self._pause = 1
         region = window if position == size else window[:position]
-        frames.append(MessageRun(self._index, self._base, region, ends, kinds, pieces))
+        frames.append(MessageRun(self._index, self._base, region, kinds, pieces))
         self._index += len(kinds)
         self._consume(position)
 
@@ -126,16 +135,15 @@ class MessageRun(FrameRun):
     """Event-stream messages of valid CRCs and plain event headers, kept as the bytes they came
     in (`region`); records are made when read, the same records the plain parser makes."""
 
-    __slots__ = ("_base", "_buffer", "_ends", "_kinds", "_pieces", "offset")
+    __slots__ = ("_base", "_buffer", "_found_ends", "_kinds", "_pieces", "offset")
 
-    def __init__(self, first: int, offset: int, region: bytes, ends: array[int], kinds: list[Kind],
-                 pieces: list[bytes]) -> None:
+    def __init__(self, first: int, offset: int, region: bytes, kinds: list[Kind], pieces: list[bytes]) -> None:
         super().__init__(first, len(kinds))
         #: Stream offset of the first message.
         self.offset = offset
-        # The run's bytes are _buffer[_base:], each message ending at _base + its end.
+        # The run's bytes are _buffer[_base:]; where each message ends is found when a record is read.
         self._buffer, self._base = region, 0
-        self._ends = ends
+        self._found_ends: array[int] | None = None
         self._kinds = kinds
         self._pieces: list[bytes] | None = pieces  # each payload, held until the fold takes them
 
@@ -158,13 +166,14 @@ class MessageRun(FrameRun):
 
     def record(self, index: int) -> FrameRecord:
         position = self._position(index)
-        start = self._ends[position - 1] if position else 0
-        raw = self._buffer[self._base + start : self._base + self._ends[position]]
+        ends = self._ends()
+        start = ends[position - 1] if position else 0
+        raw = self._buffer[self._base + start : self._base + ends[position]]
         return message_record(raw, _PRELUDE.unpack_from(raw)[1], index, self.offset + start)
 
     def records(self) -> Iterator[FrameRecord]:
         start = 0
-        for index, (raw, end) in enumerate(zip(self._raws(), self._ends), self.first):
+        for index, (raw, end) in enumerate(zip(self._raws(), self._ends()), self.first):
             yield message_record(raw, _PRELUDE.unpack_from(raw)[1], index, self.offset + start)
             start = end
 
@@ -174,9 +183,19 @@ class MessageRun(FrameRun):
     def refer_to(self, stream: bytes) -> None:
         self._buffer, self._base = stream, self.offset
 
+    def _ends(self) -> array[int]:
+        """Where each message ends in the run, walked from prelude to prelude (once)."""
+        if self._found_ends is None:
+            ends, position, buffer, base = array("q"), 0, self._buffer, self._base
+            for _ in range(self.count):
+                position += _PRELUDE.unpack_from(buffer, base + position)[0]
+                ends.append(position)
+            self._found_ends = ends
+        return self._found_ends
+
     def _raws(self) -> Iterator[bytes]:
         buffer, base, start = self._buffer, self._base, 0
-        for end in self._ends:
+        for end in self._ends():
             yield buffer[base + start : base + end]
             start = end
 
