@@ -127,7 +127,7 @@ def test_every_declared_fast_path_is_a_module_next_to_its_dialect() -> None:
     pytest.importorskip("msgspec")
     declared = {spec.name: spec.fast_path for spec in SPECS if spec.fast_path is not None}
     assert set(declared) == {"openai-chat", "openai-responses", "anthropic", "gemini", "cohere", "ollama", "mcp",
-                             "bedrock", "openai-realtime", "ag-ui", "vercel-ui"}
+                             "bedrock", "openai-realtime", "ag-ui", "vercel-ui", "a2a"}
     for name, module in declared.items():
         assert module.startswith(DIALECTS[name].__module__.rsplit(".", 1)[0] + "."), (name, module)
         importlib.import_module(module)

@@ -12,4 +12,5 @@ __all__ = ["A2A", "SPEC"]
 
 SPEC = DialectSpec(
     "a2a", A2A, title="A2A streaming (`message/stream`, `SendStreamingMessage`)", keyless=True,
-    export=export_reply, read_response=read_reply, summary=summarize_event, replay=A2A_REPLAY)
+    export=export_reply, read_response=read_reply, summary=summarize_event, replay=A2A_REPLAY,
+    fast_path=f"{__name__}.fast")

@@ -21,18 +21,23 @@ update or an artifact update (`shapes` reads A2A 0.3 and 1.0 alike). One stream 
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..._json import COMPLETE_SHALLOW, loads_utf8
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
-from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json
+from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json, fast_decoder
 from .shapes import event_of, is_agent, state_name, texts, well_typed
+
+if TYPE_CHECKING:
+    from .fast import ArtifactChunk
 
 __all__ = ["A2A"]
 
 _TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
 _INTERRUPTED = frozenset({"input-required", "auth-required"})
+_FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_artifact_chunk")
 
 
 class A2A(Dialect):
@@ -59,6 +64,7 @@ class A2A(Dialect):
         self._status: dict[str, Any] | None = None
         self._status_frame = 0
         self.merger.set_once((0, "role"), "assistant", 0)
+        self.fast_decoder = _FAST_SHAPES
 
     @classmethod
     def claims(cls, value: object) -> bool:
@@ -87,6 +93,36 @@ class A2A(Dialect):
             self._task_snapshot(body, frame)
         else:
             self._message(body, frame)
+
+    def fold_fast(self, value: ArtifactChunk, frame: int, event: bytes | None) -> bool:
+        """A 0.3 chunk decoded by `fast` that appends to the last artifact, still open, of this
+        stream's task, before any Message reply: its parts added as `fold` adds them (nothing to
+        report then). Anything else (a new, replaced or closed artifact, another task or version,
+        parts that are not UTF-8 JSON or long enough to nest past the core's cap) is `fold`'s."""
+        body = value.result
+        key = body.artifact.artifactId
+        held = self._artifacts.get(key)
+        if (body.append is not True or held is None or held["closed"] or self._version != "0.3"
+                or self._message_pieces or next(reversed(self._artifacts)) != key):
+            return False
+        task = self.merger.values.get(("id",))
+        raw = bytes(body.artifact.parts)
+        if task is None or task[0] != body.taskId or len(raw) >= COMPLETE_SHALLOW:
+            return False
+        try:
+            parts = loads_utf8(raw)  # as the plain decoder reads them: each part as sent, in order
+        except ValueError:
+            return False
+        if type(parts) is not list:
+            return False
+        held["artifact"]["parts"] += parts
+        pieces = [(text, frame) for text in texts(parts)]
+        held["pieces"] += pieces
+        for text, at in pieces:
+            self.merger.append((0, "content"), text, at)
+        if body.lastChunk is True:
+            held["closed"] = True
+        return True
 
     def _not_an_event(self, value: object, frame: int) -> None:
         error = value.get("error") if type(value) is dict else None
