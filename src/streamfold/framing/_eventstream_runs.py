@@ -3,13 +3,13 @@
 A Bedrock stream is mostly messages of one shape: a valid prelude, three string headers
 (`:event-type`, `:content-type`, `:message-type` `event`), a JSON payload, a valid message CRC.
 `EventStreamRunParser` is the plain `EventStreamParser` with one change: a stretch of such
-messages is walked prelude to prelude, both CRCs checked by `zlib.crc32` and each header
-block parsed once per distinct block (`eventstream.parse_headers`), and
-handed on as one `MessageRun` that stays bytes. No record is made per message until something
-reads one, and then it is the record the plain parser makes (`eventstream.message_record`);
-the fold decodes each payload straight from its bytes (`pieces()`). A message that is anything
-else (a CRC mismatch, headers that do not parse, an exception, an empty payload, one too large)
-ends the run and goes to the plain parser, which says what is wrong with it.
+messages is walked prelude to prelude (both CRCs checked by `zlib.crc32`, each distinct header
+block parsed once) and handed on as one `MessageRun` that stays bytes. No record is made per
+message until something reads one, and then it is the record the plain parser makes
+(`eventstream.message_record`); the fold decodes each payload straight from its bytes
+(`pieces()`). A message that is anything else (a CRC mismatch, headers that do not parse, an
+exception, an empty payload, one too large) ends the run and goes to the plain parser, which says
+what is wrong with it.
 `tests/folding/test_fast_path_bedrock.py` holds both parsers to the same frames and results.
 """
 
