@@ -15,7 +15,7 @@ from typing import Any
 from streamfold import Event, Folder, Frame, Result, fold
 from streamfold.framing import Framer
 
-__all__ = ["chunkings", "tr_fold", "tr_framer"]
+__all__ = ["assert_same_fold", "chunkings", "fold_in_random_chunks", "tr_fold", "tr_framer"]
 
 
 def chunkings(data: bytes, *, seeds: tuple[int, ...] = (1, 2, 3)) -> Iterator[tuple[str, list[bytes]]]:
@@ -86,3 +86,23 @@ def tr_fold(data: bytes, **options: Any) -> Result:
 
 def _provenance(result: Result) -> dict[tuple[int, str], tuple[list[int], list[int]]]:
     return {key: (list(source.frames), list(source.ends)) for key, source in result.sources.items()}
+
+
+def fold_in_random_chunks(data: bytes, rng: random.Random, **options: Any) -> Result:
+    """A Folder (of `options`) fed `data` in chunks whose sizes `rng` draws (a byte to 64 KiB), closed: how a
+    fast way's runs are cut by the network."""
+    folder, position = Folder(**options), 0
+    while position < len(data):
+        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
+        folder.feed(data[position : position + step])
+        position += step
+    return folder.close()
+
+
+def assert_same_fold(fast: Result, plain: Result, *, frames: bool = False) -> None:
+    """Two folds of the same bytes (a fast way's and the plain way's) agree: the Result, its native snapshot
+    and its JSON; with `frames`, its frames and their kinds too."""
+    assert fast == plain and fast.native == plain.native and fast.to_dict() == plain.to_dict()
+    if frames:
+        assert list(fast.frames) == list(plain.frames)
+        assert list(fast.frame_kinds) == list(plain.frame_kinds)

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feeding import assert_same_fold
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Folder, Result, fold
 from streamfold.dialects.a2a import A2A
@@ -85,7 +86,7 @@ def _frame_by_frame(frames: list[bytes]) -> Result:
 
 
 def _same(fast: Result, plain: Result) -> None:
-    assert fast == plain and fast.native == plain.native and fast.to_dict() == plain.to_dict()
+    assert_same_fold(fast, plain)
     assert json.dumps(fast.native) == json.dumps(plain.native)  # the parts' members in their order too
 
 

@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eventstream_helpers import event, exception, header, message
+from feeding import assert_same_fold, fold_in_random_chunks
 from mutations import CAPTURES, FUZZ, mutated
-from streamfold import Folder, Result, fold
+from streamfold import Result, fold
 from streamfold.dialects.bedrock import Bedrock
 from streamfold.framing import EventStreamParser, _fold_framers
 from streamfold.framing._eventstream_runs import MessageRun
@@ -105,28 +106,13 @@ def _plain(data: bytes, **options: Any) -> Result:
         return fold(data, **options)
 
 
-def _chunked(data: bytes, rng: random.Random) -> Result:
-    folder, position = Folder(), 0
-    while position < len(data):
-        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
-        folder.feed(data[position : position + step])
-        position += step
-    return folder.close()
-
-
-def _same(fast: Result, plain: Result) -> None:
-    assert fast == plain and fast.native == plain.native and fast.to_dict() == plain.to_dict()
-    assert list(fast.frames) == list(plain.frames)
-    assert list(fast.frame_kinds) == list(plain.frame_kinds)
-
-
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 @given(bedrock_streams(), st.randoms(use_true_random=False))
 def test_a_bedrock_stream_folded_with_runs_equals_the_plain_fold(data: bytes, rng: random.Random) -> None:
     whole = fold(data)
     assert whole.dialect == "bedrock"
-    _same(whole, _plain(data))
-    _same(_chunked(data, rng), whole)
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert_same_fold(fold_in_random_chunks(data, rng), whole)
 
 
 @pytest.mark.parametrize("odd", _ODD_MESSAGES)
@@ -135,8 +121,8 @@ def test_each_message_the_fast_way_refuses_folds_as_the_plain_fold_does(odd: byt
     data = event("messageStart", {"role": "assistant"}) + b"".join(plain) + odd + b"".join(plain) + \
         event("messageStop", {"stopReason": "end_turn"})
     whole = fold(data)
-    _same(whole, _plain(data))
-    _same(_chunked(data, random.Random(len(odd))), whole)
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert_same_fold(fold_in_random_chunks(data, random.Random(len(odd))), whole)
 
 
 @settings(FUZZ, max_examples=FUZZ.max_examples // 3,
@@ -145,8 +131,8 @@ def test_each_message_the_fast_way_refuses_folds_as_the_plain_fold_does(odd: byt
 def test_mutated_bedrock_captures_fold_alike_with_runs_or_without(data: bytes, rng: random.Random) -> None:
     data = b"".join([data] * rng.randint(1, 3))  # each capture's messages repeated, so that runs form
     whole = fold(data)
-    _same(whole, _plain(data))
-    assert _chunked(data, rng) == whole
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert fold_in_random_chunks(data, rng) == whole
 
 
 def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:

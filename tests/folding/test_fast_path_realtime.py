@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feeding import assert_same_fold, fold_in_random_chunks
 from mutations import CAPTURES, FUZZ, mutated
-from streamfold import Folder, Result, fold
+from streamfold import Result, fold
 from streamfold.dialects.openai_realtime import OpenAIRealtime
 from streamfold.framing import WebSocketParser, _fold_framers
 from streamfold.framing._websocket_runs import MessageLineRun
@@ -99,19 +100,6 @@ def _plain(data: bytes, **options: Any) -> Result:
         return fold(data, transport="websocket", **options)
 
 
-def _chunked(data: bytes, rng: random.Random) -> Result:
-    folder, position = Folder(transport="websocket"), 0
-    while position < len(data):
-        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
-        folder.feed(data[position : position + step])
-        position += step
-    return folder.close()
-
-
-def _same(fast: Result, plain: Result) -> None:
-    assert fast == plain and fast.native == plain.native and fast.to_dict() == plain.to_dict()
-    assert list(fast.frames) == list(plain.frames)
-    assert list(fast.frame_kinds) == list(plain.frame_kinds)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
@@ -119,8 +107,8 @@ def _same(fast: Result, plain: Result) -> None:
 def test_a_realtime_capture_folded_with_runs_equals_the_plain_fold(data: bytes, rng: random.Random) -> None:
     whole = fold(data, transport="websocket")
     assert whole.dialect == "openai-realtime"
-    _same(whole, _plain(data))
-    _same(_chunked(data, rng), whole)
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert_same_fold(fold_in_random_chunks(data, rng, transport="websocket"), whole)
 
 
 @pytest.mark.parametrize("odd", _ODD_LINES)
@@ -128,8 +116,8 @@ def test_each_line_the_fast_way_refuses_folds_as_the_plain_fold_does(odd: bytes)
     plain = [_delta(text, number) for number, text in enumerate("abcdefghi", 2)]
     data = b"".join(_HEAD + plain + [odd] + plain + _TAIL)
     whole = fold(data, transport="websocket")
-    _same(whole, _plain(data))
-    _same(_chunked(data, random.Random(len(odd))), whole)
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert_same_fold(fold_in_random_chunks(data, random.Random(len(odd)), transport="websocket"), whole)
 
 
 @settings(FUZZ, max_examples=FUZZ.max_examples // 3,
@@ -138,8 +126,8 @@ def test_each_line_the_fast_way_refuses_folds_as_the_plain_fold_does(odd: bytes)
 def test_mutated_realtime_captures_fold_alike_with_runs_or_without(data: bytes, rng: random.Random) -> None:
     data = b"".join([data if data.endswith(b"\n") else data + b"\n"] * rng.randint(1, 3))  # so that runs form
     whole = fold(data, transport="websocket")
-    _same(whole, _plain(data))
-    assert _chunked(data, rng) == whole
+    assert_same_fold(whole, _plain(data), frames=True)
+    assert fold_in_random_chunks(data, rng, transport="websocket") == whole
 
 
 def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feeding import assert_same_fold, fold_in_random_chunks
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Folder, Result, fold
 from streamfold.dialects.ag_ui import AGUI
@@ -96,19 +97,6 @@ def _frame_by_frame(frames: list[bytes]) -> Result:
     return folder.close()
 
 
-def _chunked(data: bytes, rng: random.Random) -> Result:
-    folder, position = Folder(), 0
-    while position < len(data):
-        step = rng.choice([1, 7, 64, 333, 4096, 1 << 16])
-        folder.feed(data[position : position + step])
-        position += step
-    return folder.close()
-
-
-def _same(fast: Result, plain: Result) -> None:
-    assert fast == plain and fast.native == plain.native and fast.to_dict() == plain.to_dict()
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 @given(ui_streams(), st.randoms(use_true_random=False))
 def test_a_ui_stream_folded_whole_equals_it_fed_frame_by_frame(stream: tuple[str, list[bytes]],
@@ -116,8 +104,8 @@ def test_a_ui_stream_folded_whole_equals_it_fed_frame_by_frame(stream: tuple[str
     name, frames = stream
     whole = fold(b"".join(frames))
     assert whole.dialect == name
-    _same(whole, _frame_by_frame(frames))
-    _same(_chunked(b"".join(frames), rng), whole)
+    assert_same_fold(whole, _frame_by_frame(frames))
+    assert_same_fold(fold_in_random_chunks(b"".join(frames), rng), whole)
 
 
 @pytest.mark.parametrize(("name", "odd"), [(name, odd) for name, (_, _, odds, _) in _DIALECTS.items() for odd in odds])
@@ -127,7 +115,7 @@ def test_each_payload_the_fast_way_refuses_folds_as_fed_frame_by_frame(name: str
     frames = head + plain + [odd] + plain + tail
     whole = fold(b"".join(frames))
     assert whole.dialect == name
-    _same(whole, _frame_by_frame(frames))
+    assert_same_fold(whole, _frame_by_frame(frames))
 
 
 @settings(FUZZ, max_examples=FUZZ.max_examples // 3)
