@@ -43,6 +43,7 @@ from .._base import (
     event_type,
     fast_decoder,
 )
+from .parts import approval, kept_pieces
 from .shapes import DATA_PREFIX, fits
 
 if TYPE_CHECKING:
@@ -55,22 +56,6 @@ _USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens")
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_part_delta")
 #: The part each delta type `fast` decodes appends to.
 _DELTA_PARTS = {"text-delta": "text", "reasoning-delta": "reasoning"}
-
-
-def _approval(value: dict[str, Any]) -> dict[str, Any]:
-    """A tool part's `approval` as ai 7's reader makes it of a `tool-approval-request` (ai 6's has the id alone)."""
-    approval: dict[str, Any] = {"id": value.get("approvalId")}
-    if value.get("approvalDescriptor") is not None:
-        approval["descriptor"] = value["approvalDescriptor"]
-    if "inputSchemaInput" in value:
-        approval["inputSchemaInput"] = value["inputSchemaInput"]
-    if value.get("reason") is not None:
-        approval["requestReason"] = value["reason"]
-    if value.get("isAutomatic") is True:
-        approval["isAutomatic"] = True
-    if value.get("signature") is not None:
-        approval["signature"] = value["signature"]
-    return approval
 
 
 class VercelUI(Dialect):
@@ -247,7 +232,7 @@ class VercelUI(Dialect):
         elif kind == "tool-output-denied":
             tool["state"] = "output-denied"
         elif kind == "tool-approval-request":
-            tool["state"], tool["approval"] = "approval-requested", _approval(value)
+            tool["state"], tool["approval"] = "approval-requested", approval(value)
         elif kind != "tool-input-start":
             self.report.diagnostic("unknown-event-type", frame, f"chunk type {kind!r} is not in the UI message "
                                    "stream protocol; ignored", severity=Severity.INFO, once=("type", kind), type=kind)
@@ -344,27 +329,10 @@ class VercelUI(Dialect):
                 self._stale.add(part["type"])
 
     def _rebuild(self, kind: str) -> None:
-        """The content or reasoning of the parts a reset step left, in the order it came, each piece with its
-        frame: once, at the end (a rebuild at each reset would cost a stream of resets its square)."""
-        fragments = self._buffer(kind).fragments()
-        runs = sorted((run[0], run[1], run) for part in self._parts if part["type"] == kind for run in part["runs"])
-        pieces: list[tuple[str, int]] = []
-        length = position = piece_start = 0
-        for start, end, run in runs:
-            while position < len(fragments) and piece_start + len(fragments[position][0]) <= start:
-                piece_start += len(fragments[position][0])
-                position += 1
-            run[0] = length
-            at, at_start = position, piece_start
-            while at < len(fragments) and at_start < end:
-                piece, frame = fragments[at]
-                taken = piece[max(start - at_start, 0):end - at_start]
-                if taken:
-                    pieces.append((taken, frame))
-                    length += len(taken)
-                at_start += len(piece)
-                at += 1
-            run[1] = length
+        """The content or reasoning of the parts a reset step left: once, at the end (a rebuild at each reset
+        would cost a stream of resets its square)."""
+        runs = [run for part in self._parts if part["type"] == kind for run in part["runs"]]
+        pieces = kept_pieces(self._buffer(kind).fragments(), runs)
         rebuilt = self.merger.replace_text((0, "content" if kind == "text" else "reasoning"), pieces)
         if kind == "text":
             self._content = rebuilt
