@@ -39,7 +39,8 @@ def read_message(value: object) -> dict[str, Any] | None:
     texts = [item.get("text") for item in content or () if isinstance(item, dict) and item.get("type") == "text"]
     finish = None
     if isinstance(result, dict):
-        finish = "isError" if result.get("isError") is True else "result"
+        finish = "input_required" if result.get("resultType") == "input_required" else \
+            "isError" if result.get("isError") is True else "result"
     return {"content": "\n".join(text for text in texts if isinstance(text, str)), "reasoning": None,
             "tool_calls": [], "finish_reason": finish, "usage": None}
 

@@ -84,6 +84,8 @@ def summarize_chunk(value: object) -> str:
         return f"{kind} {compact_json(value.get('delta'), 80)}"
     if kind == "tool-input-delta":
         return f"{kind} {value.get('toolCallId')} {compact_json(value.get('inputTextDelta'), 60)}"
+    if kind == "tool-approval-response":
+        return f"{kind} {value.get('approvalId')} {'approved' if value.get('approved') is True else 'denied'}"
     if kind.startswith("tool-"):
         name = f" {value['toolName']}" if value.get("toolName") else ""
         return f"{kind} {value.get('toolCallId')}{name}"
