@@ -16,7 +16,7 @@ from .decoding import Payload, PayloadKind, decode_frame
 from .dialects import DIALECTS
 from .events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
 from .findings import Diagnostic, Severity, StreamError
-from .folding import Folder, Phase, fold
+from .folding import Events, Folder, Phase, fold
 from .framing import (
                       DEFAULT_MAX_FRAME_SIZE,
                       EventStreamParser,
@@ -41,6 +41,7 @@ __all__ = [
                       "Diagnostic",
                       "Event",
                       "EventStreamParser",
+                      "Events",
                       "Finding",
                       "FinishReason",
                       "Folder",

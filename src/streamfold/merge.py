@@ -238,6 +238,8 @@ class Merger:
         self.values: dict[Path, tuple[Any, int, int]] = {}
         #: Changes since the last drain, for `Folder.feed()`'s return value.
         self.journal: list[tuple[str, Path, Any, int]] | None = [] if journal else None
+        #: Journalled sets of a path ending in "name" (the journal's reader looks for tool names when it moves).
+        self.names_journalled = 0
         self.max_choices = max_choices
         self.max_tool_calls = max_tool_calls
         self._on_cap = on_cap
@@ -378,6 +380,8 @@ class Merger:
         self.values[path] = (value, frame, frame)
         if self.journal is not None:
             self.journal.append(("set", path, value, frame))
+            if path[-1] == "name":
+                self.names_journalled += 1
         return value
 
     def replace(self, path: Path, value: Any, frame: int) -> None:
@@ -396,6 +400,8 @@ class Merger:
             self.values[path] = (value, slot[1], frame)
         if self.journal is not None:
             self.journal.append(("set", path, value, frame))
+            if path[-1] == "name":
+                self.names_journalled += 1
 
     whole = replace
 

@@ -14,6 +14,7 @@ Into a pipe (`| less`, `> file`), stdout is line-oriented text:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -53,7 +54,7 @@ class Progress:
     first_token: float | None = None
     characters: int = 0
 
-    def took(self, events: list[Event], now: float) -> None:
+    def took(self, events: Sequence[Event], now: float) -> None:
         for event in events:
             # The first text as `services.timing` finds it: content, reasoning, a refusal or arguments.
             text = event.text if isinstance(event, TextDelta) else \
@@ -114,7 +115,7 @@ class View:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def show(self, events: list[Event], progress: Progress, now: float) -> None:
+    def show(self, events: Sequence[Event], progress: Progress, now: float) -> None:
         raise NotImplementedError
 
     def tick(self, progress: Progress, now: float) -> None:
@@ -133,7 +134,7 @@ class PipeView(View):
         self._wrote = False
         self._numbers = ToolCallNumbers()
 
-    def show(self, events: list[Event], progress: Progress, now: float) -> None:
+    def show(self, events: Sequence[Event], progress: Progress, now: float) -> None:
         pieces: list[str] = []
         for event in events:
             self._numbers.see(event)
@@ -194,7 +195,7 @@ class LiveView(View):
     def __exit__(self, *exc: object) -> None:
         self._live.stop()
 
-    def show(self, events: list[Event], progress: Progress, now: float) -> None:
+    def show(self, events: Sequence[Event], progress: Progress, now: float) -> None:
         for event in events:
             self._numbers.see(event)
             if isinstance(event, TextDelta):

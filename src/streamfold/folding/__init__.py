@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
+from ._journal import Events
 from .folder import Folder, Phase
 from .oneshot import fold
 
-__all__ = ["Folder", "Phase", "fold"]
+__all__ = ["Events", "Folder", "Phase", "fold"]

@@ -1,41 +1,190 @@
 """What `Folder.feed()` returns, made from the journal the merger and the report
 write in the order things happened: only canonical paths become events (a
 dialect's own paths stay private), and every finding is one. The order does not
-depend on how the bytes were chunked."""
+depend on how the bytes were chunked.
+
+Made when read. An event value cost more to make than the fold of the frame
+that caused it (a frozen dataclass's `__init__` sets each field through
+`object.__setattr__`), and most Folders' events are never read: `feed()`
+returns an `Events` over the chunk's journal entries, whose values are made
+the first time it is read. The hot ones are made as twins without the frozen
+`__setattr__` and then given their class (`_TextDeltaTwin`): a third of the cost,
+the same frozen value.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import fields
+from typing import Any, overload
 
 from ..events import Event, Finding, FinishReason, TextDelta, ToolCallDelta, ToolCallDone, UsageUpdate
+from ..merge import Merger
 from ..result import TEXT_FIELDS
 
-__all__ = ["events_of"]
+__all__ = ["NO_EVENTS", "Events", "JournalReader"]
+
+Entry = tuple[str, tuple[Any, ...], Any, int]
 
 
+class Events(Sequence[Event]):
+    """What one `Folder.feed()` or `finish()` call completed, in stream order: a read-only sequence
+    that equals the list of the same events (`events == [TextDelta(...)]`; `events + more` is a list).
 
-def events_of(journal: list[tuple[str, tuple[Any, ...], Any, int]], names: dict[tuple[Any, ...], Any]) -> list[Event]:
-    """`names` holds each tool call's name as the changes so far have set it: an event carries the
-    name known at its frame, not at the end of the chunk, so events do not depend on the chunking."""
+    Its events are made the first time it is read (iterated, indexed, measured, compared or printed),
+    however late: a caller that never reads what `feed()` returns pays for none. `Events(iterable)`
+    holds the given ones.
+    """
+
+    __slots__ = ("_journal", "_list", "_names", "_start")
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        self._list: list[Event] | None = list(events)
+        self._journal: list[Entry] = []
+        self._names: JournalReader | None = None
+        self._start = 0
+
+    @classmethod
+    def _unread(cls, journal: list[Entry], names: JournalReader, start: int) -> Events:
+        events = cls.__new__(cls)
+        events._list, events._journal, events._names, events._start = None, journal, names, start
+        return events
+
+    def _events(self) -> list[Event]:
+        made = self._list
+        if made is None:  # (the entries are kept: another thread may be reading them)
+            assert self._names is not None
+            made = self._list = _events_of(self._journal, self._names, self._start)
+        return made
+
+    def __len__(self) -> int:
+        return len(self._events())
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        return self._events()[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events())
+
+    def __reversed__(self) -> Iterator[Event]:
+        return reversed(self._events())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._events()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Events):
+            return self._events() == other._events()
+        if isinstance(other, list):
+            return self._events() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # (as a list's)
+
+    def __add__(self, other: Sequence[Event]) -> list[Event]:
+        if isinstance(other, (Events, list)):
+            return [*self._events(), *other]
+        return NotImplemented
+
+    def __radd__(self, other: Sequence[Event]) -> list[Event]:
+        if isinstance(other, list):
+            return [*other, *self._events()]
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._events())
+
+    def __reduce__(self) -> tuple[type[Events], tuple[list[Event]]]:
+        return Events, (self._events(),)
+
+
+class JournalReader:
+    """A Folder's reader of its merger's journal: each drain becomes an unread `Events`. It numbers the
+    entries from the start of the stream and keeps each tool call's names by number, so an event made
+    late carries the name its call had at that event's place, as one made at once does."""
+
+    __slots__ = ("_drained", "_names", "_names_seen")
+
+    def __init__(self) -> None:
+        self._drained = 0
+        self._names_seen = 0
+        #: (choice, "tool", key) -> [(entry number, name), ...] in the order set
+        self._names: dict[tuple[Any, ...], list[tuple[int, Any]]] = {}
+
+    def read(self, merger: Merger) -> Events:
+        journal = merger.drain()
+        if not journal:
+            return NO_EVENTS
+        start = self._drained
+        self._drained += len(journal)
+        if merger.names_journalled != self._names_seen:  # (not every drain: this walk costs as much as the fold)
+            self._names_seen = merger.names_journalled
+            for number, (op, path, value, _) in enumerate(journal, start):
+                if op == "set" and type(path[0]) is int and len(path) == 4 and path[1] == "tool" \
+                        and path[3] == "name":
+                    self._names.setdefault(path[:3], []).append((number, value))
+        return Events._unread(journal, self, start)
+
+    def name(self, call: tuple[Any, ...], number: int) -> Any:
+        """The name of tool call `call` as set before entry `number`."""
+        for set_at, name in reversed(self._names.get(call, ())):
+            if set_at < number:
+                return name
+        return None
+
+
+NO_EVENTS = Events()
+
+
+def _twin(cls: Any) -> Any:
+    """A class with the slots of dataclass `cls` and no frozen `__setattr__`: a value made as one, its
+    slots set, then given `cls` as its class, is `cls`'s frozen value (the layouts are the same)."""
+    return type(f"_{cls.__name__}Twin", (), {"__slots__": tuple(field.name for field in fields(cls))})
+
+
+_TextDeltaTwin, _ToolCallDeltaTwin, _UsageUpdateTwin = _twin(TextDelta), _twin(ToolCallDelta), _twin(UsageUpdate)
+
+
+def _events_of(journal: list[Entry], names: JournalReader, start: int) -> list[Event]:
     events: list[Event] = []
-    for op, path, value, frame in journal:
+    append = events.append
+    for number, (op, path, value, frame) in enumerate(journal, start):
         if op == "finding":
-            events.append(Finding(frame, value))
+            append(Finding(frame, value))
             continue
         choice_path = type(path[0]) is int
         tool_path = choice_path and len(path) == 4 and path[1] == "tool"
         if op == "append":
             if choice_path and len(path) == 2 and path[1] in TEXT_FIELDS:
-                events.append(TextDelta(frame, path[0], path[1], value))
+                event = _TextDeltaTwin()
+                event.frame = frame
+                event.choice = path[0]
+                event.field = path[1]
+                event.text = value
+                event.__class__ = TextDelta
+                append(event)
             elif tool_path and path[3] == "arguments":
-                events.append(ToolCallDelta(frame, path[0], path[2], names.get(path[:3]), value))
+                event = _ToolCallDeltaTwin()
+                event.frame = frame
+                event.choice = path[0]
+                event.tool_call = path[2]
+                event.name = names.name(path[:3], number)
+                event.arguments = value
+                event.__class__ = ToolCallDelta
+                append(event)
         elif op == "parsed":
             if tool_path:
-                events.append(ToolCallDone(frame, path[0], path[2], names.get(path[:3]), value.value, value.error))
-        elif tool_path and path[3] == "name":
-            names[path[:3]] = value
+                append(ToolCallDone(frame, path[0], path[2], names.name(path[:3], number), value.value, value.error))
         elif path == ("usage",):
-            events.append(UsageUpdate(frame, value))
+            event = _UsageUpdateTwin()
+            event.frame = frame
+            event.raw = value
+            event.__class__ = UsageUpdate
+            append(event)
         elif choice_path and len(path) == 2 and path[1] == "finish_reason":
-            events.append(FinishReason(frame, path[0], value))
+            append(FinishReason(frame, path[0], value))
     return events

@@ -27,7 +27,6 @@ from .._codes import CODES
 from ..decoding import Payload, PayloadKind, decode_text
 from ..dialects import DIALECTS, Dialect, detect, for_transport
 from ..dialects.unknown import Unknown
-from ..events import Event
 from ..findings import DEFAULT_MAX_FINDINGS_PER_CODE, Report, StreamError
 from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, Framer, sniff
 from ..framing._fold_framers import FOLD_FRAMERS
@@ -38,7 +37,7 @@ from ..result import Result
 from ..trace import KIND_CODES, FrameKinds
 from ._build import build_result
 from ._issues import report_frame_issues, report_lenient, report_stream_end
-from ._journal import events_of
+from ._journal import NO_EVENTS, Events, JournalReader
 from ._limits import check_limits
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
@@ -87,7 +86,7 @@ class Folder(RunFolding):
         >>> folder.close().choices[0].content
         'Hi'
 
-    `events=False` makes `feed()` and `finish()` return nothing (a one-shot fold needs no events).
+    `events=False` makes `feed()` and `finish()` return nothing and journals no change (a one-shot fold).
     `trace=False` builds no `Trace` (`result.trace` is None), and the Folder lets go of its frames
     and text buffers when the stream ends: for fleets, which keep only the Result.
     Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
@@ -128,7 +127,7 @@ class Folder(RunFolding):
         self._pending_errors: list[tuple[int, str, str | None, int, int]] = []
         self._deferred: list[bytes] = []
         self._deferrable = False
-        self._tool_names: dict[tuple[Any, ...], Any] = {}
+        self._journal = JournalReader()
         self._result: Result | None = None
         self._returned = False
         if transport is not None:
@@ -148,8 +147,9 @@ class Folder(RunFolding):
     def dialect(self) -> str | None:
         return None if self._dialect is None else self._dialect.reported.name
 
-    def feed(self, chunk: bytes | str) -> list[Event]:
-        """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed."""
+    def feed(self, chunk: bytes | str) -> Events:
+        """Take the next bytes; return the text, tool-call, finish, usage and finding events they completed
+        (an `Events`, whose values are made when it is first read: unread, they cost nothing)."""
         # Deferral (folding/_runs.py): a chunk with no line end, LF or CR, can wait; one byte
         # above CR is neither. Inline, as it runs once per byte when bytes come one at a time.
         if type(chunk) is bytes and self._deferrable and (
@@ -157,12 +157,12 @@ class Folder(RunFolding):
             deferred = self._deferred
             deferred.append(chunk)
             if len(deferred) < DEFER_COUNT:
-                return []
+                return NO_EVENTS
             chunk = b""
         self._feed(chunk)
         return self._drain()
 
-    def finish(self) -> list[Event]:
+    def finish(self) -> Events:
         """End the stream; return the events its end completed (tool calls parsed at the end,
         end-of-stream findings). The Result is then `close()`'s."""
         if self.phase is Phase.CLOSED:
@@ -433,6 +433,6 @@ class Folder(RunFolding):
         else:
             self._dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
 
-    def _drain(self) -> list[Event]:
-        return events_of(self._merger.drain(), self._tool_names)
+    def _drain(self) -> Events:
+        return self._journal.read(self._merger)
 
