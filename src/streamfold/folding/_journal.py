@@ -14,6 +14,7 @@ at less than half the cost.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from typing import Any, overload
@@ -112,8 +113,9 @@ class JournalReader:
     def __init__(self) -> None:
         self._drained = 0
         self._names_seen = 0
-        #: (choice, "tool", key) -> [(entry number, name), ...] in the order set
-        self._names: dict[tuple[Any, ...], list[tuple[int, Any]]] = {}
+        #: (choice, "tool", key) -> ([entry number, ...], [name, ...]) in the order set (a stream may set a
+        #: name at every frame: the one before an entry is found by bisection)
+        self._names: dict[tuple[Any, ...], tuple[list[int], list[Any]]] = {}
 
     def read(self, merger: Merger) -> Events:
         journal = merger.drain()
@@ -126,15 +128,19 @@ class JournalReader:
             for number, (op, path, value, _) in enumerate(journal, start):
                 if op == "set" and type(path[0]) is int and len(path) == 4 and path[1] == "tool" \
                         and path[3] == "name":
-                    self._names.setdefault(path[:3], []).append((number, value))
+                    numbers, names = self._names.setdefault(path[:3], ([], []))
+                    numbers.append(number)
+                    names.append(value)
         return Events._unread(journal, self, start)
 
     def name(self, call: tuple[Any, ...], number: int) -> Any:
         """The name of tool call `call` as set before entry `number`."""
-        for set_at, name in reversed(self._names.get(call, ())):
-            if set_at < number:
-                return name
-        return None
+        history = self._names.get(call)
+        if history is None:
+            return None
+        numbers, names = history
+        before = bisect_left(numbers, number)
+        return names[before - 1] if before else None
 
 
 NO_EVENTS = Events()
