@@ -155,17 +155,14 @@ def _twin(cls: Any) -> Any:
 _TextDeltaTwin, _ToolCallDeltaTwin, _UsageUpdateTwin = _twin(TextDelta), _twin(ToolCallDelta), _twin(UsageUpdate)
 
 
-def _events_of(journal: list[Entry], names: JournalReader, start: int) -> list[Event]:
+def _events_of(journal: list[Entry], reader: JournalReader, start: int) -> list[Event]:
     events: list[Event] = []
     append = events.append
-    for number, (op, path, value, frame) in enumerate(journal, start):
-        if op == "finding":
-            append(Finding(frame, value))
-            continue
-        choice_path = type(path[0]) is int
-        tool_path = choice_path and len(path) == 4 and path[1] == "tool"
+    for number, (op, path, value, frame) in enumerate(journal, start):  # (by op: the merger writes only these)
         if op == "append":
-            if choice_path and len(path) == 2 and path[1] in TEXT_FIELDS:
+            if type(path[0]) is not int:
+                continue
+            if len(path) == 2 and path[1] in TEXT_FIELDS:
                 event = _TextDeltaTwin()
                 event.frame = frame
                 event.choice = path[0]
@@ -173,24 +170,26 @@ def _events_of(journal: list[Entry], names: JournalReader, start: int) -> list[E
                 event.text = value
                 event.__class__ = TextDelta
                 append(event)
-            elif tool_path and path[3] == "arguments":
+            elif len(path) == 4 and path[1] == "tool" and path[3] == "arguments":
                 event = _ToolCallDeltaTwin()
                 event.frame = frame
                 event.choice = path[0]
                 event.tool_call = path[2]
-                event.name = names.name(path[:3], number)
+                event.name = reader.name(path[:3], number)
                 event.arguments = value
                 event.__class__ = ToolCallDelta
                 append(event)
-        elif op == "parsed":
-            if tool_path:
-                append(ToolCallDone(frame, path[0], path[2], names.name(path[:3], number), value.value, value.error))
-        elif path == ("usage",):
-            event = _UsageUpdateTwin()
-            event.frame = frame
-            event.raw = value
-            event.__class__ = UsageUpdate
-            append(event)
-        elif choice_path and len(path) == 2 and path[1] == "finish_reason":
-            append(FinishReason(frame, path[0], value))
+        elif op == "set":
+            if path == ("usage",):
+                event = _UsageUpdateTwin()
+                event.frame = frame
+                event.raw = value
+                event.__class__ = UsageUpdate
+                append(event)
+            elif type(path[0]) is int and len(path) == 2 and path[1] == "finish_reason":
+                append(FinishReason(frame, path[0], value))
+        elif op == "finding":
+            append(Finding(frame, value))
+        elif op == "parsed" and type(path[0]) is int and len(path) == 4 and path[1] == "tool":
+            append(ToolCallDone(frame, path[0], path[2], reader.name(path[:3], number), value.value, value.error))
     return events
