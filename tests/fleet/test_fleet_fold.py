@@ -183,16 +183,19 @@ def test_fold_records_folds_what_fold_batch_folds_over_every_capture_and_input()
 
 def test_a_batch_folds_with_what_was_alive_frozen_and_leaves_the_collector_as_it_was(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """`fold_records` freezes what is alive (the garbage collector then walks only what the fold makes) and
-    unfreezes it after; a process that froze objects of its own keeps them frozen."""
+    """In a process the fleet owns (`freeze_what_lives_on`), `fold_records` freezes what is alive (the garbage
+    collector then walks only what the fold makes) and unfreezes it after; a process that froze objects of
+    its own keeps them frozen; a caller's process is left alone."""
     record = {**dict.fromkeys(INPUT_SCHEMA.names), "capture_id": "a", "kind": "file", "data": sse(CHAT, STOP)}
     frozen_while_folding: list[int] = []
     real = batch.fold_capture
     monkeypatch.setattr(batch, "fold_capture",  # the real fold, seen from inside
                         lambda capture: frozen_while_folding.append(gc.get_freeze_count()) or real(capture))
     assert gc.get_freeze_count() == 0
+    assert fold_records([record]).num_rows == 1 and frozen_while_folding == [0]
+    monkeypatch.setattr(batch, "freeze_what_lives_on", True)
     assert fold_records([record]).num_rows == 1
-    assert frozen_while_folding[0] > 0 and gc.get_freeze_count() == 0
+    assert frozen_while_folding[1] > 0 and gc.get_freeze_count() == 0
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()

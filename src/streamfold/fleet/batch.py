@@ -92,8 +92,14 @@ def fold_records(records: Sequence[Mapping[str, Any]], *, frames: bool = False) 
     return _folded((records[start:start + SLICE] for start in range(0, len(records), SLICE)), frames)
 
 
+#: Set in the processes a fleet owns (the `streamfold fleet fold` command's, its pool's workers): a batch
+#: folds there with what was alive before it frozen from the garbage collector. Not in a caller's process (a
+#: Python caller's, a Dask or Ray worker), whose garbage it would keep from being collected meanwhile.
+freeze_what_lives_on = False
+
+
 def _folded(slices: Iterable[Sequence[Mapping[str, Any]]], frames: bool) -> pa.Table:
-    with _collector_skips_what_lives_on():
+    with _collector_skips_what_lives_on() if freeze_what_lives_on else contextlib.nullcontext():
         parts = [nest([rows for record in part for rows in fold_record(record, frames=frames)], frames=frames)
                  for part in slices]
     return pa.concat_tables(parts) if parts else nest([], frames=frames)

@@ -72,10 +72,12 @@ def fold(sources: tuple[str, ...], out: str, engine: str, jobs: int | None, sche
       streamfold fleet fold s3://bucket/streams/ --out fleet/ --engine dask --scheduler tcp://10.0.0.5:8786
     """
     require("fleet", "streamfold fleet")
+    from . import batch
     from .engines import EngineError
     from .layout import FleetError
     from .run import BATCH_SIZE, fold_fleet
 
+    batch.freeze_what_lives_on = True  # this process is the command's: with one job, it folds the batches
     try:
         chosen = _engine(engine, jobs, scheduler, ray_address)
     except EngineError as exc:

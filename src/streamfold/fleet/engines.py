@@ -93,13 +93,21 @@ class LocalEngine:
         if self._pool is None:
             # forkserver: a fork of this process (its threads, the progress bar's) is not safe; spawn is slow.
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(method))
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(method),
+                                             initializer=_own_worker)
         yield from bounded(self._pool.submit, fold, batches, in_flight=2 * self.jobs)
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def _own_worker() -> None:
+    """A pool worker is the fleet's own process: its batches fold with what lives on frozen (`batch`)."""
+    from . import batch
+
+    batch.freeze_what_lives_on = True
 
 
 def bounded(submit: Callable[..., Future[pa.Table]], fold: Fold, batches: Batches, *, in_flight: int) -> Folded:
