@@ -47,6 +47,7 @@ import psutil
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
+from streamfold.fleet import batch
 from streamfold.fleet.engines import Engine, LocalEngine
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.run import BATCH_SIZE, fold_fleet
@@ -190,6 +191,7 @@ def bare_loop(files: Path) -> tuple[Clocks, int]:
 
 def fleet_fold(source: Path, out: Path, engine: Engine, batch_size: int = BATCH_SIZE) -> tuple[Clocks, int]:
     shutil.rmtree(out, ignore_errors=True)
+    batch.freeze_what_lives_on = True  # as in the `fleet fold` command, which this process stands for
     try:
         with Clocks() as clocks:
             run = fold_fleet([str(source)], str(out), engine=engine, batch_size=batch_size)
