@@ -343,14 +343,20 @@ def median_of(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1k,100k", help="comma-separated: " + ", ".join(SIZES))
+def options(argv: list[str] | None, description: str, sizes: str) -> argparse.Namespace:
+    """The options a dialect bench takes (`--sizes`, `--only`, `--src`), with `--src` put first on the path."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--sizes", default=sizes, help="comma-separated: " + ", ".join(SIZES))
     parser.add_argument("--only", default="", help="comma-separated rows (default: all): " + ", ".join(DIALECTS))
     parser.add_argument("--src", default=str(Path(__file__).resolve().parent.parent / "src"),
                         help="the directory to import streamfold from (default: this checkout's src)")
     args = parser.parse_args(argv)
     sys.path.insert(0, args.src)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = options(argv, __doc__.splitlines()[0], "1k,100k")
     import streamfold
 
     sizes = args.sizes.split(",")

@@ -14,13 +14,12 @@ printed with them) are bench_dialects.py's.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from bench_dialects import DIALECTS, RUNS, SIZES, _tokens, floor, median_of
+from bench_dialects import DIALECTS, RUNS, SIZES, _tokens, floor, median_of, options
 
 CHUNK = 64 * 1024
 
@@ -41,13 +40,7 @@ def feed(folder_class: Any, data: bytes, *, read: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="100k", help="comma-separated: " + ", ".join(SIZES))
-    parser.add_argument("--only", default="", help="comma-separated rows (default: all): " + ", ".join(DIALECTS))
-    parser.add_argument("--src", default=str(Path(__file__).resolve().parent.parent / "src"),
-                        help="the directory to import streamfold from (default: this checkout's src)")
-    args = parser.parse_args(argv)
-    sys.path.insert(0, args.src)
+    args = options(argv, __doc__.splitlines()[0], "100k")
     import streamfold
 
     rows = args.only.split(",") if args.only else list(DIALECTS)
