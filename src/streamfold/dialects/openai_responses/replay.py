@@ -4,11 +4,10 @@ end, and each `response.function_call_arguments.delta` for a cumulative re-send.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from .._base import event_type
-from .._replay import DROP, ArgumentsRewriter, ErrorFrame, ReplayQuirks, Rewrite, accumulate
+from .._replay import DROP, ArgumentsRewriter, ErrorFrame, ReplayQuirks, Rewrite, cumulative_field
 from ..openai_chat.replay import openai_error
 
 __all__ = ["RESPONSES_REPLAY", "ResponsesReplay"]
@@ -40,13 +39,7 @@ class ResponsesReplay(ReplayQuirks):
         def rewrite(event: str | None, payload: Any) -> Any:
             if event_type(payload) != "response.function_call_arguments.delta":
                 return None
-            key = payload.get("item_id", payload.get("output_index"))
-            joined = accumulate(sent, key, payload.get("delta"))
-            if joined is None or joined == payload["delta"]:
-                return None
-            changed = copy.deepcopy(payload)
-            changed["delta"] = joined
-            return changed
+            return cumulative_field(sent, payload, payload.get("item_id", payload.get("output_index")), "delta")
 
         return rewrite
 
