@@ -78,10 +78,12 @@ class AnthropicCompletions(Dialect):
         merger = self.merger
         if value["completion"]:
             self._content.add(value["completion"], frame)
-        for key in ("id", "model"):
-            found = self.string(value.get(key), frame, f"the {key}")
-            if found is not None:
-                merger.replace(("id",) if key == "id" else ("model",), found, frame)
+        ident = self.string(value.get("id"), frame, "the id")
+        model = self.string(value.get("model"), frame, "the model")
+        if ident is not None:
+            merger.replace(("id",), ident, frame)
+        if model is not None:
+            merger.replace(("model",), model, frame)
         stop = self.string(value.get("stop_reason"), frame, "the stop reason")
         if stop is not None:
             merger.replace((0, "finish_reason"), stop, frame)
