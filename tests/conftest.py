@@ -60,10 +60,11 @@ def _fewer_examples(item: pytest.Item) -> None:
             chosen, max_examples=max(10, int(chosen.max_examples * _SHARE)))
 
 
-#: The fronts' and fleet's tests, which CI's two other Pythons share between them rather than both running
-#: each (.ci/run): two in five of them, in collection order, are marked `one_half`, the rest `other_half` (by test, not by
-#: file: a few files hold most of their time).
-_SHARED = ("tests/fronts/", "tests/fleet/")
+#: The tests CI's two other Pythons share between them rather than both running each (.ci/run): two in five of
+#: them, in collection order, are marked `one_half`, the rest `other_half` (by test, not by file: a few files hold
+#: most of their time, and every module's tests, so every part of the code, meet both Pythons). All of them: with
+#: the dialects of late 2026, running the core's on both took the ten minutes CI has.
+_SHARED = ("tests/",)
 
 
 def _where(item: pytest.Item, root: pathlib.Path) -> str:
@@ -73,8 +74,8 @@ def _where(item: pytest.Item, root: pathlib.Path) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
     SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types); and
-    `one_half` and `other_half`, the fronts' and fleet's tests shared out, each part of which one of the
-    other two Pythons runs and the other does not. The rest runs on every Python CI has."""
+    `one_half` and `other_half`, the rest shared out, each part of which one of the other two Pythons runs
+    and the other does not."""
     root = config.rootpath
     for item in items:
         where = _where(item, root)

@@ -108,3 +108,18 @@ def assert_same_fold(fast: Result, plain: Result, *, frames: bool = False) -> No
     if frames:
         assert list(fast.frames) == list(plain.frames)
         assert list(fast.frame_kinds) == list(plain.frame_kinds)
+
+
+def plain_frames(monkeypatch: Any, dialect: type[Any]) -> list[int]:
+    """The frames `dialect`'s plain `fold` folds from now on, in order (the fast way takes the others):
+    what a test of a fast way counts to know it ran."""
+    frames: list[int] = []
+    slow = dialect.fold
+
+    def counting(self: Any, value: Any, frame: int) -> None:
+        frames.append(frame)
+        slow(self, value, frame)
+
+    monkeypatch.setattr(dialect, "fold", counting)
+    return frames
+

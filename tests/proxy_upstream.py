@@ -17,6 +17,16 @@ ANTHROPIC = (CAPTURES / "anthropic" / "a5-ping-before-first-delta.sse").read_byt
 RATE_LIMITED = b'{"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}'
 
 
+async def read_body(receive: Any) -> bytes:
+    """An ASGI request's whole body."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
 def frames(body: bytes) -> list[bytes]:
     """The body cut after each blank line (one SSE event per piece)."""
     pieces, start = [], 0
@@ -42,12 +52,7 @@ class Upstream:
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         self.requests.append({"method": scope["method"], "path": scope["path"], "query": scope["query_string"],
                               "headers": [(k.decode(), v.decode()) for k, v in scope["headers"]], "body": body})
         path = scope["path"]

@@ -27,7 +27,7 @@ from .framing import (
                       SSEParser,
                       sniff,
 )
-from .result import Block, Choice, Result, ToolCall, Usage
+from .result import Block, Choice, Lane, Result, ToolCall, Usage
 from .trace import Trace
 
 __version__ = "0.1.0"
@@ -48,6 +48,7 @@ __all__ = [
                       "Frame",
                       "FrameIssue",
                       "JSONArrayParser",
+                      "Lane",
                       "NDJSONParser",
                       "Payload",
                       "PayloadKind",

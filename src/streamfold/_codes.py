@@ -54,7 +54,7 @@ Code = Literal[
     "tool-call-identity-changed", "tool-call-missing-index", "tool-call-repeated", "reasoning-in-content",
     "finish-reason-conflict", "content-after-finish", "unknown-dialect", "unexpected-payload", "stall",
     "findings-collapsed", "choices-capped", "tool-calls-capped",
-    "non-strict-json", "websocket-binary", "websocket-other-stream",
+    "non-strict-json", "websocket-binary", "websocket-other-stream", "lane-not-found",
     "final-text-mismatch",
     # notes on the input and the transport
     "input-har", "har-entries", "har-malformed", "input-recording", "recording-entries", "recording-malformed",
@@ -96,7 +96,10 @@ _ALL = (
              "(`type` send/receive, `data` text, as in a HAR's `_webSocketMessages`); not folded"),
     CodeInfo("websocket-binary", _D, _INFO, "WebSocket: a binary message (opcode 2); only text messages are folded"),
     CodeInfo("websocket-other-stream", _D, _INFO, "WebSocket: messages of a second `stream_id` lane (Responses "
-             "WebSocket mode multiplexes responses); the fold follows the first lane, the others are listed"),
+             "WebSocket mode multiplexes responses); the fold follows the first lane (or the one asked for), the "
+             "others are listed"),
+    CodeInfo("lane-not-found", _D, _WARN, "the lane asked for (`--lane`, `fold(..., lane=)`) is none of the "
+             "capture's lanes (stream_ids, responses, agents): they are listed"),
     CodeInfo("glued-frames", _D, _WARN, "a lost blank line left 2+ JSON documents in one frame; each is folded "
              "(`details`: the first 100 documents and the `count` of all)"),
     CodeInfo("unterminated-final-frame", _D, _WARN, "the stream ended inside its last frame (spec-exact clients "

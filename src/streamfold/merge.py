@@ -32,33 +32,29 @@ and joined once; nothing re-copies a growing string.
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal
 
+from ._paths import (
+    BlockPath,
+    ChoiceField,
+    ChoicePath,
+    DialectPath,
+    Path,
+    ToolCallPath,
+    ToolField,
+    ToolKey,
+    ToolPath,
+    TopField,
+    TopPath,
+)
+from ._textbuffer import NO_TEXT, TextBuffer, WholeText
 from ._toolargs import ParsedArguments, parse_arguments
 
 __all__ = ["DEFAULT_MAX_CHOICES", "DEFAULT_MAX_TOOL_CALLS", "EMPTY_VALUES", "BlockPath", "CapHit", "ChoiceField",
            "ChoicePath", "DialectPath", "Merger", "ParsedArguments", "Path", "TextBuffer", "ToolCallPath", "ToolField",
            "ToolKey", "ToolPath", "TopField", "TopPath", "WholeText"]
 
-# The canonical paths as types, so a misspelt field is a type error, not a
-# silent private path that the result builder never reads.
-TopField: TypeAlias = Literal["id", "model", "created", "usage"]
-ChoiceField: TypeAlias = Literal["role", "content", "reasoning", "refusal", "finish_reason", "error"]
-ToolField: TypeAlias = Literal["id", "name", "arguments"]
-#: A tool call's key within its choice: the order a dialect first saw it in, or the vendor's index.
-ToolKey: TypeAlias = int
-
-TopPath: TypeAlias = tuple[TopField]
-ChoicePath: TypeAlias = tuple[int, ChoiceField]
-ToolCallPath: TypeAlias = tuple[int, Literal["tool"], ToolKey]
-ToolPath: TypeAlias = tuple[int, Literal["tool"], ToolKey, ToolField]
-BlockPath: TypeAlias = tuple[int, Literal["block"], int]
-#: A value a dialect keeps for its own native snapshot; the result builder never reads it.
-DialectPath: TypeAlias = tuple[Literal["dialect"], str]
-Path: TypeAlias = TopPath | ChoicePath | ToolPath | BlockPath | DialectPath
 #: What SET-ONCE takes for no value: dialects test ids and names against the same.
 EMPTY_VALUES: Final = (None, "", "null")
 #: The last field of each path whose value is text in the Result.
@@ -69,138 +65,6 @@ _STRING_FIELDS = frozenset({"id", "model", "role", "finish_reason", "name"})
 #: in every frame cannot grow the result without bound.
 DEFAULT_MAX_CHOICES: Final = 1000
 DEFAULT_MAX_TOOL_CALLS: Final = 10_000
-
-
-#: The provenance of every buffer that has no piece yet (empty, and never appended to).
-_NO_POSITIONS: array[int] = array("q")
-
-
-class TextBuffer:
-    """An APPEND buffer with provenance: pieces, the frame of each, running ends."""
-
-    __slots__ = ("_journal", "_path", "ends", "frames", "length", "parsed", "pieces")
-
-    def __init__(self, path: Path, journal: list[tuple[str, Path, Any, int]] | None = None) -> None:
-        self.pieces: list[str] = []
-        # Machine integers, not int objects: provenance costs 16 bytes a piece. Until the first piece the
-        # buffer shares one empty pair (never appended to: `add` makes its own), so the many buffers that
-        # stay empty (a tool call sent without arguments) cost none.
-        self.frames = self.ends = _NO_POSITIONS
-        self.length = 0
-        #: The PARSE-AT-END outcome, None until parsed (or after a later append).
-        self.parsed: ParsedArguments | None = None
-        self._path = path
-        self._journal = journal
-
-    def add(self, text: str, frame: int) -> None:
-        """APPEND: a dialect may hold the buffer of a hot path and call this directly."""
-        if not text:
-            return
-        if not self.length:
-            self.frames, self.ends = array("q"), array("q")
-        self.pieces.append(text)
-        self.frames.append(frame)
-        self.length += len(text)
-        self.ends.append(self.length)
-        self.parsed = None
-        if self._journal is not None:
-            self._journal.append(("append", self._path, text, frame))
-
-    def text(self) -> str:
-        if len(self.pieces) > 1:
-            # Join once and keep the result: later reads are free.
-            joined = "".join(self.pieces)
-            self.pieces[:] = [joined]
-            return joined
-        return self.pieces[0] if self.pieces else ""
-
-    @property
-    def first_frame(self) -> int:
-        return self.frames[0]
-
-    @property
-    def last_frame(self) -> int:
-        return self.frames[-1]
-
-    def frame_at(self, offset: int) -> int | None:
-        """The frame that produced character `offset` (None if out of range)."""
-        if offset < 0 or offset >= self.length:
-            return None
-        return self.frames[bisect_right(self.ends, offset)]
-
-    def fragments(self) -> list[tuple[str, int]]:
-        """(piece, frame) pairs as they arrived, rebuilt from the running ends."""
-        joined = self.text()
-        starts = [0, *self.ends[:-1]]
-        return [(joined[s:e], f) for s, e, f in zip(starts, self.ends, self.frames)]
-
-
-class WholeText(TextBuffer):
-    """A text that arrived whole, in one frame (a Gemini function call's serialised args): the
-    one piece and its frame, without the list and the two arrays of provenance (~250 bytes a
-    call less). `Merger` turns it into a `TextBuffer` before anything is appended to it."""
-
-    __slots__ = ("_frame", "_text")
-
-    def __init__(self, path: Path, text: str, frame: int) -> None:
-        self._text, self._frame = text, frame
-        self.length = len(text)
-        self.parsed = None
-        self._path, self._journal = path, None
-
-    # Read-only views made when read (by the result's provenance, rarely): the slots stay unset.
-    @property
-    def frames(self) -> array[int]:  # type: ignore[override]
-        return array("q", (self._frame,))
-
-    @property
-    def ends(self) -> array[int]:  # type: ignore[override]
-        return array("q", (self.length,))
-
-    @property
-    def first_frame(self) -> int:
-        return self._frame
-
-    @property
-    def last_frame(self) -> int:
-        return self._frame
-
-    def add(self, text: str, frame: int) -> None:
-        raise TypeError("a WholeText is not appended to: Merger.append() makes it a TextBuffer first")
-
-    def text(self) -> str:
-        return self._text
-
-    def frame_at(self, offset: int) -> int | None:
-        return self._frame if 0 <= offset < self.length else None
-
-    def fragments(self) -> list[tuple[str, int]]:
-        return [(self._text, self._frame)]
-
-    def grown(self, journal: list[tuple[str, Path, Any, int]] | None) -> TextBuffer:
-        """The same text as a `TextBuffer`, to append to (its piece is not journalled again)."""
-        buffer = TextBuffer(self._path, None)
-        buffer.add(self._text, self._frame)
-        buffer._journal = journal
-        return buffer
-
-
-class _NoText(TextBuffer):
-    """The text of a path parsed before anything was appended to it (a tool call sent without
-    arguments): one shared, read-only empty buffer, not a buffer and its path's parse kept per call
-    (~250 bytes a call, many thousands in a run of bare calls). `Merger` puts a `TextBuffer` in its
-    place before anything is appended."""
-
-    __slots__ = ()
-
-    def __init__(self) -> None:
-        super().__init__(())  # type: ignore[arg-type]  # (shared by every path: it has none of its own)
-
-    def add(self, text: str, frame: int) -> None:
-        raise TypeError("the shared empty text is not appended to: Merger.append() makes a TextBuffer first")
-
-
-_NO_TEXT = _NoText()
 
 
 class _Dropped(TextBuffer):
@@ -421,21 +285,21 @@ class Merger:
         buffer = self.texts.get(path)
         return None if buffer is None else buffer.text()
 
-    def parse(self, path: Path, frame: int) -> ParsedArguments:
-        """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`)."""
+    def parse(self, path: Path, frame: int, *, as_text: bool = False) -> ParsedArguments:
+        """PARSE-AT-END: parse the buffer at `path` (an absent buffer is `{}`); `as_text`: arguments that are
+        text, not JSON (a tool whose input is free text), whose value is the text as it is."""
         buffer = self.texts.get(path)  # as it is: a WholeText is read, not grown
-        if buffer is None:
-            if not self._admits(path, None):
-                return ParsedArguments({})  # a call past the cap: nothing to parse or report
-            self.texts[path] = _NO_TEXT  # the path now holds a text (an empty one), as an append makes it
-            parsed = ParsedArguments({})
-            if self.journal is not None:
+        if buffer is None or buffer is NO_TEXT:
+            if buffer is None and not self._admits(path, None):
+                return ParsedArguments("" if as_text else {})  # a call past the cap: nothing to parse or report
+            parsed = ParsedArguments("" if as_text else {})
+            if buffer is None and self.journal is not None:  # (else parsed before: journalled then)
                 self.journal.append(("parsed", path, parsed, frame))
+            self.texts[path] = NO_TEXT  # the path now holds a text (an empty one), as an append makes it
             return parsed
-        if buffer is _NO_TEXT:
-            return ParsedArguments({})  # (parsed before: journalled then)
         if buffer.parsed is None:
-            buffer.parsed = parse_arguments(buffer.text(), buffer.fragments)
+            buffer.parsed = ParsedArguments(buffer.text()) if as_text else \
+                parse_arguments(buffer.text(), buffer.fragments)
             if self.journal is not None:
                 self.journal.append(("parsed", path, buffer.parsed, frame))
         return buffer.parsed

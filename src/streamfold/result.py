@@ -20,7 +20,7 @@ from .findings import Diagnostic, StreamError
 from .framing import Frame
 from .trace import TEXT_FIELDS, Provenance, Trace
 
-__all__ = ["SCHEMA", "TEXT_FIELDS", "Block", "Choice", "Provenance", "Result", "ToolCall", "Usage",
+__all__ = ["SCHEMA", "TEXT_FIELDS", "Block", "Choice", "Lane", "Provenance", "Result", "ToolCall", "Usage",
            "register_exporter"]
 
 SCHEMA = 1
@@ -107,6 +107,26 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class Lane:
+    """One of the replies a capture interleaves: a Responses WebSocket `stream_id`, a Realtime response, an
+    agent. The fold follows one (`followed`: the dialect's default, or the one `fold(..., lane=id)` names)."""
+
+    id: str
+    #: What the lanes are in this protocol: "stream_id", "response", "turn", "agent", ...
+    kind: str
+    #: The first frame that named it.
+    first_frame: int
+    followed: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "first_frame": self.first_frame, "followed": self.followed}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Lane:
+        return cls(value["id"], value["kind"], value["first_frame"], value["followed"])
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     input_tokens: int | None
     output_tokens: int | None
@@ -153,6 +173,9 @@ class Result:
     diagnostics: tuple[Diagnostic, ...]
     #: What the dialect's `export` needs beyond the reply (JSON values), or None.
     native: Any = None
+    #: The replies the capture interleaves, in order of their first frame; empty when it holds one.
+    #: (`fold(..., lane=)` folds another.)
+    lanes: tuple[Lane, ...] = ()
     #: The fold's frames and provenance (`streamfold.Trace`); None when the fold built none
     #: (`trace=False`) and in a Result read back from JSON or unpickled.
     trace: Trace | None = field(default=None, compare=False, repr=False)
@@ -237,6 +260,8 @@ class Result:
         }
         if self.native is not None:
             out["native"] = self.native
+        if self.lanes:
+            out["lanes"] = [lane.to_dict() for lane in self.lanes]
         return out
 
     @classmethod
@@ -253,6 +278,7 @@ class Result:
             errors=tuple(StreamError.from_dict(error) for error in value["errors"]),
             diagnostics=tuple(Diagnostic.from_dict(diagnostic) for diagnostic in value["diagnostics"]),
             native=value.get("native"),
+            lanes=tuple(Lane.from_dict(lane) for lane in value.get("lanes", ())),
         )
 
 

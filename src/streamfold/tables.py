@@ -34,7 +34,7 @@ __all__ = ["ARROW_TYPES", "SCHEMA", "TABLES_SCHEMA_VERSION", "TYPES", "CaptureIn
            "table_docs", "table_rows", "tables", "unreadable_rows", "unreadable_tables", "value_fits"]
 
 #: The version of `SCHEMA`: bumped whenever a table or a column is added, renamed, retyped or dropped.
-TABLES_SCHEMA_VERSION = 2
+TABLES_SCHEMA_VERSION = 3
 
 #: Each column type and the Arrow type it is written as.
 ARROW_TYPES: Mapping[str, str] = {
@@ -133,6 +133,8 @@ SCHEMA: Mapping[str, Table] = {table.name: table for table in (
             "Opaque values the stream started but never completed (an Anthropic thinking block whose signature "
             "never arrived: the next request fails with it); 0 where a dialect's opaque values arrive whole."),
            ("native", "json", True, "What the dialect's export needs beyond the reply (JSON result's `native`)."),
+           ("lanes", "json", True, "The replies the capture interleaves, when it holds several (Realtime responses, "
+                                   "WebSocket `stream_id`s, agents), one of them folded (JSON result's `lanes`)."),
            ("fingerprint", "string", True, "What identifies these bytes of the capture (a fleet folds a capture "
                                            "again only when its fingerprint changed).")),
     _table("choices", "One row per choice of the reply.",
@@ -297,7 +299,8 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> Row:
         [str(code) for code in codes],
         info.body_bytes, info.read_count, _float(info.ttfb), _float(info.ttft), _float(info.duration),
         opaque_count, opaque_dropped,
-        None if result.native is None else dumps_compact(result.native), info.fingerprint,
+        None if result.native is None else dumps_compact(result.native),
+        dumps_compact([lane.to_dict() for lane in result.lanes]) if result.lanes else None, info.fingerprint,
     )
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from feeding import tr_fold
 from streamfold import fold
+from streamfold.services import load
 
 wire = pytest.importorskip("mcp_types._v2026_07_28", reason="the mcp SDK (2.3+) has the 2026-07-28 wire types")
 
@@ -73,3 +74,62 @@ def test_an_input_required_result_is_its_own_finish_and_no_tool_result() -> None
     assert (result.choices[0].finish_reason, result.choices[0].finish_reason_raw) == ("incomplete", "input_required")
     assert result.choices[0].content == "" and "input-required" in [d.code for d in result.diagnostics]
     assert result.native["version"] == "2026-07-28"
+
+
+MODERN_TOOL_CALL = (("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "search"))
+
+
+def folded_with(data: bytes, *headers: tuple[str, str]) -> list[str]:
+    result = tr_fold(data, request_headers=headers)
+    return [d.code for d in result.diagnostics]
+
+
+def test_the_request_s_protocol_version_header_decides_a_stream_its_messages_do_not_date() -> None:
+    cut = folded_with(_stream(PROGRESS), *MODERN_TOOL_CALL)
+    assert "not-resumable" in cut and "resumable-cut" not in cut and "mcp-header-missing" not in cut
+    # Earlier versions, and what is no version, keep the earlier rules.
+    for asked in ("2025-11-25", "draft", "9999", ""):
+        assert "resumable-cut" in folded_with(_stream(PROGRESS), ("MCP-Protocol-Version", asked))
+    # The header's name is read in any case.
+    assert "not-resumable" in folded_with(_stream(PROGRESS), ("mcp-protocol-version", "2026-07-28"),
+                                          ("MCP-METHOD", "ping"))
+
+
+def test_the_method_header_names_a_listen_stream() -> None:
+    result = fold(_stream(PROGRESS), request_headers={"MCP-Protocol-Version": "2026-07-28",
+                                                       "Mcp-Method": "subscriptions/listen"})
+    not_resumable = next(d for d in result.diagnostics if d.code == "not-resumable")
+    assert not_resumable.details["listen"] is True and "listens again" in not_resumable.message
+
+
+@pytest.mark.parametrize(("headers", "missing"), [
+    ((("MCP-Protocol-Version", "2026-07-28"),), ["Mcp-Method"]),
+    ((("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")), ["Mcp-Name"]),
+    ((("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "resources/read"), ("Mcp-Name", " ")), ["Mcp-Name"]),
+    ((("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")), []),
+    ((("MCP-Protocol-Version", "2025-11-25"),), []),
+])
+def test_a_2026_request_without_its_standard_headers_is_said(headers: tuple[tuple[str, str], ...],
+                                                              missing: list[str]) -> None:
+    result = fold(_stream(PROGRESS), request_headers=headers)
+    said = [d for d in result.diagnostics if d.code == "mcp-header-missing"]
+    assert [d.details["missing"] for d in said] == ([missing] if missing else [])
+    assert all(d.frame is None and d.severity.value == "warning" for d in said)
+
+
+def test_a_har_s_request_headers_reach_the_fold(tmp_path: Path) -> None:
+    body = _stream(PROGRESS).decode()
+    har = {"log": {"version": "1.2", "entries": [{
+        "request": {"method": "POST", "url": "https://mcp.example.com/mcp", "headers": [
+            {"name": name, "value": value} for name, value in MODERN_TOOL_CALL[:2]]},
+        "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+                     "content": {"mimeType": "text/event-stream", "text": body}}}]}}
+    loaded = load(json.dumps(har).encode())
+    codes_found = [d.code for d in loaded.result.diagnostics]
+    assert "not-resumable" in codes_found and "mcp-header-missing" in codes_found  # no Mcp-Name for tools/call
+
+
+@pytest.mark.parametrize("headers", [5, [("a",)], [("a", 1)], {"a": None}])
+def test_request_headers_that_are_no_headers_are_api_misuse(headers: object) -> None:
+    with pytest.raises(TypeError, match="request_headers"):
+        fold(b"", request_headers=headers)  # type: ignore[arg-type]

@@ -109,7 +109,11 @@ def test_a_spec_is_a_frozen_value_that_refuses_what_would_go_unnoticed() -> None
     ("/api/chat", "ollama"), ("/api/generate", "ollama"), ("/api/v1/chat", "lmstudio"), ("/v2/chat", "cohere"),
     ("/model/m/converse-stream", "bedrock"), ("/generate_stream", "tgi"), ("/client/v4/ai/run/@cf/m", "cloudflare"),
     ("/v1/realtime", "openai-realtime"), ("/v1beta/interactions", "gemini-interactions"), ("/v1/chat", "cohere-v1"),
-    ("/v1/complete", "anthropic-completions"),
+    ("/v1/complete", "anthropic-completions"), ("/v1/sessions/sesn_1/events/stream", "anthropic-agents"),
+    ("/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent", "gemini-live"),
+    ("/run_sse", "adk"),
+    ("/v1/conversations", "mistral-conversations"), ("/v1/conversations/conv_1/restart", "mistral-conversations"),
+    ("/threads/t1/runs/stream", "langgraph"), ("/runs/stream", "langgraph"), ("/threads/t1/runs/wait", "langgraph"),
 ])
 def test_the_request_path_table_comes_from_the_specs(path: str, dialect: str) -> None:
     found = request_path_dialect(path)

@@ -109,6 +109,33 @@ def test_the_whole_input_wins_over_a_different_streamed_one() -> None:
     assert codes(result) == ["final-text-mismatch"]
 
 
+TEXT_INPUT = {"type": "tool-input-start", "toolCallId": "c1", "toolName": "shell", "inputEncoding": "text"}
+
+
+def test_a_text_input_cut_mid_stream_is_its_text_and_no_invalid_argument() -> None:
+    result = tr_fold(ui(START, TEXT_INPUT, {"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": "rm -"},
+                        done=False))
+    (call,) = result.choices[0].tool_calls
+    assert (call.arguments, call.parsed, call.error) == ("rm -", "rm -", None)
+    assert "tool-args-invalid" not in codes(result)
+    part = result.export()["parts"][0]
+    assert (part["input"], part["inputEncoding"], part["state"]) == ("rm -", "text", "input-streaming")
+
+
+def test_a_text_input_that_differs_from_its_whole_input_keeps_the_whole_one_as_text() -> None:
+    result = fold(ui(START, TEXT_INPUT, {"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": "[1"},
+                     {"type": "tool-input-available", "toolCallId": "c1", "toolName": "shell", "input": "[1, 2]"},
+                     FINISH))
+    (call,) = result.choices[0].tool_calls
+    assert (call.arguments, call.parsed) == ("[1, 2]", "[1, 2]") and codes(result) == ["final-text-mismatch"]
+
+
+def test_a_whole_input_that_is_no_text_is_json_again() -> None:
+    result = fold(ui(START, TEXT_INPUT, {"type": "tool-input-available", "toolCallId": "c1", "toolName": "shell",
+                                         "input": [1, 2]}, FINISH))
+    assert result.choices[0].tool_calls[0].parsed == [1, 2]
+
+
 def test_stop_after_tools_that_ran_is_stop_and_before_their_output_is_tool_calls() -> None:
     call = [{"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": {}}]
     ran = fold(ui(START, *call, {"type": "tool-output-available", "toolCallId": "c", "output": 1}, FINISH))

@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,14 +24,17 @@ import pyarrow as pa
 import pytest
 
 from store_helpers import BODIES, record
-from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch, fold_records
-from streamfold.fleet.engines import Batch, EngineError, LocalEngine
+from streamfold.fleet.batch import INPUT_SCHEMA, fold_batch
+from streamfold.fleet.engines import LocalEngine
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.run import fold_fleet
 from streamfold.store import CaptureStore
 from streamfold.tables import SCHEMA
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")
+import dask_client  # after the skip: it imports distributed
+from dask_client import in_child
+
 pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,20 +43,6 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 #: Small batches, so that the two workers share them.
 BATCH = 64
 CAPTURES = ROOT / "tests" / "captures"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _collect_what_distributed_leaves() -> Iterator[None]:
-    """distributed's client leaves a comm's socket for the garbage collector to close; under the suite's
-    `filterwarnings = error` its ResourceWarning would fail whichever later test the collection happened in.
-    Collected here, once these tests are done, with that warning (and only it) ignored."""
-    yield
-    import gc
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +113,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                    for _ in range(2)]
         started += workers
         address = json.loads(scheduler_file.read_text(encoding="utf-8"))["address"]
-        with distributed.Client(address, set_as_default=False, timeout=60) as client:
-            client.wait_for_workers(2, timeout=60)
+        in_child(dask_client.wait_for_workers, address, 2)
         yield address, workers
     finally:
         for process in reversed(started):  # the workers first: without its scheduler, a worker waits for it
@@ -141,27 +129,14 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 def test_dask_workers_fold_what_the_local_engine_folds(
         sources: list[str], local_rows: dict[str, list[tuple[Any, ...]]],
         dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], tmp_path: Path) -> None:
-    from streamfold.fleet.dask_engine import DaskEngine
-
     address, workers = dask_cluster
-
-    def executed(dask_worker: Any) -> int:  # nested: sent to the workers by value (they cannot import this module)
-        return int(dask_worker.state.executed_count)
-
-    with distributed.Client(address, set_as_default=False) as client:
-        # The worker processes the scheduler knows are the two started above, not a cluster of the engine's own.
-        assert sorted(client.run(os.getpid).values()) == sorted(worker.pid for worker in workers)
-        before = client.run(executed)
-        engine = DaskEngine(address)
-        try:
-            run = fold_fleet(sources, str(tmp_path / "api"), engine=engine, batch_size=BATCH)
-        finally:
-            engine.close()
-        after = client.run(executed)
-    assert run.engine == f"dask at {address}"
+    seen = in_child(dask_client.fold_through_the_engine, address, sources, str(tmp_path / "api"), BATCH)
+    # The worker processes the scheduler knows are the two started above, not a cluster of the engine's own.
+    assert seen["pids"] == sorted(worker.pid for worker in workers)
+    assert seen["engine"] == f"dask at {address}"
     assert rows(tmp_path / "api") == local_rows
     # Each batch was folded by a worker, and both workers took a share.
-    done = {worker: after[worker] - before[worker] for worker in after}
+    done = seen["done"]
     assert sum(done.values()) == batches_committed(tmp_path / "api") > 2
     assert all(count > 0 for count in done.values()), done
 
@@ -176,69 +151,29 @@ def test_dask_workers_fold_what_the_local_engine_folds(
 
 def test_a_dask_worker_that_fails_a_batch_ends_the_run_in_one_sentence(
         dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
-    from streamfold.fleet.dask_engine import DaskEngine
-
-    def broken(batch: Batch) -> pa.Table:  # what a worker without streamfold, or out of memory, comes to
-        raise MemoryError("the worker ran out of memory")
-
-    engine = DaskEngine(dask_cluster[0])
-    try:
-        batches = iter([(7, [{"x": 1}])])
-        with pytest.raises(EngineError, match=r"^a Dask worker could not fold batch 7: MemoryError: the worker ran"):
-            list(engine.map(broken, batches))
-    finally:
-        engine.close()
+    message = in_child(dask_client.a_failing_batch, dask_cluster[0])
+    assert re.match(r"^a Dask worker could not fold batch 7: MemoryError: the worker ran", message), message
 
 
 def test_a_worker_killed_mid_run_costs_nothing_but_time(
         dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
     """A third worker joins, is killed while it folds a batch, and the run goes on: distributed runs that batch
     again on the others, and every batch comes back folded exactly once, as the local engine folds it."""
-    from streamfold.fleet.dask_engine import DaskEngine
-
     address, _ = dask_cluster
     doomed = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                                "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env=ENV,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     inputs = [fold_record_input(path) for path in sorted(CAPTURES.glob("*/*.sse"))[:48]]
     batches = [(number, inputs[number * 4:number * 4 + 4]) for number in range(12)]
-    doomed_pid = doomed.pid
-
-    def fold_unless_doomed(batch: Batch) -> pa.Table:
-        # The doomed worker is still folding when it is killed; the others are slow enough that batches wait
-        # for a free worker, so the scheduler hands the idle newcomer some whatever its placement policy.
-        time.sleep(60 if os.getpid() == doomed_pid else 0.5)
-        return fold_records(batch)
-
-    lost: list[str] = []
-    with distributed.Client(address, set_as_default=False) as client:
-        client.wait_for_workers(3, timeout=60)
-        victim = next(worker for worker, pid in client.run(os.getpid).items() if pid == doomed_pid)
-
-        def kill_when_busy() -> None:
-            deadline = time.monotonic() + 60
-            while not lost and time.monotonic() < deadline:
-                lost.extend(client.processing(workers=[victim]).get(victim, ()))
-                time.sleep(0.1)
-            time.sleep(0.5)  # from assigned to running
-            doomed.kill()
-
-        killer = threading.Thread(target=kill_when_busy)
-        killer.start()
-        engine = DaskEngine(address)
-        folded: dict[int, pa.Table] = {}
-        try:
-            for (number,), table in engine.map(fold_unless_doomed, iter(batches)):
-                assert number not in folded
-                folded[number] = table
-        finally:
-            engine.close()
-            killer.join()
-            doomed.wait()
+    try:
+        lost, folded = in_child(dask_client.fold_while_a_worker_dies, address, doomed.pid, batches)
+    finally:
+        doomed.kill()
+        doomed.wait()
     assert lost
     assert sorted(folded) == list(range(len(batches)))
     for number, batch in batches:
-        assert folded[number].to_pylist() == fold_batch(pa.Table.from_pylist(batch, schema=INPUT_SCHEMA)).to_pylist()
+        assert folded[number] == fold_batch(pa.Table.from_pylist(batch, schema=INPUT_SCHEMA)).to_pylist()
 
 
 def test_a_scheduler_nobody_listens_on_is_one_line_at_once(tmp_path: Path) -> None:

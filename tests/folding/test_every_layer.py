@@ -49,6 +49,8 @@ def test_the_fold_is_the_same_however_fed(path: Path) -> None:
 DIALECTS_OF_FOLDER = {"openai": ("openai-chat", "openai-completions"), "examples": ("openai-chat",),
                       "bedrock": ("bedrock", "anthropic"), "cohere": ("cohere", "cohere-v1"),
                       "websocket": ("openai-responses", "openai-realtime"),
+                      #: Multi-agent responses (beta), apart from the captures the SDK's non-beta accumulator reads.
+                      "openai-responses-agents": ("openai-responses",),
                       #: Claude Code's stream-json envelopes carry Anthropic events: `anthropic`.
                       "claude-stream-json": ("anthropic",)}
 

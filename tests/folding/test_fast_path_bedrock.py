@@ -2,7 +2,7 @@
 
 A stretch of plain event messages becomes one `MessageRun` (walked prelude to prelude, both
 CRCs checked, each header block parsed once), and its text deltas are decoded into
-`bedrock.fast.TextBlockDelta` and appended by `Bedrock.fold_fast`. The plain framer
+`bedrock.fast.TextBlockDelta` and appended by `Bedrock.fold_fast_run`. The plain framer
 (`EventStreamParser`) makes a record of every message and `fold` gets every payload as a dict.
 So a stream folded with runs must equal it folded by the plain framer, frames and findings
 included, over streams that mix the hot shape with everything the fast way must refuse
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eventstream_helpers import event, exception, header, message
-from feeding import assert_same_fold, fold_in_random_chunks
+from feeding import assert_same_fold, fold_in_random_chunks, plain_frames
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Result, fold
 from streamfold.dialects.bedrock import Bedrock
@@ -137,24 +137,18 @@ def test_mutated_bedrock_captures_fold_alike_with_runs_or_without(data: bytes, r
 
 def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """The equalities above only mean something if runs form and the fast fold takes the deltas."""
-    calls = {"fast": 0, "slow": 0, "runs": 0}
-    fast, run_init = Bedrock.fold_fast, MessageRun.__init__
-
-    def counting_fast(self: Bedrock, value: Any, frame: int, name: bytes | None) -> bool:
-        taken = fast(self, value, frame, name)
-        calls["fast" if taken else "slow"] += 1
-        return taken
+    runs, run_init = [0], MessageRun.__init__
 
     def counting_run(self: MessageRun, *args: Any) -> None:
-        calls["runs"] += 1
+        runs[0] += 1
         run_init(self, *args)
 
-    monkeypatch.setattr(Bedrock, "fold_fast", counting_fast)
+    plain = plain_frames(monkeypatch, Bedrock)
     monkeypatch.setattr(MessageRun, "__init__", counting_run)
     deltas = [event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "a"}, "p": "x" * i})
               for i in range(50)]
     data = event("messageStart", {"role": "assistant"}) + b"".join(deltas) + event("messageStop", {"stopReason": "end_turn"})
     result = fold(data)
     assert result.choices[0].content == "a" * 50 and result.complete
-    # The first delta opens the text block (`fold`); the rest are appended the fast way.
-    assert calls == {"fast": 49, "slow": 1, "runs": 1}
+    # messageStart, the first delta (it opens the text block) and messageStop are `fold`'s; the other 49 the fast way's.
+    assert (len(plain), runs[0]) == (3, 1)

@@ -1,7 +1,7 @@
 """MCP's fast way must never change a result.
 
 A notification in a run is decoded into `mcp.fast.Notification`, its `params` kept as the JSON
-text they came as until the native snapshot decodes them (`MCP.fold_fast`). Fed one frame per
+text they came as until the native snapshot decodes them (`MCP.fold_fast_run`). Fed one frame per
 `feed()`, no run forms and every payload is a dict for `fold`. So a stream folded whole and fed
 frame by frame must give equal results, native snapshots included, over streams that mix the
 hot shape with everything the fast way must refuse (params that are not UTF-8, nest past the
@@ -15,9 +15,11 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feeding import plain_frames
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Folder, Result, fold
 
@@ -94,3 +96,18 @@ def test_mutated_mcp_captures_fold_alike_however_chunked(data: bytes, rng: rando
     data = b"".join([data] * rng.randint(1, 8))
     blocks = [block + b"\n\n" for block in data.split(b"\n\n")]
     assert fold(data + b"\n\n") == _frame_by_frame(blocks)
+
+
+def test_a_run_of_notifications_is_kept_in_the_dialects_own_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The equality above only means something if the fast way runs: `fold` sees only the first frame
+    (it tells the dialect) and the response."""
+    from streamfold.dialects.mcp import MCP
+
+    plain = plain_frames(monkeypatch, MCP)
+    messages = [{"jsonrpc": "2.0", "method": "notifications/progress",
+                 "params": {"progressToken": "t", "progress": step, "message": "é"}} for step in range(40)]
+    messages.append({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "done"}]}})
+    data = (json.dumps(message, ensure_ascii=False).encode() for message in messages)
+    result = fold(b"".join(b"event: message\ndata: " + payload + b"\n\n" for payload in data))
+    assert result.dialect == "mcp" and result.choices[0].content == "done" and plain == [0, 40]  # detection, the response
+    assert [entry["params"]["progress"] for entry in result.native["notifications"]] == list(range(40))

@@ -2,7 +2,7 @@
 
 A stretch of received text messages in a WebSocket JSONL capture becomes one `MessageLineRun`
 (the envelopes decoded in one call into Structs), and its text deltas are decoded into
-`openai_realtime.fast.TextDelta` and appended by `OpenAIRealtime.fold_fast`. The plain framer
+`openai_realtime.fast.TextDelta` and appended by `OpenAIRealtime.fold_fast_run`. The plain framer
 (`WebSocketParser`) makes a record of every line and `fold` gets every event as a dict. So a
 capture folded with runs must equal it folded by the plain framer, frames and findings included,
 over captures that mix the hot shape with everything the fast way must refuse (sent, binary and
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feeding import assert_same_fold, fold_in_random_chunks
+from feeding import assert_same_fold, fold_in_random_chunks, plain_frames
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Result, fold
 from streamfold.dialects.openai_realtime import OpenAIRealtime
@@ -132,22 +132,16 @@ def test_mutated_realtime_captures_fold_alike_with_runs_or_without(data: bytes, 
 
 def test_the_fast_ways_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """The equalities above only mean something if runs form and the fast fold takes the deltas."""
-    calls = {"fast": 0, "slow": 0, "runs": 0}
-    fast, run_init = OpenAIRealtime.fold_fast, MessageLineRun.__init__
-
-    def counting_fast(self: OpenAIRealtime, value: Any, frame: int, name: bytes | None) -> bool:
-        taken = fast(self, value, frame, name)
-        calls["fast" if taken else "slow"] += 1
-        return taken
+    runs, run_init = [0], MessageLineRun.__init__
 
     def counting_run(self: MessageLineRun, *args: Any) -> None:
-        calls["runs"] += 1
+        runs[0] += 1
         run_init(self, *args)
 
-    monkeypatch.setattr(OpenAIRealtime, "fold_fast", counting_fast)
+    plain = plain_frames(monkeypatch, OpenAIRealtime)
     monkeypatch.setattr(MessageLineRun, "__init__", counting_run)
     data = b"".join(_HEAD + [_delta("a", number) for number in range(2, 52)] + _TAIL)
     result = fold(data)
     assert result.dialect == "openai-realtime" and result.choices[0].content == "a" * 50
-    # The first delta opens the item's text (`fold`); the rest are appended the fast way.
-    assert calls == {"fast": 49, "slow": 1, "runs": 1}
+    # The first delta opens the item's text (`fold`); the other 49 are appended the fast way.
+    assert (len(plain), runs[0]) == (len(_HEAD) + 1 + len(_TAIL), 1)

@@ -2,7 +2,7 @@
 
 In a run of SSE frames, an AG-UI message's content (`ag_ui.fast.MessageContent`) and a UI message
 stream's text or reasoning delta (`vercel_ui.fast.PartDelta`) are decoded into Structs and
-appended by the dialect's `fold_fast`. Fed one frame per `feed()`, no run forms and `fold` gets
+appended by the dialect's `fold_fast_run`. Fed one frame per `feed()`, no run forms and `fold` gets
 every payload as a dict. So a stream folded whole must equal it fed frame by frame, over streams
 that mix the hot shape with everything the fast way must refuse (content for what never started
 or has ended, after the run's end or error, other fields, odd text), however it is chunked; and
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feeding import assert_same_fold, fold_in_random_chunks
+from feeding import assert_same_fold, fold_in_random_chunks, plain_frames
 from mutations import CAPTURES, FUZZ, mutated
 from streamfold import Folder, Result, fold
 from streamfold.dialects.ag_ui import AGUI
@@ -45,6 +45,9 @@ _AG_UI_ODD = [
     _content("x", "m2"),  # never started
     _content("x", kind="REASONING_MESSAGE_CONTENT"),  # a reasoning message never started
     _sse({"type": "REASONING_MESSAGE_START", "messageId": "r1"}) + _content("think", "r1", "REASONING_MESSAGE_CONTENT"),
+    # A second assistant message open beside the first: their contents interleave in one buffer.
+    _sse({"type": "TEXT_MESSAGE_START", "messageId": "m3", "role": "assistant"}) + _content("other", "m3"),
+    _content("more", "m3"),
     _content("x", timestamp=1764633600000),
     _content("x", rawEvent={"a": 1}),
     _content("x", timestamp=1.5),
@@ -65,6 +68,9 @@ _VERCEL_ODD = [
     _sse({"type": "text-delta", "id": "t2", "delta": "x"}),  # never started
     _sse({"type": "reasoning-delta", "id": "t1", "delta": "x"}),
     _sse({"type": "reasoning-start", "id": "r1"}) + _sse({"type": "reasoning-delta", "id": "r1", "delta": "hm"}),
+    # A second text part open beside the first: their deltas interleave in one buffer.
+    _sse({"type": "text-start", "id": "t3"}) + _sse({"type": "text-delta", "id": "t3", "delta": "other"}),
+    _sse({"type": "text-delta", "id": "t3", "delta": "more"}),
     _sse({"type": "text-delta", "id": "t1", "delta": "x", "providerMetadata": {"a": {"b": 1}}}),
     _sse({"type": "text-end", "id": "t1"}),  # later deltas are for a part that ended
     _sse({"type": "text-start", "id": "t1"}),  # the same id again: a new part
@@ -130,15 +136,8 @@ def test_mutated_ui_captures_fold_alike_however_chunked(data: bytes, rng: random
 def test_the_fast_ways_are_taken(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The equalities above only mean something if the fast fold takes the hot payloads."""
     dialect = {"ag-ui": AGUI, "vercel-ui": VercelUI}[name]
-    calls = {"fast": 0}
-    fast = dialect.fold_fast
-
-    def counting_fast(self: Any, value: Any, frame: int, event: bytes | None) -> bool:
-        taken: bool = fast(self, value, frame, event)
-        calls["fast"] += taken
-        return taken
-
-    monkeypatch.setattr(dialect, "fold_fast", counting_fast)
+    plain = plain_frames(monkeypatch, dialect)
     head, tail, _, hot = _DIALECTS[name]
     result = fold(b"".join(head + [hot("a")] * 50 + tail))
-    assert result.choices[0].content == "a" * 50 and calls == {"fast": 50}
+    hot_frames = range(len(head), len(head) + 50)
+    assert result.choices[0].content == "a" * 50 and not set(plain) & set(hot_frames)

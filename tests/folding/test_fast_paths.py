@@ -21,10 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import streamfold
+from feeding import plain_frames
 from streamfold import Folder, fold
 from streamfold.dialects.anthropic import Anthropic
 from streamfold.dialects.openai_chat import OpenAIChat
 from streamfold.dialects.openai_chat import fold as openai_chat_fold
+from streamfold.dialects.registry import spec_of
 from streamfold.events import Finding
 from streamfold.framing._records import FrameStore, make_frame
 from streamfold.framing._runs import DataRun, LineRun
@@ -219,18 +221,24 @@ def test_the_fast_decoder_is_tried_again_after_a_different_stretch(monkeypatch: 
                                         "delta": {"type": "text_delta", "text": "a"}})] * 3000
     events += [("message_stop", {"type": "message_stop"})]
     data = b"".join(f"event: {name}\ndata: {json.dumps(value)}\n\n".encode() for name, value in events)
-    taken = {"n": 0}
-    fast = Anthropic.fold_fast
-
-    def counting_fast(self: Anthropic, value: Any, frame: int, event: bytes | None) -> bool:
-        folded = fast(self, value, frame, event)
-        taken["n"] += folded
-        return folded
-
-    monkeypatch.setattr(Anthropic, "fold_fast", counting_fast)
+    plain = plain_frames(monkeypatch, Anthropic)
     result = fold(data)
     assert result.choices[0].content == "a" * 3000 and result.choices[0].reasoning == "hm" * 300
-    assert taken["n"] > 2500  # paused during the thinking; the text went the fast way again
+    # Paused during the thinking (made plain to test it); the text went the fast way again.
+    monkeypatch.setattr(Anthropic, "fold_fast_run", _thinking_refused(Anthropic.fold_fast_run))
+    plain.clear()
+    assert fold(data) == result
+    assert sum(frame > 305 for frame in plain) < 500  # of the 3000 text deltas
+
+
+def _thinking_refused(fast_run: Any) -> Any:
+    """`fold_fast_run` that refuses every thinking delta, as if its shape were not the fast one."""
+    def run(self: Anthropic, pieces: Any, position: int, start: int, frame: int, events: Any) -> int:
+        if b'"thinking_delta"' in pieces[position]:
+            return 0
+        end = next((at for at in range(position, len(pieces)) if b'"thinking_delta"' in pieces[at]), len(pieces))
+        return fast_run(self, pieces[:end], position, start, frame, events)
+    return run
 
 
 # -- runs of frames kept as bytes -------------------------------------------------
@@ -380,17 +388,10 @@ def test_anthropic_thinking_text_and_tool_input_all_go_the_fast_way(monkeypatch:
     frames += [event("content_block_stop", index=2),
                event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 9}),
                event("message_stop")]
-    taken: dict[str, int] = {}
-    fast = Anthropic.fold_fast
-
-    def counting_fast(self: Anthropic, value: Any, frame: int, event_line: bytes | None) -> bool:
-        folded = fast(self, value, frame, event_line)
-        taken[value.delta.block] = taken.get(value.delta.block, 0) + folded
-        return folded
-
-    monkeypatch.setattr(Anthropic, "fold_fast", counting_fast)
+    plain = plain_frames(monkeypatch, Anthropic)
     whole = fold(b"".join(frames))
-    assert taken == {"thinking": 40, "text": 40, "tool_use": 40}
+    deltas = [frame for frame, data in enumerate(frames) if data.startswith(b"event: content_block_delta")]
+    assert len(deltas) == 120 and not set(plain) & set(deltas)  # none of the 120 deltas took the plain way
     assert whole == _frame_by_frame(frames)
     choice = whole.choices[0]
     assert choice.reasoning == "hm " * 40 and choice.content == "ok " * 40
@@ -490,6 +491,44 @@ def test_a_responses_stream_folded_whole_equals_it_fed_frame_by_frame(frames: li
     assert whole == _frame_by_frame(frames)
 
 
+def test_reasoning_text_and_summary_deltas_of_one_item_stay_apart_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reasoning item's text part 0 and summary part 0 share an output index and a part number: deltas that
+    alternate between them, in one run, each go to its own (the fast loop's shortcut names the kind too)."""
+    from streamfold.dialects.openai_responses import OpenAIResponses
+
+    seq = iter(range(10_000))
+
+    def event(value: dict[str, Any]) -> bytes:
+        value = {"type": value.pop("type"), "sequence_number": next(seq), **value}
+        return b"event: " + value["type"].encode() + b"\ndata: " + json.dumps(value).encode() + b"\n\n"
+
+    def delta(summary: bool, text: str) -> bytes:
+        if summary:
+            return event({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0,
+                          "summary_index": 0, "delta": text})
+        return event({"type": "response.reasoning_text.delta", "item_id": "rs_1", "output_index": 0,
+                      "content_index": 0, "delta": text})
+
+    frames = [event({"type": "response.created", "response": {"id": "resp_1", "object": "response",
+                                                               "status": "in_progress", "model": "o-x", "output": []}}),
+              event({"type": "response.output_item.added", "output_index": 0,
+                     "item": {"id": "rs_1", "type": "reasoning", "summary": []}}),
+              event({"type": "response.reasoning_summary_part.added", "item_id": "rs_1", "output_index": 0,
+                     "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+              delta(True, "S"), delta(False, "T")]
+    head = len(frames)
+    frames += [delta(index % 3 == 0, "st"[index % 3 != 0]) for index in range(30)]
+    frames.append(event({"type": "response.completed", "response": {"id": "resp_1", "status": "completed",
+                                                                    "output": []}}))
+    expected = _frame_by_frame(frames)
+    plain = plain_frames(monkeypatch, OpenAIResponses)
+    whole = fold(b"".join(frames))
+    assert whole == expected
+    assert not set(plain) & set(range(head, head + 30))  # every alternating delta went the fast way
+    (item,) = whole.export()["output"]
+    assert item["summary"][0]["text"] == "S" + "s" * 10 and item["content"][0]["text"] == "T" + "t" * 20
+
+
 # -- NDJSON (Ollama) ----------------------------------------------------------------
 
 
@@ -537,6 +576,24 @@ def test_an_ollama_stream_folded_whole_equals_it_fed_line_by_line(lines: list[by
     whole = fold(b"".join(lines))
     assert whole.dialect == "ollama" and whole.transport == "ndjson"
     assert whole == _frame_by_frame(lines)
+
+
+def test_an_ollama_run_is_folded_in_its_own_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ollama folds a run of text lines in `fold_fast_run`, not line by line: `fold` sees only the lines
+    it refuses (the first two, which name the model and role, a thinking line does not stop it, and the
+    last)."""
+    from streamfold.dialects.ollama import Ollama
+
+    folded = plain_frames(monkeypatch, Ollama)
+    head = {"model": "qwen3:8b", "created_at": "2026-03-02T10:00:00Z"}
+    lines = [{**head, "message": {"role": "assistant", "content": "a" if i % 7 else ""},
+              "done": False} for i in range(40)]
+    lines[20]["message"]["thinking"] = "hm"
+    lines.append({**head, "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+    result = fold(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    assert result.choices[0].content == "a" * sum(1 for i in range(40) if i % 7)
+    assert result.choices[0].reasoning == "hm" and result.choices[0].finish_reason == "stop"
+    assert len(folded) <= 3 and folded[-1] == 40
 
 
 def test_a_line_run_reads_back_the_records_of_the_line_path() -> None:
@@ -600,11 +657,43 @@ def gemini_streams(draw: st.DrawFn) -> list[bytes]:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-@given(gemini_streams())
-def test_a_gemini_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes]) -> None:
-    whole = fold(b"".join(frames))
+@given(gemini_streams(), st.randoms(use_true_random=False))
+def test_a_gemini_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[bytes], rng: random.Random) -> None:
+    data = b"".join(frames)
+    whole = fold(data)
     assert whole.dialect == "gemini"
     assert whole == _frame_by_frame(frames)
+    # Without events (what `fold` does), runs that end anywhere: Gemini's own loop, cut where the bytes are.
+    folder, position = Folder(events=False), 0
+    while position < len(data):
+        step = rng.choice([1, 7, 64, 333, 4096])
+        folder.feed(data[position : position + step])
+        position += step
+    assert folder.close() == whole
+
+
+def test_gemini_text_chunks_go_the_fast_way_and_keep_the_usage_where_the_plain_fold_keeps_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamfold.dialects.gemini import Gemini
+
+    def chunk(text: str, usage: int | None) -> bytes:
+        value: dict[str, Any] = {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}}],
+                                 "modelVersion": "gemini-2.5-flash", "responseId": "r1"}
+        if usage is not None:
+            value["usageMetadata"] = {"promptTokenCount": 3, "candidatesTokenCount": usage}
+        return b"data: " + json.dumps(value).encode() + b"\n\n"
+
+    frames = [chunk("a", None)] + [chunk("b", None if i % 3 else i) for i in range(1, 40)] + [chunk("", None)]
+    expected = _frame_by_frame(frames)
+    plain = plain_frames(monkeypatch, Gemini)
+    result = fold(b"".join(frames))
+    assert result == expected and result.choices[0].content == "a" + "b" * 39
+    assert plain == [0]  # the first chunk opens the candidate; every later one is the fast way's
+    assert result.usage is not None and result.usage.raw == {"promptTokenCount": 3, "candidatesTokenCount": 39}
+    # The usage's first and last frames, as each chunk's own `replace` leaves them.
+    folder = Folder(events=False)
+    folder.feed(b"".join(frames))
+    assert folder._merger.frames_of(("usage",)) == (3, 39)
 
 
 # -- Cohere -------------------------------------------------------------------------
@@ -650,6 +739,43 @@ def test_a_cohere_stream_folded_whole_equals_it_fed_frame_by_frame(frames: list[
     whole = fold(b"".join(frames))
     assert whole.dialect == "cohere"
     assert whole == _frame_by_frame(frames)
+
+
+def _responses_text(count: int) -> list[bytes]:
+    head = [{"type": "response.created", "response": {"id": "resp_1", "object": "response", "status": "in_progress",
+                                                       "model": "gpt-x", "output": []}},
+            {"type": "response.output_item.added", "output_index": 0, "item": {
+                "id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+            {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+             "part": {"type": "output_text", "annotations": [], "text": ""}}]
+    deltas = [{"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+               "delta": "a", "logprobs": []}] * count
+    events = [*head, *deltas, {"type": "response.completed", "response": {"id": "resp_1", "status": "completed",
+                                                                           "output": []}}]
+    return [f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': number})}\n\n".encode()
+            for number, event in enumerate(events)]
+
+
+def _cohere_text(count: int) -> list[bytes]:
+    events = [{"type": "message-start", "id": "m1", "delta": {"message": {"role": "assistant"}}},
+              {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+              *[{"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "a"}}}}] * count,
+              {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}}]
+    return [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events]
+
+
+# (Responses' first text delta goes to `fold`: it finds the segment the next ones extend.)
+@pytest.mark.parametrize(("name", "make", "first"), [("openai-responses", _responses_text, 1), ("cohere", _cohere_text, 0)])
+def test_a_run_of_text_deltas_is_folded_in_the_dialects_own_loop(name: str, make: Any, first: int,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Responses and Cohere fold their runs of text deltas in `fold_fast_run`: `fold` sees only the
+    events around them."""
+    spec = spec_of(name)
+    plain = plain_frames(monkeypatch, spec.fold)
+    frames = make(60)
+    result = fold(b"".join(frames))
+    assert result.dialect == name and result.choices[0].content == "a" * 60
+    assert len(plain) == len(frames) - 60 + first and result == _frame_by_frame(frames)
 
 
 # -- any chunking -------------------------------------------------------------------

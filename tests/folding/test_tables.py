@@ -91,6 +91,8 @@ def rebuilt(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
     if capture["native"] is not None:
         out["native"] = json.loads(capture["native"])
+    if capture["lanes"] is not None:
+        out["lanes"] = json.loads(capture["lanes"])
     return out
 
 
@@ -134,7 +136,8 @@ def test_one_small_capture_row_by_row() -> None:
         "frames_data": 4, "frames_comments": 0, "frames_invalid": 1, "choice_count": 1, "tool_call_count": 1,
         "error_count": 1, "diagnostic_count": 1, "finish_reason": "tool_calls",
         "finding_codes": ["invalid-json", "missing-terminal"], "body_bytes": len(body), "read_count": 4,
-        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "opaque_count": 0, "opaque_dropped": 0, "native": '{"created":null}', "fingerprint": None}]
+        "ttfb": 0.5, "ttft": 1.0, "duration": 2.25, "opaque_count": 0, "opaque_dropped": 0, "native": '{"created":null}',
+        "lanes": None, "fingerprint": None}]
     assert rows["choices"] == [{
         "capture_id": "db#7", "choice": 0, "role": "assistant", "content": "Hi", "reasoning": None, "refusal": None,
         "finish_reason": "tool_calls", "finish_reason_raw": "tool_calls", "tool_call_count": 1,

@@ -71,7 +71,7 @@ def _by_runs(chunks: list[bytes]) -> tuple[list[Frame], str, int]:
         assert [make_frame(item.record(record[0])) for record in reversed(records)] == [
             make_frame(record) for record in reversed(records)]
         if isinstance(item, DataRun):
-            for record, piece, event in zip(records, item.pieces(), item.event_lines(), strict=True):
+            for record, piece, event in zip(records, item.pieces(), item.event_lines() or [None] * item.count, strict=True):
                 if not record[10]:  # no finding: the fold's view is the record's
                     assert piece[5:].removeprefix(b" ") == record[4].encode()
                     assert (event is None) == (record[3] is None) and item.event(record[0]) == record[3]

@@ -111,6 +111,15 @@ def test_a_binary_message_is_said_and_not_folded() -> None:
     assert result.transport == "websocket" and not result.errors
 
 
+def test_a_binary_message_holding_a_json_object_is_read_as_its_text() -> None:
+    """Gemini Live sends every message so; bytes that only look like JSON at first stay binary."""
+    body = message_line("receive", base64.b64encode(b' {"setupComplete":{}}').decode(), 1.0, opcode=2)
+    body += message_line("receive", base64.b64encode(b"{\xff\xfe").decode(), 1.0, opcode=2)
+    frames = tr_framer(WebSocketParser, body)
+    assert frames[0].data == ' {"setupComplete":{}}' and not frames[0].issues and ("opcode", 2) in frames[0].headers
+    assert frames[1].data is None and [issue.code for issue in frames[1].issues] == ["websocket-binary"]
+
+
 def test_a_line_that_is_no_message_is_an_error_frame_and_the_rest_still_folds() -> None:
     body = chat_body()
     lines = body.splitlines(keepends=True)

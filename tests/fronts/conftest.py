@@ -38,7 +38,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 #: ten minutes, so the static page gets the page's main module (paste, open, the four stages, diff, export,
 #: the XSS captures, the requests it makes), beside test_page_static.py's own. STREAMFOLD_STATIC_PAGE=all runs
 #: every browser module on both (about three more minutes on two cores).
-STATIC_TOO = frozenset({"test_web_browser"})
+STATIC_TOO = frozenset({"test_web_browser", "test_web_websocket_browser"})
 STATIC_ALL = os.environ.get("STREAMFOLD_STATIC_PAGE") == "all"
 
 

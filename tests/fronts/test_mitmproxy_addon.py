@@ -11,7 +11,6 @@ an older h11 than the project, so it lives in a virtualenv of its own:
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import os
 import shutil
@@ -22,7 +21,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +36,7 @@ from streamfold.capture.mitmproxy_addon import asks_to_stream, cut_outcome, is_s
 from streamfold.fronts.serving import bind
 from streamfold.launcher import cli
 from streamfold.store import StoredExchange, get_exchange, list_exchanges
+from tls_certificates import self_signed
 
 KEY = "sk-test-mitm-1234567890abcdef"
 MITMDUMP = os.environ.get("STREAMFOLD_MITMDUMP") or shutil.which("mitmdump")
@@ -89,6 +88,16 @@ class Mitmdump:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def says(self, *texts: str) -> bool:
+        """Whether the output comes to hold every one of `texts` within 15 s (mitmdump writes its lines
+        after the exchange is stored, and through a buffer)."""
+        deadline = time.monotonic() + 15
+        while not all(text in self.output() for text in texts):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
@@ -97,32 +106,6 @@ class Mitmdump:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
-
-
-def self_signed(directory: Path) -> tuple[Path, Path] | None:
-    """A certificate for 127.0.0.1 and its key (None without `cryptography`, which google-auth brings)."""
-    try:
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-    except ImportError:
-        return None
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.now(timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
-            .not_valid_after(now + timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = directory / "upstream-cert.pem", directory / "upstream-key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
 
 
 class Rig:
@@ -248,7 +231,7 @@ def test_a_stream_through_the_proxy_is_passed_on_unchanged_and_stored_chunk_by_c
     assert ("authorization", "Bearer REDACTED") in [(k.lower(), v) for k, v in stored.request_headers]
     for path in rig.mitm.db.parent.glob("captures.sqlite*"):
         assert KEY.encode() not in path.read_bytes(), path
-    assert "streamfold #" in rig.mitm.output() and "openai-chat complete" in rig.mitm.output()
+    assert rig.mitm.says("streamfold #", "openai-chat complete"), rig.mitm.output()
 
 
 @needs_mitmdump

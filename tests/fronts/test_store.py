@@ -122,6 +122,26 @@ def test_many_threads_record_at_once_and_every_byte_lands_in_order(db: str) -> N
         assert all(a <= b for (_, a), (_, b) in zip(stored.reads, stored.reads[1:], strict=False))
 
 
+def test_a_begin_waits_out_a_writer_slower_than_its_poll(db: str) -> None:
+    """Another process holding the file's write lock keeps the writer thread from answering `begin` for
+    longer than `begin` polls (0.5 s): it polls again. (Before Python 3.11 the future's timeout was not
+    the builtin `TimeoutError`; CI under load once lost a recording thread to it.)"""
+    with CaptureStore.open(db) as store:
+        store.begin("GET", "http://127.0.0.1/first").end("complete")
+        store.flush()
+        other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN EXCLUSIVE")
+        release = threading.Timer(1.2, other.execute, ("COMMIT",))
+        release.start()
+        try:
+            exchange = store.begin("GET", "http://127.0.0.1/second")
+        finally:
+            release.join()
+            other.close()
+        exchange.end("complete")
+    assert sorted(row["url"] for row in list_exchanges(db)) == ["http://127.0.0.1/first", "http://127.0.0.1/second"]
+
+
 def test_reads_are_batched_not_committed_one_by_one(db: str) -> None:
     with CaptureStore.open(db) as store:
         exchange = store.begin("GET", "http://127.0.0.1/", (), b"")

@@ -34,6 +34,7 @@ from streamfold.store import (
 )
 from streamfold.store.schema import _V2_COLUMNS
 from streamfold.store.summarizer import capture_tables
+from streamfold.tables import TABLES_SCHEMA_VERSION
 
 ENV = {**os.environ, "PYTHONPATH": SOURCES, "NO_COLOR": "1", "COLUMNS": "100"}
 ENV.pop("STREAMFOLD_DB", None)
@@ -222,7 +223,7 @@ def test_a_recording_fills_the_new_columns_with_what_the_tables_say_of_the_same_
                                   started_at=stored.started_at, request_model=stored.request_model)["captures"][0]
         for name in ("model", "response_id", "outcome_class", "ttfb", "ttft", "host", "request_model"):
             assert row[name] == captures[name], (row["id"], name)
-        assert row["summarized_by"] == SUMMARIZED_BY == f"streamfold {__import__('streamfold').__version__} tables 2"
+        assert row["summarized_by"] == SUMMARIZED_BY == f"streamfold {__import__('streamfold').__version__} tables {TABLES_SCHEMA_VERSION}"
     assert [(row["host"], row["request_model"]) for row in rows] == [
         ("127.0.0.1", "gpt-4o"), ("127.0.0.1", "claude-sonnet-4-5"), ("127.0.0.1", "gpt-4o-mini")]
     assert [row["outcome_class"] for row in rows] == ["complete", "complete", "errored"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from streamfold._toolargs import parse_arguments
 from streamfold.merge import Merger
 
@@ -59,6 +62,35 @@ def test_journal_records_changes_only_when_asked() -> None:
     assert quiet.drain() == []
     assert loud.drain() == [("append", (0, "content"), "hi", 3), ("set", (0, "finish_reason"), "stop", 4)]
     assert loud.drain() == []
+
+
+@given(st.lists(st.lists(st.text(min_size=1, max_size=4), max_size=6), max_size=6), st.booleans())
+def test_extend_is_add_of_each_piece(runs: list[list[str]], journal: bool) -> None:
+    """`TextBuffer.extend` (a dialect's run of hot frames) leaves the buffer, its provenance and the
+    journal as `add` of each piece would, whatever came before it."""
+    by_add, by_extend = Merger(journal=journal), Merger(journal=journal)
+    frame = 0
+    for pieces in runs:
+        frames = list(range(frame, frame + len(pieces)))
+        for piece, at in zip(pieces, frames, strict=True):
+            by_add.buffer((0, "content")).add(piece, at)
+        by_extend.buffer((0, "content")).extend(pieces, frames)
+        by_add.append((0, "reasoning"), "|", frame)  # something between the runs, in the journal's order
+        by_extend.append((0, "reasoning"), "|", frame)
+        frame += len(pieces) + 1
+    added, extended = by_add.buffer((0, "content")), by_extend.buffer((0, "content"))
+    assert (added.length, list(added.frames), list(added.ends)) == (extended.length, list(extended.frames),
+                                                                  list(extended.ends))
+    assert added.fragments() == extended.fragments() and added.text() == extended.text()
+    assert by_add.drain() == by_extend.drain()
+
+
+def test_extend_of_a_buffer_past_the_caps_drops_as_add_does() -> None:
+    merger = Merger(max_choices=1)
+    merger.append((0, "content"), "kept", 0)
+    dropped = merger.buffer((1, "content"))
+    dropped.extend(["a", "b"], [3, 4])
+    assert dropped.text() == "ab" and (1, "content") not in merger.texts
 
 
 class TestRecovery:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "streamfold"
 #: The core: framing -> decoding -> dialects -> merge -> result (and its trace), and the fold that runs them.
-CORE = ("framing", "decoding", "_json", "dialects", "merge", "_toolargs", "result", "trace", "findings", "_codes",
+CORE = ("framing", "decoding", "_json", "_text", "dialects", "merge", "_paths", "_textbuffer", "_toolargs", "result", "trace", "findings", "_codes",
         "events", "folding", "opaque")
 MAX_LINES = 450
 

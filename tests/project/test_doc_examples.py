@@ -69,9 +69,18 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
+def once_each(found: list[Block]) -> list[Block]:
+    """The blocks, a block whose text an earlier one has (README repeats a page's example) left out: it
+    would run the very same commands again (the pytest example is 11 runs of the openai SDK)."""
+    first: dict[tuple[str, str | None, str, str | None], Block] = {}
+    for block in found:
+        first.setdefault((block.lang, block.mark, block.body, block.output), block)
+    return list(first.values())
+
+
 ALL = [block for page in PAGES for block in blocks(page)]
-CONSOLE = [block for block in ALL if block.lang == "console" and not block.mark]
-PYTHON = [block for block in ALL if block.mark in ("runnable: python", "runnable: pytest")]
+CONSOLE = once_each([block for block in ALL if block.lang == "console" and not block.mark])
+PYTHON = once_each([block for block in ALL if block.mark in ("runnable: python", "runnable: pytest")])
 NOT_RUNNABLE = [block for block in ALL if block.mark and block.mark.startswith("not-runnable")]
 
 

@@ -23,7 +23,12 @@ HOOKED = {"openai-chat": "examples/openai-tool-calls", "anthropic": "anthropic/a
           "mcp": "mcp/tool-result-with-progress", "claude-stream-json": "claude-stream-json/partial-messages-text",
           "openai-realtime": "openai-realtime/beta-text",
           "gemini-interactions": "gemini-interactions/function-call-arguments-delta",
-          "vercel-data": "vercel-data/tool-call-two-steps"}
+          "vercel-data": "vercel-data/tool-call-two-steps",
+          "anthropic-agents": "anthropic-agents/tool-use-mcp-end-turn",
+          "gemini-live": "gemini-live/tool-call-then-answer", "adk": "adk/tool-loop",
+          "mistral-conversations": "mistral-conversations/function-calls"}
+#: Dialects whose streams have no end sign to drop (the server closes them): every hook but no-terminal's.
+NO_END_SIGN = {"langgraph": "langgraph/messages-tuple-text"}
 
 
 def text(result: dict[str, Any]) -> str:
@@ -94,9 +99,9 @@ def test_no_terminal_leaves_the_reply_incomplete_in_every_hooked_dialect(dialect
     assert text(result) == ("" if dialect == "mcp" else text(clean))
 
 
-@pytest.mark.parametrize("dialect", sorted(HOOKED))
+@pytest.mark.parametrize("dialect", sorted({**HOOKED, **NO_END_SIGN}))
 def test_error_event_puts_the_vendors_error_where_the_stream_breaks_off(dialect: str) -> None:
-    recording = by_name(HOOKED[dialect])
+    recording = by_name({**HOOKED, **NO_END_SIGN}[dialect])
     plan, result = served(recording, "error-event:2")
     assert result["complete"] is False and [e["code"] for e in result["errors"]] == ["in-stream-error"]
     assert result["errors"][0]["frame"] == 2 and result["dialect"] == served(recording)[1]["dialect"]
@@ -116,10 +121,13 @@ def test_error_event_puts_the_vendors_error_where_the_stream_breaks_off(dialect:
     ("mcp", 400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str}}),
     ("openai-realtime", 500, {"error": {"message": str, "type": "server_error", "param": None, "code": None}}),
     ("gemini-interactions", 503, {"error": {"code": 503, "message": str, "status": "UNAVAILABLE"}}),
+    ("mistral-conversations", 429, {"object": "error", "message": str, "type": "rate_limited", "param": None,
+                                    "code": "429"}),
+    ("langgraph", 404, {"detail": str}),
 ])
 def test_http_error_serves_the_status_with_the_vendors_error_body(dialect: str, status: int,
                                                                   shape: dict[str, Any]) -> None:
-    plan, result = served(by_name(HOOKED[dialect]), f"http-error:{status}")
+    plan, result = served(by_name({**HOOKED, **NO_END_SIGN}[dialect]), f"http-error:{status}")
     assert plan.status == status and dict(plan.headers)["content-type"] == "application/json"
     body = json.loads(plan.body)
 
@@ -136,7 +144,8 @@ def test_http_error_serves_the_status_with_the_vendors_error_body(dialect: str, 
 @pytest.mark.parametrize("name", ["examples/openai-tool-calls", "anthropic/a3-a6-thinking-then-tool-use",
                                   "ag-ui/tool-call", "vercel-ui/tool-call-two-steps",
                                   "gemini-interactions/function-call-arguments-delta",
-                                  "claude-stream-json/tool-use-two-turns", "vercel-data/tool-call-two-steps"])
+                                  "claude-stream-json/tool-use-two-turns", "vercel-data/tool-call-two-steps",
+                                  "mistral-conversations/function-calls", "langgraph/tool-loop-anthropic"])
 def test_cumulative_args_resends_each_fragment_and_the_value_is_recovered(name: str) -> None:
     recording = by_name(name)
     clean = served(recording)[1]["choices"][0]["tool_calls"]

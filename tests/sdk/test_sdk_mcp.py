@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 import streamfold
+from proxy_upstream import read_body
 from streamfold.fronts.serving import RunningServer, bind, run_in_thread
 
 anyio = pytest.importorskip("anyio")
@@ -39,12 +40,7 @@ class MCPServer:
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        raw = b""
-        while True:
-            message = await receive()
-            raw += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        raw = await read_body(receive)
         if scope["method"] != "POST":
             await self._send(send, 405, b"", b"text/plain")
             return

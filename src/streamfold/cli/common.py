@@ -40,8 +40,8 @@ from ..services.rows import RowBounds
 from ..store.reader import parse_ref, read_stored
 
 __all__ = ["EXIT_MISMATCH", "EXIT_OK", "EXIT_USAGE", "REQUIRE_COMPLETE_HELP", "Settings", "console",
-           "dialect_option", "end", "input_options", "load_capture", "on_terminal", "read_input", "settings",
-           "several_inputs", "transport_option", "write_json"]
+           "dialect_option", "end", "input_options", "lane_option", "load_capture", "on_terminal", "read_input",
+           "settings", "several_inputs", "transport_option", "write_json"]
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -52,6 +52,10 @@ _PROGRESS_FROM = 4 * 1024 * 1024
 dialect_option = click.option(
     "--dialect", type=click.Choice(sorted(DIALECTS)), default=None,
     help="Force the dialect instead of detecting it from the payloads.")
+lane_option = click.option(
+    "--lane", default=None, metavar="ID",
+    help="Of a capture that interleaves replies (Responses WebSocket stream_ids, Realtime responses, agents): the "
+         "lane to fold, by the id the result lists under `lanes` (by default the dialect's own choice, the first).")
 transport_option = click.option(
     "--transport", type=click.Choice(TRANSPORTS), default=None,
     help="Force the framing instead of sniffing it from the first bytes.")
@@ -94,7 +98,8 @@ class Settings:
 
 def load_capture(path: str, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
                  transport: str | None = None, *, stall: float = DEFAULT_STALL, data: bytes | None = None,
-                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
+                 rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None,
+                 lane: str | None = None) -> Loaded:
     """Read FILE (or take `data`, its bytes), unwrap, fold and annotate it; unusable input ends the
     program with one line and exit 2. `rows`: see `services.load` (the rows are the progress: no bar)."""
     ref = stored_ref(path)
@@ -106,10 +111,10 @@ def load_capture(path: str, input_format: str = "auto", entry: str | None = None
         limit = settings().max_inflated
         if ref is not None:  # a stored capture (PATH.sqlite#ID): its reads and their arrival times
             return fold_capture(read_stored(*ref, max_inflated=limit or MAX_INFLATED), dialect=dialect,
-                                transport=transport, stall=stall, progress=bar, rows=rows)
+                                transport=transport, stall=stall, progress=bar, rows=rows, lane=lane)
         assert data is not None
         return load(data, input_format=input_format, entry=entry, dialect=dialect, transport=transport, stall=stall,
-                    progress=bar, rows=rows, max_inflated=limit)
+                    progress=bar, rows=rows, max_inflated=limit, lane=lane)
     except InputError as exc:
         click.echo(f"streamfold: {exc}", err=True)
         sys.exit(EXIT_USAGE)

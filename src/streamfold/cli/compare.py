@@ -21,6 +21,7 @@ from .common import (
     console,
     dialect_option,
     input_options,
+    lane_option,
     load_capture,
     read_input,
     transport_option,
@@ -37,8 +38,9 @@ __all__ = ["check", "diff"]
 @click.option("--choice", type=int, default=0, show_default=True)
 @dialect_option
 @transport_option
+@lane_option
 def check(capture: str, input_format: str, entry: str | None, expected: str, choice: int, dialect: str | None,
-          transport: str | None) -> None:
+          transport: str | None, lane: str | None) -> None:
     """Compare what a client built with streamfold's reference; exit 1 at the first divergence.
 
     OUTPUT is the client's text, or its JSON (a ChatCompletion, an Anthropic
@@ -52,7 +54,7 @@ def check(capture: str, input_format: str, entry: str | None, expected: str, cho
       streamfold check capture.sse --expect client-output.txt
       my-client | streamfold check capture.sse --expect -
     """
-    result = load_capture(capture, input_format, entry, dialect, transport).result
+    result = load_capture(capture, input_format, entry, dialect, transport, lane=lane).result
     raw = read_input(expected).decode("utf-8", "replace")
     shown = console()
     try:
@@ -92,8 +94,9 @@ SHOWN_CHARS = 200
                    "of its URL.")
 @click.option("--entry-a", default=None, metavar="N|URL", help="HAR input A: its entry (overrides --entry for A).")
 @click.option("--entry-b", default=None, metavar="N|URL", help="HAR input B: its entry (overrides --entry for B).")
+@lane_option
 def diff(first: str, second: str, dialect: str | None, show_all: bool, as_json: bool, entry: str | None,
-         entry_a: str | None, entry_b: str | None) -> None:
+         entry_a: str | None, entry_b: str | None, lane: str | None) -> None:
     """Compare two captures: which frames differ or are missing, and how the replies differ.
 
     B may also be a non-streaming JSON response to the same request ("stream=false
@@ -111,7 +114,7 @@ def diff(first: str, second: str, dialect: str | None, show_all: bool, as_json: 
       streamfold diff --json a.sse b.sse | jq '.differences[].path'
     """
     entry_a, entry_b = entry_a or entry, entry_b or entry
-    a = load_capture(first, entry=entry_a, dialect=dialect).result
+    a = load_capture(first, entry=entry_a, dialect=dialect, lane=lane).result
     second_bytes = read_input(second)
     # An entry asked of B says B is a HAR (a capture), not a non-streaming response.
     response, unread = _response(second_bytes) if entry_b is None else (None, None)
@@ -119,7 +122,7 @@ def diff(first: str, second: str, dialect: str | None, show_all: bool, as_json: 
         click.echo(f"streamfold: note: B is JSON but not a reply streamfold can read: {unread}; read as a capture",
                    err=True)
     b = response if response is not None else load_capture(second, entry=entry_b, dialect=dialect,
-                                                           data=second_bytes).result
+                                                           data=second_bytes, lane=lane).result
     report = diff_report(a, b, a_name=first, b_name=second)
     if as_json:
         write_json(report)

@@ -53,6 +53,8 @@ def render_result(result: Result, *, annotate: bool = False, numbered: bool = Fa
         parts.extend(_Reply(result, found.choice, False, False, [found]) for found in lost)
     if result.usage is not None:
         parts.append(_usage(result))
+    if result.lanes:
+        parts.append(_lanes(result))
     if result.errors or result.diagnostics:
         parts.append(_findings(result))
     return Group(*parts)
@@ -251,6 +253,19 @@ def _usage(result: Result) -> Text:
               ("cache read", usage.cache_read_tokens), ("total", usage.total_tokens))
     text = Text("usage: ", style="dim")
     text.append(", ".join(f"{name} {value}" for name, value in fields if value is not None))
+    return text
+
+
+def _lanes(result: Result) -> Text:
+    """The replies the capture interleaves, the folded one marked, and how to fold another."""
+    text = Text(f"lanes ({result.lanes[0].kind}): ", style="dim")
+    for position, lane in enumerate(result.lanes):
+        if position:
+            text.append(", ")
+        text.append(lane.id, style="bold" if lane.followed else "")
+        text.append(f" (frame {lane.first_frame}{', folded' if lane.followed else ''})", style="dim")
+    if len(result.lanes) > 1:
+        text.append("; --lane ID folds another", style="dim")
     return text
 
 

@@ -23,6 +23,7 @@ from .common import (
     dialect_option,
     end,
     input_options,
+    lane_option,
     load_capture,
     on_terminal,
     settings,
@@ -52,8 +53,10 @@ __all__ = ["blame", "export", "frames", "show"]
               help="With arrival times: a gap longer than this between frames is reported as a stall.")
 @dialect_option
 @transport_option
+@lane_option
 def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json: bool, annotate: bool,
-         frame_numbers: bool, full: bool, stall: float, dialect: str | None, transport: str | None) -> None:
+         frame_numbers: bool, full: bool, stall: float, dialect: str | None, transport: str | None,
+         lane: str | None) -> None:
     """Show the folded reply: text, reasoning, tool calls, usage, finish reason and findings.
 
     A frame that did not decode is marked in the reply where its text would have gone,
@@ -81,7 +84,8 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
       streamfold show a.sse b.sse c.har
     """
     if len(capture) == 1:
-        _show_one(capture[0], input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect, transport)
+        _show_one(capture[0], input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect, transport,
+                  lane=lane)
         return
     worst = EXIT_OK
     shown: list[dict[str, Any]] = []
@@ -93,7 +97,7 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
             sys.stdout.flush()
         try:
             out = _show_one(name, input_format, entry, as_json, annotate, frame_numbers, full, stall, dialect,
-                            transport, several=True)
+                            transport, several=True, lane=lane)
         except SystemExit as exc:  # an unreadable file (said on stderr) or --strict: the next one still shows
             worst = max(worst, exc.code if isinstance(exc.code, int) else EXIT_USAGE)
             out = getattr(exc, "shown", None)
@@ -107,10 +111,10 @@ def show(capture: tuple[str, ...], input_format: str, entry: str | None, as_json
 
 def _show_one(capture: str, input_format: str, entry: str | None, as_json: bool, annotate: bool, numbered: bool,
               full: bool, stall: float, dialect: str | None, transport: str | None, *,
-              several: bool = False) -> dict[str, Any] | None:
+              several: bool = False, lane: str | None = None) -> dict[str, Any] | None:
     """Show one capture; one of `several`: return its JSON instead of printing it, and end a reply
     written byte for byte with a newline (the next file's `==> FILE <==` goes on a line of its own)."""
-    loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall)
+    loaded = load_capture(capture, input_format, entry, dialect, transport, stall=stall, lane=lane)
     result, timing = loaded.result, loaded.timing
     out: dict[str, Any] | None = None
     if as_json:
@@ -168,8 +172,9 @@ def _write_reply(result: Result, *, end_line: bool = False) -> None:
                                            "they always are); by default they are cut to the terminal's width.")
 @dialect_option
 @transport_option
+@lane_option
 def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide: bool, dialect: str | None,
-           transport: str | None) -> None:
+           transport: str | None, lane: str | None) -> None:
     """List every frame: index, line, byte offset, event, kind and a short summary or its error.
 
     On a terminal, each row fits its width (--wide prints them whole); piped or
@@ -183,7 +188,7 @@ def frames(capture: str, input_format: str, entry: str | None, jsonl: bool, wide
     """
     # The rows are printed as the capture folds (the first at once on a 100k-frame capture).
     rows = _jsonl_rows if jsonl else FrameTable(console(), whole=wide or not on_terminal()).add
-    result = load_capture(capture, input_format, entry, dialect, transport, rows=rows).result
+    result = load_capture(capture, input_format, entry, dialect, transport, rows=rows, lane=lane).result
     _why_no_frames(result)
     end(result)
 
@@ -215,7 +220,9 @@ def _jsonl_rows(rows: list[dict[str, Any]], _bounds: RowBounds) -> None:
 @input_options
 @dialect_option
 @transport_option
-def export(capture: str, input_format: str, entry: str | None, dialect: str | None, transport: str | None) -> None:
+@lane_option
+def export(capture: str, input_format: str, entry: str | None, dialect: str | None, transport: str | None,
+           lane: str | None) -> None:
     """Print the non-streaming object the same request would have returned (JSON).
 
     For OpenAI Chat streams that is a `ChatCompletion`; for legacy completions a
@@ -226,7 +233,7 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
       streamfold export examples/openai-tool-calls.sse
       streamfold export capture.sse | jq '.choices[0].message'
     """
-    result = load_capture(capture, input_format, entry, dialect, transport).result
+    result = load_capture(capture, input_format, entry, dialect, transport, lane=lane).result
     try:
         exported = result.export()
     except NotImplementedError as exc:
@@ -250,8 +257,9 @@ def export(capture: str, input_format: str, entry: str | None, dialect: str | No
               help="Which text: the reply, the reasoning, the refusal or tool call K's arguments.")
 @dialect_option
 @transport_option
+@lane_option
 def blame(capture: str, input_format: str, entry: str | None, offset: int, choice: int, field_name: str,
-          dialect: str | None, transport: str | None) -> None:
+          dialect: str | None, transport: str | None, lane: str | None) -> None:
     """Name the frame, line and byte offset that produced one character of the reply.
 
     \b
@@ -259,7 +267,7 @@ def blame(capture: str, input_format: str, entry: str | None, offset: int, choic
       streamfold blame examples/openai-tool-calls.sse --offset 12
       streamfold blame capture.sse --field tool:1 --offset 0
     """
-    result = load_capture(capture, input_format, entry, dialect, transport).result
+    result = load_capture(capture, input_format, entry, dialect, transport, lane=lane).result
     try:
         frame = result.frame_producing_char(offset, choice=choice, field=field_name)
     except ValueError as exc:

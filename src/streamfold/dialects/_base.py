@@ -11,7 +11,9 @@ from __future__ import annotations
 import enum
 import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import islice
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from ..findings import Report, Severity
@@ -19,11 +21,14 @@ from ..framing import FrameIssue, FrameView
 from ..framing._records import FrameStore
 from ..merge import Merger, ParsedArguments, Path, ToolPath
 
-__all__ = ["Dialect", "End", "arguments_text", "compact_json", "dumps_arguments", "event_type", "top_level_keys"]
+__all__ = ["NO_HEADERS", "Dialect", "End", "arguments_text", "compact_json", "dumps_arguments",
+           "event_type", "top_level_keys"]
 
 #: The normalised finish reasons of the contract.
 STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER, ERROR = "stop", "length", "tool_calls", "content_filter", "error"
 #: The reply paused or is incomplete (pause_turn, CONTINUATION, ...).
+#: A capture without its request's headers (the Folder's `request_headers` default).
+NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 INCOMPLETE = "incomplete"
 #: A raw value this dialect does not know (kept in finish_reason_raw).
 OTHER = "other"
@@ -96,11 +101,31 @@ class Dialect:
         self.transport: str | None = None
         #: While the dialect's state allows the fast way: the decoder of its hot payload shapes
         #: from UTF-8 bytes (raising ValueError for any other payload), whose values go to
-        #: `fold_fast`; else None (and always without msgspec).
+        #: `fold_fast_run` (by default, `fold_fast` each); else None (and always without msgspec).
         self.fast_decoder: Callable[[bytes], Any] | None = None
         #: The dialect whose envelopes carry this one's payloads (Bedrock's InvokeModel chunks), or
         #: None: a frame's event name is then the carrier's, not this dialect's.
         self.carrier: Dialect | None = None
+        #: The lane the user asked to follow (`fold(..., lane=)`; set by the Folder before the first
+        #: payload), or None: the dialect's default, which its docs name.
+        self.lane: str | None = None
+        #: The lanes seen so far: id -> (kind, the first frame that named it); and the one followed.
+        self.lanes: dict[str, tuple[str, int]] = {}
+        self.followed_lane: str | None = None
+        #: The request's headers by lower-case name, when the capture has them (set by the Folder).
+        self.request_headers: Mapping[str, str] = NO_HEADERS
+
+    def saw_lane(self, lane: str, kind: str, frame: int) -> None:
+        """A lane named at `frame` (only its first naming counts)."""
+        if lane not in self.lanes:
+            self.lanes[lane] = (kind, frame)
+
+    def follows(self, lane: str) -> bool:
+        """Is `lane` the one to fold? The one asked for, or else the first one seen (the default of the
+        dialects whose lanes are peers: responses, turns, `stream_id`s)."""
+        if self.followed_lane is None and (self.lane is None or lane == self.lane):
+            self.followed_lane = lane
+        return lane == self.followed_lane
 
     # -- the end state ----------------------------------------------------------------
 
@@ -159,6 +184,30 @@ class Dialect:
         goes to `fold`. `event` is the frame's SSE `event:` line as it came (`b"event: x"`),
         or None when it had none."""
         return False
+
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """The fast way over a run: fold `pieces[position:]` (each payload from byte `start` on; the
+        first is frame `frame`; `events`, each piece's `event:` line, or None when the run has none)
+        with `fast_decoder` and `fold_fast`, in order, until one refuses; return how many were
+        folded. The payload it stopped at, unchanged, goes to `fold`. A dialect whose hot frames are
+        many and small may fold its runs in a loop of its own (the same result, fewer calls)."""
+        decode, fold_fast, index = self.fast_decoder, self.fold_fast, frame
+        assert decode is not None
+        try:
+            if events is None:
+                for piece in islice(pieces, position, None):
+                    if not fold_fast(decode(piece[start:]), index, None):
+                        break
+                    index += 1
+            else:
+                for piece, event in zip(islice(pieces, position, None), islice(events, position, None)):
+                    if not fold_fast(decode(piece[start:]), index, event):
+                        break
+                    index += 1
+        except (ValueError, RecursionError):
+            pass
+        return index - frame
 
     def in_stream_error(self, frame: int, message: str, raw: str | None = None, *,
                         offset: int | None = None, line: int | None = None) -> None:

@@ -48,6 +48,8 @@ class ReplayQuirks:
 
     #: Why `cumulative-args` cannot apply, when this vendor sends no argument fragments.
     no_fragments: str | None = None
+    #: Why `no-terminal` cannot apply, when this vendor's streams have no end sign to drop.
+    no_end_sign: str | None = None
 
     def error_frame(self, previous: Any) -> ErrorFrame | None:
         """The vendor's in-stream error, sent where the stream breaks off (`previous`: the payload of

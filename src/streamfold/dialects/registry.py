@@ -28,9 +28,9 @@ ENTRY_POINT_GROUP = "streamfold.dialects"
 #: The built-in dialects' modules, each exporting `SPEC`; also the order `read_response` asks them in
 #: (a non-streaming body is read by the first whose reader takes it).
 _BUILT_IN = ("bedrock", "vercel_ui", "openai_chat", "openai_completions", "openai_realtime", "openai_responses",
-             "anthropic", "anthropic_completions", "gemini", "gemini_interactions", "cohere", "cohere_v1", "tgi",
-             "llama_cpp", "lmstudio", "ollama", "cloudflare", "a2a", "mcp", "ag_ui", "claude_stream_json",
-             "vercel_data")
+             "anthropic", "anthropic_completions", "anthropic_agents", "gemini", "gemini_interactions", "gemini_live",
+             "cohere", "cohere_v1", "tgi", "llama_cpp", "lmstudio", "ollama", "cloudflare", "a2a", "mcp", "ag_ui",
+             "claude_stream_json", "vercel_data", "adk", "mistral_conversations", "langgraph")
 
 log = logging.getLogger("streamfold")
 

@@ -10,7 +10,7 @@ from ..dialects import Dialect
 from ..findings import Diagnostic, StreamError
 from ..framing._records import FrameSequence, FrameStore
 from ..merge import BlockPath, Merger, Path, TextBuffer, ToolCallPath, ToolField, ToolPath
-from ..result import Block, Choice, Result, ToolCall, Usage
+from ..result import Block, Choice, Lane, Result, ToolCall, Usage
 from ..trace import TEXT_FIELDS, FrameKinds, Provenance, Trace
 
 __all__ = ["build_result"]
@@ -20,7 +20,7 @@ _BLOCK_TYPES = {"content": "text", "reasoning": "reasoning", "refusal": "refusal
 
 def build_result(transport: str, dialect: Dialect, merger: Merger, frames: FrameStore,
                  kinds: tuple[bytearray, int, int], errors: list[StreamError],
-                 diagnostics: list[Diagnostic], *, trace: bool = True) -> Result:
+                 diagnostics: list[Diagnostic], lanes: tuple[Lane, ...] = (), *, trace: bool = True) -> Result:
     """The Result of a stream: the merger's canonical paths read once, the dialect's vocabulary
     normalised, its `native` snapshot taken (by the vendor's dialect a carrier found). `kinds`:
     each frame's, and how many are comments and invalid. With `trace`, its `Trace` over the
@@ -100,6 +100,7 @@ def build_result(transport: str, dialect: Dialect, merger: Merger, frames: Frame
         usage=usage,
         errors=tuple(errors),
         diagnostics=tuple(diagnostics),
+        lanes=lanes,
         trace=Trace(FrameSequence(frames), FrameKinds(bytes(kinds[0])), _Sources(merger.texts), _tool_keys(choices))
         if trace else None,
     )

@@ -8,9 +8,10 @@ errors; the rule that recognises the latter is its dialect's (`Dialect.carried_e
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 
 from .._codes import CODES, Kind
-from ..decoding import Payload
+from ..decoding import GluedDocuments, Payload
 from ..dialects import Dialect, carried_error
 from ..findings import Report, Severity
 from ..framing import FrameIssue
@@ -77,3 +78,37 @@ def report_stream_end(report: Report, frames: FrameStore, transport: str | None,
             "missing-terminal", len(frames) - 1 if frames else None,
             f"the stream ended without saying it was over ({shown.terminal_hint} for {shown.name}): "
             "it was probably cut off, so the reply may be truncated")
+
+
+#: A `glued-frames` finding's documents in its details, and their starts in its message, at most (a frame can
+#: hold a million; each is folded, and `count` counts them all).
+_DOCUMENTS_LISTED = 100
+_STARTS_LISTED = 20
+
+
+def report_glued(report: Report, index: int, documents: GluedDocuments) -> None:
+    """Frame `index` holds several JSON documents: a lost blank line (each is folded all the same)."""
+    listed = list(islice(documents, _DOCUMENTS_LISTED))
+    starts = ", ".join(str(start) for _, start in listed[:_STARTS_LISTED])
+    if len(documents) > _STARTS_LISTED:
+        starts += ", …"
+    report.diagnostic(
+        "glued-frames", index,
+        f"frame {index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
+        "the blank line between frames was lost. Each was folded; a client that parses the frame as "
+        "one document fails here",
+        documents=[document for document, _ in listed], count=len(documents))
+
+
+def report_invalid_json(report: Report, index: int, data: str, payload: Payload, terminated: bool) -> None:
+    """Frame `index` is not JSON: kept aside, with what probably happened to it."""
+    hint = ""
+    if "data:" in data:
+        hint = " It contains `data:`: a frame was probably cut and the next one glued onto it."
+    elif not terminated:
+        hint = " The stream ended inside this frame."
+    report.error(
+        "invalid-json", index,
+        f"frame {index} is not valid JSON: {payload.error}: character {payload.position} "
+        f"of its data; it is kept aside and the rest of the stream folds.{hint}",
+        raw=data)

@@ -3,7 +3,7 @@
 1. Runs. A framer hands on long stretches of simple frames as one run (see
    `framing._runs`). Each payload is decoded straight from its bytes, first by
    the dialect's fast decoder (msgspec Structs of its hot shapes, folded by
-   `fold_fast` without dicts), then as plain JSON (`decode_bytes`); no record
+   `fold_fast_run`, a stretch at a time, without dicts), then as plain JSON (`decode_bytes`); no record
    is made. A payload both refuse ([DONE], invalid JSON or UTF-8, NaN), or any
    payload while no dialect folds, takes the record and the plain path.
 2. Pauses. A stretch of the stream that is not the fast decoder's shape
@@ -20,9 +20,6 @@ folded whole equals it fed one frame at a time (records and dicts only).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from .._json import COMPLETE_SHALLOW, too_deep_bytes
 from ..decoding import decode_bytes
 from ..dialects import Dialect
@@ -33,8 +30,6 @@ __all__ = ["DEFER_CHUNK", "DEFER_COUNT", "RunFolding"]
 #: feed() keeps chunks shorter than DEFER_CHUNK, up to DEFER_COUNT of them, before framing.
 DEFER_CHUNK = 256
 DEFER_COUNT = 4096
-# A dialect's fold of what its fast decoder returns (see Dialect.fold_fast).
-_FoldFast = Callable[[Any, int, "bytes | None"], bool]
 
 
 class RunFolding:
@@ -61,20 +56,22 @@ class RunFolding:
         self._frames.add_run(run)
         # Every frame of the run is taken for JSON (code 0); the plain path corrects its frame's kind.
         self._kinds.extend(bytes(run.count))
-        index, start = run.first, run.payload_start
-        dialect, decode, fold_fast = self._fold_state(index)
-        for event, piece in zip(run.event_lines(), run.pieces()):
-            if decode is not None:
-                try:
-                    if fold_fast(decode(piece[start:]), index, event):
-                        index += 1
-                        continue
-                except (ValueError, RecursionError):
-                    pass
-                if self._fast_missed(index):
-                    decode = None
+        first, start = run.first, run.payload_start
+        pieces, events = run.pieces(), run.event_lines()
+        position, count = 0, len(pieces)
+        dialect, fast = self._fold_state(first)
+        while position < count:
+            if fast:
+                assert dialect is not None
+                position += dialect.fold_fast_run(pieces, position, start, first + position, events)
+                if position == count:
+                    break
+                # The payload it stopped at: refused by the fast decoder or by `fold_fast`.
+                if self._fast_missed(first + position):
+                    fast = False
+            index = first + position
             if dialect is not None:
-                payload = piece[start:]
+                payload = pieces[position][start:]
                 try:
                     value = decode_bytes(payload)
                 except (ValueError, RecursionError):
@@ -84,25 +81,23 @@ class RunFolding:
                     # decoders need no such check: their Structs type every field to its end.
                     if len(payload) < COMPLETE_SHALLOW or not too_deep_bytes(payload):
                         dialect.fold(value, index)
-                        index += 1
-                        dialect, decode, fold_fast = self._fold_state(index)
+                        position += 1
+                        dialect, fast = self._fold_state(index + 1)
                         continue
             self._fold_record(run.record(index))
-            index += 1
-            dialect, decode, fold_fast = self._fold_state(index)
+            position += 1
+            dialect, fast = self._fold_state(index + 1)
         run.release()
         if self._frames.stream is not None:
             run.refer_to(self._frames.stream)
 
-    def _fold_state(self, frame: int) -> tuple[Dialect | None, Callable[[bytes], Any] | None, _FoldFast]:
+    def _fold_state(self, frame: int) -> tuple[Dialect | None, bool]:
         """The dialect that folds payload `frame` (None before detection and after the terminal
-        frame), its fast decoder if it is to be tried now (else None), and its fast fold."""
+        frame), and whether its fast way is to be tried now (it has one, and it is not paused)."""
         dialect = self._folding_dialect()
         if dialect is None:
-            return None, None, _no_fast_fold
-        if frame < self._fast_paused_until:
-            return dialect, None, _no_fast_fold
-        return dialect, dialect.fast_decoder, dialect.fold_fast
+            return None, False
+        return dialect, dialect.fast_decoder is not None and frame >= self._fast_paused_until
 
     def _fast_missed(self, frame: int) -> bool:
         """A payload the fast decoder refused; True when the decoder is to be paused (more than
@@ -114,7 +109,3 @@ class RunFolding:
             self._fast_misses = 0
             return True
         return False
-
-
-def _no_fast_fold(value: Any, frame: int, event: bytes | None) -> bool:
-    return False

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from itertools import islice
 from typing import Any, ClassVar
 
 from .._codes import CODES
@@ -32,13 +31,16 @@ from ..framing import DEFAULT_MAX_FRAME_SIZE, TRANSPORTS, Framer, sniff
 from ..framing._fold_framers import FOLD_FRAMERS
 from ..framing._records import FrameRecord, FramerOutput, FrameRun, FrameSequence, FrameStore, fold_fields
 from ..framing._runs import REBUILD
+from ..framing.websocket import WebSocketParser
 from ..merge import DEFAULT_MAX_CHOICES, DEFAULT_MAX_TOOL_CALLS, Merger
 from ..result import Result
 from ..trace import KIND_CODES, FrameKinds
 from ._build import build_result
-from ._issues import report_frame_issues, report_lenient, report_stream_end
+from ._issues import report_frame_issues, report_glued, report_invalid_json, report_lenient, report_stream_end
 from ._journal import NO_EVENTS, Events, JournalReader
+from ._lanes import checked_lane, lanes_of, report_missing_lane
 from ._limits import check_limits
+from ._request import Headers, header_map
 from ._runs import DEFER_CHUNK, DEFER_COUNT, RunFolding
 
 __all__ = ["Folder", "Phase"]
@@ -46,11 +48,6 @@ __all__ = ["Folder", "Phase"]
 # Payloads buffered while no dialect has claimed one; past this, "unknown".
 _DETECTION_WINDOW = 16
 _SNIFF_WINDOW = 64 * 1024
-# A glued frame's documents in its finding's details, and where they start in its message (a frame
-# can hold a million; each is folded, and `count` counts them all).
-_DOCUMENTS_LISTED = 100
-_STARTS_LISTED = 20
-
 _JSON, _DONE, _COMMENT, _INVALID = PayloadKind.JSON, PayloadKind.DONE, PayloadKind.COMMENT, PayloadKind.INVALID
 
 
@@ -90,18 +87,25 @@ class Folder(RunFolding):
     `trace=False` builds no `Trace` (`result.trace` is None), and the Folder lets go of its frames
     and text buffers when the stream ends: for fleets, which keep only the Result.
     Limits, each said by a finding when hit: `max_frame_size`, `max_findings_per_code`, `max_choices`, `max_tool_calls`.
+    `lane`: the lane to fold, of a capture that interleaves replies (`Result.lanes` lists them: a Responses
+    WebSocket `stream_id`, a Realtime response, an agent); None folds the dialect's default one.
+    `request_headers`: the request's, when known (a HAR's, a stored capture's): the protocol version an MCP
+    client asked for, ... (pairs or a mapping; names are case-insensitive).
     """
 
     def __init__(self, dialect: str | None = None, *, transport: str | None = None,
                  max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, events: bool = True, trace: bool = True,
                  max_findings_per_code: int = DEFAULT_MAX_FINDINGS_PER_CODE, max_choices: int = DEFAULT_MAX_CHOICES,
-                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> None:
+                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS, lane: str | None = None,
+                 request_headers: Headers | None = None) -> None:
         if dialect is not None and dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
         if transport is not None and transport not in TRANSPORTS:
             raise ValueError(f"unknown transport {transport!r}; known: {', '.join(TRANSPORTS)}")
         self.max_frame_size = max_frame_size
         self.transport = transport
+        self._lane = checked_lane(lane)
+        self._request_headers = header_map(request_headers)
         self._trace = trace
         self.phase = Phase.SNIFF
         self._framer: Framer | None = None
@@ -120,7 +124,7 @@ class Folder(RunFolding):
         self._dialect: Dialect | None = None
         if dialect is not None:
             self._dialect = DIALECTS[dialect](self._merger, self._report, self._frames)
-            self._dialect.transport = transport
+            self._configure(self._dialect)
         self._undetected: list[tuple[Any, int]] = []
         self._after_terminal: list[int] = []
         # Errors the transport carried before any dialect was chosen.
@@ -174,7 +178,9 @@ class Folder(RunFolding):
             self._start(sniff(head, final=True) or "sse", head)
         assert self._framer is not None
         self._deferrable = False
-        self._fold(self._framer.close_records())
+        output = self._framer.close_records()
+        self._lane_taken_by_framer()
+        self._fold(output)
         for issue in self._framer.stream_issues:  # in no frame (SSE: a last line without line end, discarded)
             self._report.diagnostic(CODES[issue.code].code, None, issue.message, offset=issue.offset, line=issue.line)
         dialect = self._dialect
@@ -184,12 +190,16 @@ class Folder(RunFolding):
         self._merger.flush_caps(max(len(self._frames) - 1, 0))
         report_stream_end(self._report, self._frames, self.transport, dialect, self._after_terminal,
                           has_data=self._comments < len(self._kinds))
+        lanes = lanes_of(dialect.reported, self._framer)
+        if self._lane is not None:
+            report_missing_lane(self._report, self._lane, lanes)
         self._report.collapse()
         self.phase = Phase.CLOSED
         assert self.transport is not None
         self._result = build_result(self.transport, dialect, self._merger, self._frames,
                                     (self._kinds, self._comments, self._invalid),
-                                    self._report.errors, self._report.diagnostics, trace=self._trace)
+                                    self._report.errors, self._report.diagnostics,
+                                    lanes if len(lanes) > 1 else (), trace=self._trace)
         events = self._drain()
         if not self._trace:
             self._frames.clear()  # nothing reads them now: the Result is all that is kept
@@ -245,6 +255,8 @@ class Folder(RunFolding):
         """Frame with this transport from now on, starting with the bytes that waited for it."""
         self.transport = transport
         self._framer = FOLD_FRAMERS[transport](max_frame_size=self.max_frame_size)
+        if isinstance(self._framer, WebSocketParser):
+            self._framer.lane = self._lane
         self._frames.rebuild = REBUILD.get(transport)
         self._deferrable = transport in ("sse", "ndjson")
         if self._dialect is not None:
@@ -252,7 +264,7 @@ class Folder(RunFolding):
             if owner is not None and type(self._dialect) is not owner:
                 # A vendor's dialect forced on a carrier's transport (`anthropic` on Bedrock bytes).
                 carrier = owner(self._merger, self._report, self._frames)
-                carrier.transport = transport
+                self._configure(carrier)
                 if carrier.carry(self._dialect):
                     self._dialect = carrier
             self._dialect.transport = transport
@@ -270,7 +282,10 @@ class Folder(RunFolding):
     def _frame(self, framer: Framer, chunk: bytes) -> None:
         """Fold what a chunk completed, and a frame the CR at its end completed (SSE: a CR ends a blank line
         whatever follows; only its raw waits for an LF). The framer's own record of it replaces it later."""
-        self._fold(framer.feed_records(chunk))
+        output = framer.feed_records(chunk)
+        if self._lane is not None:
+            self._lane_taken_by_framer()
+        self._fold(output)
         if framer._held_cr and self._held is None:
             held = framer.held_frame()
             if held is not None:
@@ -376,7 +391,7 @@ class Folder(RunFolding):
     def _adopt(self, dialect_class: type[Dialect]) -> Dialect:
         """Choose the dialect, then fold what waited for it."""
         dialect = self._dialect = dialect_class(self._merger, self._report, self._frames)
-        dialect.transport = self.transport
+        self._configure(dialect)
         self.phase = Phase.FOLD
         for frame, message, raw, offset, line in self._pending_errors:
             dialect.in_stream_error(frame, message, raw, offset=offset, line=line)
@@ -386,6 +401,19 @@ class Folder(RunFolding):
             self._payload(_DONE if value is _DONE else _JSON, None if value is _DONE else value, frame)
         return dialect
 
+    def _configure(self, dialect: Dialect) -> None:
+        """What a dialect is told before its first payload: the transport, the lane asked for, the request."""
+        dialect.transport, dialect.lane, dialect.request_headers = self.transport, self._lane, self._request_headers
+        self._lane_taken_by_framer()
+
+    def _lane_taken_by_framer(self) -> None:
+        """A lane asked for that is the framer's (a WebSocket `stream_id`) is not the dialect's to look for:
+        it folds that lane's replies as it folds a capture's (its default lane of agents, say)."""
+        framer, dialect = self._framer, self._dialect
+        if isinstance(framer, WebSocketParser) and framer.followed_lane is not None and \
+                framer.followed_lane == self._lane and dialect is not None:
+            dialect.lane = dialect.reported.lane = None
+
     def _not_one_document(self, record: FrameRecord, payload: Payload) -> None:
         """A frame whose data is not one JSON document: glued documents, empty, or invalid."""
         # Read from the record, not a Frame: making one would split a block's million comments.
@@ -394,17 +422,7 @@ class Folder(RunFolding):
         kind, report = payload.kind, self._report
         if kind is PayloadKind.GLUED:
             documents = payload.value  # decoded as read (`GluedDocuments`): one at a time
-            listed = list(islice(documents, _DOCUMENTS_LISTED))
-            starts = ", ".join(str(start) for _, start in listed[:_STARTS_LISTED])
-            if len(documents) > _STARTS_LISTED:
-                starts += ", …"
-            report.diagnostic(
-                "glued-frames", index,
-                f"frame {index} holds {len(documents)} JSON documents (at characters {starts} of its data): "
-                "the blank line between frames was lost. Each was folded; a client that parses the frame as "
-                "one document fails here",
-                documents=[document for document, _ in listed], count=len(documents))
-            del listed
+            report_glued(report, index, documents)
             for document, _ in documents:
                 self._payload(_JSON, document, index)
         elif kind is PayloadKind.EMPTY:
@@ -413,16 +431,7 @@ class Folder(RunFolding):
                 f"frame {index} has an empty data field; skipped. Clients that JSON-parse every "
                 "data field fail here", once=True)
         else:
-            hint = ""
-            if "data:" in data:
-                hint = " It contains `data:`: a frame was probably cut and the next one glued onto it."
-            elif not self._frames.terminated(index):
-                hint = " The stream ended inside this frame."
-            report.error(
-                "invalid-json", index,
-                f"frame {index} is not valid JSON: {payload.error}: character {payload.position} "
-                f"of its data; it is kept aside and the rest of the stream folds.{hint}",
-                raw=data)
+            report_invalid_json(report, index, data, payload, self._frames.terminated(index))
             if self._folding_dialect() is None and self.phase is Phase.AFTER_TERMINAL:
                 self._after_terminal.append(index)
 

@@ -12,8 +12,7 @@ index, and is what dialects read frames through (the `FrameView` protocol).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, Protocol, overload
 
 from ._block import comments_of
@@ -86,9 +85,10 @@ class FrameRun:
         """Each frame's payload line, in order: the fold decodes its JSON from `payload_start` on."""
         raise NotImplementedError
 
-    def event_lines(self) -> Iterable[bytes | None]:
-        """Each frame's SSE `event:` line as bytes, or None, in order (for `Dialect.fold_fast`)."""
-        return repeat(None, self.count)
+    def event_lines(self) -> list[bytes] | None:
+        """Each frame's event line as bytes, in order (for `Dialect.fold_fast_run`); None when the run's frames
+        have none."""
+        return None
 
     def record(self, index: int) -> FrameRecord:
         """The record of frame `index` (which must be in the run)."""
@@ -434,11 +434,13 @@ class FrameSequence(Sequence[Frame]):
 
 class FrameView(Protocol):
     """What a dialect may read of the frames: how many there are so far, and of frame i its
-    event name, transport headers and raw bytes; and which frames had no data. Nothing else
-    of framing (records, runs, stores) is a dialect's business."""
+    event name, transport headers, raw bytes and whether it got its terminator (a stream with no
+    end event ends where the server closed it after a whole frame); and which frames had no data.
+    Nothing else of framing (records, runs, stores) is a dialect's business."""
 
     def __len__(self) -> int: ...
     def event(self, index: int) -> str | None: ...
     def headers(self, index: int) -> tuple[tuple[str, Any], ...]: ...
     def raw(self, index: int) -> bytes: ...
+    def terminated(self, index: int) -> bool: ...
     def dataless(self) -> Iterator[tuple[int, bytes]]: ...

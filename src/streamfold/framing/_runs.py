@@ -15,9 +15,6 @@ fold decodes a run's payloads straight from its bytes (`pieces()`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import repeat
-
 from ._records import DATA_SPACE, DATA_TIGHT, FrameRecord, FramerOutput, Rebuild, SplitRun, new_record
 from .ndjson import NDJSONParser, line_record
 from .sse import _MAX_RETRY_DIGITS, SSEParser
@@ -209,10 +206,10 @@ class DataRun(SplitRun):
         blocks, self._blocks = self._blocks, None
         return self._column(b"data") if blocks is None else blocks
 
-    def event_lines(self) -> Iterable[bytes | None]:
-        """The `event:` line of each block (None for every block of a run without them)."""
+    def event_lines(self) -> list[bytes] | None:
+        """The `event:` line of each block; None for a run without them."""
         if b"event" not in self.layout:
-            return repeat(None, self.count)
+            return None
         return self._column(b"event") if self._names is None else self._names
 
     def event(self, index: int) -> str | None:

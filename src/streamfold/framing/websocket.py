@@ -15,10 +15,13 @@ so `offset` and `line` point into that text and `frames`/`show` work on it.
 - A sent message (the client's `response.create`, `session.update`) is context,
   not reply: its frame has `event` "send", no `data` (so the fold skips it, as
   it skips an SSE comment) and the message in `comments`.
-- A binary message (opcode 2, base64 in `data`) is not folded: an issue says so.
+- A binary message (opcode 2, base64 in `data`) whose bytes are a JSON object in UTF-8 is read as that
+  text (Gemini Live sends every message as one); any other binary message (audio, an image) is not
+  folded: an issue says so.
 - Lanes. OpenAI's Responses WebSocket mode may multiplex responses on one
   socket, each event echoing its `response.create`'s `stream_id`. The fold
-  follows one reply, so the frames of the first lane are the reply and the
+  follows one reply, so the frames of the first lane (or of the one asked for,
+  `fold(..., lane=ID)`) are the reply and the
   other lanes' messages become data-less frames, with one `websocket-other-stream`
   issue at the first message of each (their text stays in `comments`).
   Messages without a `stream_id` belong to every lane.
@@ -68,10 +71,13 @@ def message_line(direction: str, data: str, time: float | None = None, opcode: i
 class WebSocketParser(NDJSONParser):
     """Incremental, sans-I/O reader of WebSocket messages (JSONL of message records) into frames."""
 
-    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, lane: str | None = None) -> None:
         super().__init__(max_frame_size=max_frame_size)
-        self._lane: str | None = None
-        self._other_lanes: set[str] = set()
+        #: The `stream_id` asked for (None: the first one).
+        self.lane = lane
+        self.followed_lane: str | None = None
+        #: Every `stream_id` received: -> the index of its first frame.
+        self.lanes: dict[str, int] = {}
 
     def _take_line(self, line: bytes, terminator: bytes, frames: list[FramerOutput]) -> None:
         before = len(frames)
@@ -110,22 +116,28 @@ class WebSocketParser(NDJSONParser):
             headers.append(("time", seconds))
         headers.append(("opcode", opcode))
         if opcode == 2:
-            return self._binary(line, data, headers)
+            text = _json_text(data)
+            if text is None:
+                return self._binary(line, data, headers)
+            data = text
         lane = _stream_id(data)
         if lane is not None:
             headers.append(("stream_id", lane))
         if direction == "send":
             return new_record(index, offset, number, "send", None, None, None, (data,), raw, terminated, issues,
                               tuple(headers))
-        if lane is not None and self._lane is None:
-            self._lane = lane
-        if lane is not None and lane != self._lane:
-            if lane not in self._other_lanes:
-                self._other_lanes.add(lane)
+        if lane is not None and lane not in self.lanes:
+            self.lanes[lane] = index
+            if self.followed_lane is None and (self.lane is None or lane == self.lane):
+                self.followed_lane = lane
+            else:
+                followed = f"stream_id {self.followed_lane!r} (the first lane)" if self.lane is None \
+                    else f"stream_id {self.lane!r} (the lane asked for)"
                 issues = (*issues, FrameIssue(
                     "websocket-other-stream", offset, number,
-                    f"messages of stream_id {lane!r} start here; the fold follows stream_id {self._lane!r} (the "
-                    "first lane), so this lane's messages are listed as frames but not folded"))
+                    f"messages of stream_id {lane!r} start here; the fold follows {followed}, so this lane's "
+                    "messages are listed as frames but not folded"))
+        if lane is not None and lane != self.followed_lane:
             return new_record(index, offset, number, None, None, None, None, (data,), raw, terminated, issues,
                               tuple(headers))
         return new_record(index, offset, number, None, data, None, None, (), raw, terminated, issues, tuple(headers))
@@ -140,6 +152,21 @@ class WebSocketParser(NDJSONParser):
                            f"line {number} is a binary WebSocket message ({size}); only text messages are folded")
         return new_record(index, offset, number, headers[0][1] if headers[0][1] == "send" else None, None, None,
                           None, (), raw, terminated, (*issues, issue), tuple(headers))
+
+
+def _json_text(data: str) -> str | None:
+    """The text of a binary message whose bytes are a JSON object in UTF-8 (Gemini Live sends every message
+    so, and its SDK reads bytes and text alike), or None for other bytes (audio, an image)."""
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if not raw.lstrip(b" \t\r\n").startswith(b"{"):
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def finite_seconds(value: Any) -> float | None:

@@ -217,7 +217,9 @@ def refusal(faults: Sequence[Fault], *, transport: str, dialect: str, frames: in
         if fault.kind == "error-event" and (quirks is None or quirks.error_frame(None) is None):
             return f"--fault {fault.spec}: streamfold does not know the {dialect} dialect's in-stream error"
         if fault.kind == "no-terminal" and (quirks is None or not quirks.has_end_of_stream):
-            return f"--fault {fault.spec}: streamfold does not know how a {dialect} stream says it is over"
+            reason = quirks.no_end_sign if quirks is not None and quirks.no_end_sign else \
+                f"streamfold does not know how a {dialect} stream says it is over"
+            return f"--fault {fault.spec}: {reason}"
         if fault.kind == "cumulative-args" and (quirks is None or quirks.cumulative_arguments() is None):
             reason = quirks.no_fragments if quirks is not None and quirks.no_fragments else \
                 f"streamfold does not know the {dialect} dialect's tool-call argument fragments"

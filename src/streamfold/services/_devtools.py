@@ -24,11 +24,18 @@ _SAMPLE_ROWS = 8
 
 def looks_like_devtools(body: bytes) -> bool:
     """Whether the first lines are EventStream rows: 3 or 4 tab-separated columns ending in a time of day."""
+    if not _may_hold_rows(body):  # most inputs are told here, without decoding them
+        return False
     lines = [line for line in body[:16384].decode("utf-8", "replace").lstrip("\ufeff").splitlines()
              if line.strip()][: _SAMPLE_ROWS + 1]
     if lines and _HEADER.match(lines[0].strip()):
         lines = lines[1:]
     return bool(lines) and all(_row(line) is not None for line in lines[:-1] or lines)
+
+
+def _may_hold_rows(body: bytes) -> bool:
+    """Whether the start has a tab: a row has two at least."""
+    return b"\t" in body[:16384]
 
 
 def _row(line: str) -> tuple[str | None, str, str, str] | None:

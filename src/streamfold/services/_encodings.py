@@ -53,7 +53,7 @@ def _by_bom(data: bytes) -> tuple[str, str, int, str] | None:
 
 def _by_nuls(data: bytes) -> tuple[str, str, int, str] | None:
     sample = data[:_SAMPLE]
-    if len(sample) < _MIN_SAMPLE:
+    if len(sample) < _MIN_SAMPLE or not _may_be_wide(sample):
         return None
     how = "no byte-order mark; recognised by the NUL bytes of its ASCII characters"
     if _is_utf32(sample, little=True):
@@ -67,6 +67,12 @@ def _by_nuls(data: bytes) -> tuple[str, str, int, str] | None:
     if _mostly_nul(even) and _mostly_not_nul(odd):
         return "utf-16-be", "UTF-16BE", 0, how
     return None
+
+
+def _may_be_wide(sample: bytes) -> bool:
+    """Whether the sample has a NUL: each wide encoding read here needs a part of it mostly NUL, and UTF-8
+    text, which has none, is told by this one scan."""
+    return b"\0" in sample
 
 
 def _is_utf32(sample: bytes, *, little: bool) -> bool:

@@ -27,6 +27,15 @@ __all__ = ["detect", "from_cassette", "from_curl_trace", "from_curl_verbose", "f
 _TRACE_LINE = re.compile(rb"^(?:\d\d:\d\d:\d\d\.\d+ )?(?:== Info:|=> Send|<= Recv)", re.MULTILINE)
 _VERBOSE_LINE = re.compile(rb"^[<>*] ", re.MULTILINE)
 _STATUS_LINE = re.compile(rb"^HTTP/[\d.]+ \d{3}")
+#: A substring each match of `_TRACE_LINE` holds; a line start each match of `_VERBOSE_LINE` but one at the
+#: head's start is (three matches need one of these).
+_TRACE_MARKS = (b"== Info:", b"=> Send", b"<= Recv")
+_VERBOSE_MARKS = (b"\n< ", b"\n> ", b"\n* ")
+
+
+def _may_match(head: bytes, marks: tuple[bytes, ...]) -> bool:
+    """Whether `head` holds one of `marks`: without one, a line pattern they stand for cannot match."""
+    return any(mark in head for mark in marks)
 
 
 def detect(data: bytes) -> str:
@@ -37,9 +46,11 @@ def detect(data: bytes) -> str:
         return "cassette"
     if looks_like_trace_log(data[:4096]):
         return "trace-log"
-    if len(_TRACE_LINE.findall(head)) >= 2:
+    # Each line pattern is looked for only when a substring every match holds is there: a stream body has
+    # none, and finding that costs a scan in C, not the regular expression tried at each of 4096 bytes.
+    if _may_match(head, _TRACE_MARKS) and len(_TRACE_LINE.findall(head)) >= 2:
         return "curl-trace"
-    if _STATUS_LINE.match(head) or len(_VERBOSE_LINE.findall(head)) >= 3:
+    if _STATUS_LINE.match(head) or (_may_match(head, _VERBOSE_MARKS) and len(_VERBOSE_LINE.findall(head)) >= 3):
         return "curl-verbose"
     lines = [line for line in head.decode("utf-8", "replace").splitlines()[:8] if line.strip()]
     if len(lines) >= 2 and all(is_log_line(line) for line in lines[: min(len(lines), 4)]):

@@ -55,11 +55,11 @@ class Loaded:
 def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, dialect: str | None = None,
          transport: str | None = None, stall: float = DEFAULT_STALL, progress: Progress | None = None,
          max_inflated: int | None = None, refuse_larger: bool = False,
-         rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None) -> Loaded:
+         rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None, lane: str | None = None) -> Loaded:
     """Read `data` as `input_format` (detected by default), fold its stream body, annotate the result.
     `max_inflated`, `refuse_larger`: the most bytes a gzip body is inflated to, and whether a larger
     one is refused instead of cut (see `read_capture`); `rows`: called with the rows of the frames as
-    they fold, to show them as they come (see `rows.fold_rows`).
+    they fold, to show them as they come (see `rows.fold_rows`); `lane`: the lane to fold (`fold()`'s).
 
     Raises `InputError` when the input cannot be used (say, a HAR without a streamed entry).
     """
@@ -67,13 +67,13 @@ def load(data: bytes, *, input_format: str = "auto", entry: str | None = None, d
     capture = read_capture(data, input_format=input_format, entry=entry, max_inflated=max_inflated,
                            refuse_larger=refuse_larger)
     return fold_capture(capture, dialect=dialect, transport=transport, stall=stall, progress=progress, rows=rows,
-                        input_size=len(data), started=started)
+                        input_size=len(data), started=started, lane=lane)
 
 
 def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str | None = None,
                  stall: float = DEFAULT_STALL, progress: Progress | None = None,
                  rows: Callable[[list[dict[str, Any]], RowBounds], None] | None = None,
-                 input_size: int | None = None, started: float | None = None) -> Loaded:
+                 input_size: int | None = None, started: float | None = None, lane: str | None = None) -> Loaded:
     """`load` for a capture already read (a stored one, `streamfold.store`): fold and annotate it."""
     started = time.perf_counter() if started is None else started
     input_size = len(capture.body) if input_size is None else input_size
@@ -83,9 +83,11 @@ def fold_capture(capture: Capture, *, dialect: str | None = None, transport: str
         wrong = None  # told what to read it as: it is folded as that
     folded = wrong is None or wrong.code not in NOT_A_STREAM
     if rows is None or not folded:
-        result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress)
+        result = fold(capture.body if folded else b"", dialect=dialect, transport=transport, progress=progress,
+                      lane=lane, request_headers=capture.request_headers)
     else:
-        result = fold_rows(capture.body, rows, dialect=dialect, transport=transport, progress=progress)
+        result = fold_rows(capture.body, rows, dialect=dialect, transport=transport, progress=progress, lane=lane,
+                           request_headers=capture.request_headers)
     whole = None if forced or not folded else read_whole_reply(capture.body, result)
     if whole is not None:
         result = whole[0]

@@ -60,12 +60,13 @@ def frame_summaries(result: Result, indexes: Iterable[int]) -> list[str]:
 def fold_rows(body: bytes, on_rows: Callable[[list[dict[str, Any]], RowBounds], None], *,
               dialect: str | None = None, transport: str | None = None,
               progress: Callable[[int, int], None] | None = None,
-              slices: tuple[int, int] = (_FIRST_SLICE, _SLICE)) -> Result:
+              slices: tuple[int, int] = (_FIRST_SLICE, _SLICE), lane: str | None = None,
+              request_headers: Sequence[tuple[str, str]] = ()) -> Result:
     """Fold `body`, calling `on_rows(rows, bounds)` with the rows of the frames each slice settled
     (in order, every frame once, as `frame_rows` of the Result makes them), and return the Result.
     Rows wait while no dialect has claimed a payload (the dialect summarizes them). `slices`: the
     size of the first slice and of the others, in bytes."""
-    folder = Folder(dialect, transport=transport, events=False)
+    folder = Folder(dialect, transport=transport, events=False, lane=lane, request_headers=request_headers)
     sent, bounds, rows = 0, None, None
     start, (size, later) = 0, slices
     while start < len(body):

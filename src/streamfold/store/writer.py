@@ -26,6 +26,7 @@ import time
 from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout  # not the builtin before Python 3.11
 from typing import Any
 
 from .._json import dumps_strict
@@ -92,7 +93,7 @@ class CaptureStore:
             try:
                 exchange.id = future.result(timeout=0.5)
                 return exchange
-            except TimeoutError:
+            except FutureTimeout:
                 self._check()  # the writer thread stopped before it took this exchange
 
     def flush(self) -> None:

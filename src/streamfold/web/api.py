@@ -70,11 +70,14 @@ class FoldOptions:
     dialect: str | None = None
     transport: str | None = None
     entry: str | None = None
+    #: The lane to fold, of a capture that interleaves replies (None: the dialect's default).
+    lane: str | None = None
 
 
-def fold_options(dialect: str | None = None, transport: str | None = None, entry: str | None = None) -> FoldOptions:
+def fold_options(dialect: str | None = None, transport: str | None = None, entry: str | None = None,
+                 lane: str | None = None) -> FoldOptions:
     """The options checked (an empty text is no option)."""
-    dialect, transport, entry = dialect or None, transport or None, entry or None
+    dialect, transport, entry, lane = dialect or None, transport or None, entry or None, lane or None
     if dialect is not None and dialect not in DIALECTS:
         raise ApiError(400, f"unknown dialect {dialect!r}; known: {', '.join(sorted(DIALECTS))}")
     if transport is not None and transport not in TRANSPORTS:
@@ -82,7 +85,9 @@ def fold_options(dialect: str | None = None, transport: str | None = None, entry
     if entry is not None and len(entry) > _MAX_ENTRY:
         raise ApiError(400, f"entry must be an entry's number (a HAR entry, a cassette interaction, a trace log "
                             f"record) or a part of its URL, at most {_MAX_ENTRY} characters")
-    return FoldOptions(dialect, transport, entry)
+    if lane is not None and len(lane) > _MAX_ENTRY:
+        raise ApiError(400, f"lane must be a lane's id, at most {_MAX_ENTRY} characters")
+    return FoldOptions(dialect, transport, entry, lane)
 
 
 class PageApi:
@@ -152,7 +157,7 @@ class PageApi:
         try:
             return build_fold_view(body, dialect=options.dialect, transport=options.transport, entry=options.entry,
                                    max_inflated=self.max_size, frames=frames, progress=progress, keep=self.kept.keep,
-                                   capture=capture)
+                                   capture=capture, lane=options.lane)
         except InputError as exc:
             raise _refused(exc, 400) from None
 
@@ -192,7 +197,8 @@ class PageApi:
         """The stored capture's fold view; frames="range" as for `fold`."""
         try:
             return self._store().view(capture_id, dialect=options.dialect, transport=options.transport,
-                                      max_size=self.max_size, frames=frames, progress=progress, keep=self.kept.keep)
+                                      lane=options.lane, max_size=self.max_size, frames=frames, progress=progress,
+                                      keep=self.kept.keep)
         except InputError as exc:
             # A fold answered as it goes says every other refusal as 400, as the posted fold does.
             raise _refused(exc, 400 if frames == "range" else 404) from None
@@ -221,7 +227,7 @@ class PageApi:
         """The fleet's capture `capture_id` read again from where its row says it came from, folded;
         frames="range" as for `fold`. A location gone is 404, one that changed since the fold 409."""
         return self._reopened(capture_id, lambda fleet: fleet.view(
-            capture_id, dialect=options.dialect, transport=options.transport, entry=options.entry,
+            capture_id, dialect=options.dialect, transport=options.transport, entry=options.entry, lane=options.lane,
             max_size=self.max_size, frames=frames, progress=progress, keep=self.kept.keep))
 
     def fleet_body(self, capture_id: str) -> bytes:

@@ -8,7 +8,8 @@ runs the core on what the page posts.
     GET  /api/capture     the bytes of the command line's FILE (read at each request, so a reload shows it anew)
     GET  /api/captures    the --db store's captures, newest first, and the ones after -> see stored.py
                           /ID/fold (a stored capture folded with its arrival times), /ID/body
-    POST /api/fold        body: the capture's raw bytes; query: dialect, transport, entry (a HAR's) -> see fold_view.py;
+    POST /api/fold        body: the capture's raw bytes; query: dialect, transport, entry (a HAR's), lane
+                          -> see fold_view.py;
                           with frames=range: NDJSON progress, then the view without its rows -> see ranges.py
     GET  /api/frames      query: fold, start, count -> rows of a fold kept by frames=range -> see ranges.py
     POST /api/diff        body: left bytes then right bytes; query: left_size (bytes), dialect, transport -> see diff.py
@@ -222,7 +223,7 @@ def _given(params: Mapping[str, str], *names: str) -> dict[str, str]:
 
 def _query_options(request: Request) -> FoldOptions:
     params = request.query_params
-    return fold_options(params.get("dialect"), params.get("transport"), params.get("entry"))
+    return fold_options(params.get("dialect"), params.get("transport"), params.get("entry"), params.get("lane"))
 
 
 def _fold_stream(work: Callable[[Callable[[int, int], None]], dict[str, Any]],

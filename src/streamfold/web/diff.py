@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._json import dumps_strict
+from .._text import common_prefix_length
 from ..result import Result
 from ..services.diff import Summary, compare, frame_opcodes, response_summary
 from ..services.load import fold_capture
@@ -99,8 +100,8 @@ def _field(section: str, label: str, left: str | None, right: str | None, note: 
     prefix = suffix = 0
     marks: dict[str, list[list[int]]] = {"left": [], "right": []}
     if not same and left is not None and right is not None:
-        prefix_chars = _word_start(left, right, _common_prefix(left, right))
-        suffix_chars = _common_prefix(left[prefix_chars:][::-1], right[prefix_chars:][::-1])
+        prefix_chars = _word_start(left, right, common_prefix_length(left, right))
+        suffix_chars = common_prefix_length(left[prefix_chars:][::-1], right[prefix_chars:][::-1])
         suffix_chars = _word_start(left[::-1], right[::-1], suffix_chars)
         prefix = _utf16_length(left[:prefix_chars])
         suffix = _utf16_length(left[len(left) - suffix_chars:]) if suffix_chars else 0
@@ -158,17 +159,6 @@ def _display(value: Any) -> str | None:
         return value
     return dumps_strict(value, indent=2)
 
-
-def _common_prefix(one: str, other: str) -> int:
-    """Length of the common start, by halving (C-speed slices instead of a Python loop per character)."""
-    low, high = 0, min(len(one), len(other))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if one[low:middle] == other[low:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _utf16_length(text: str) -> int:

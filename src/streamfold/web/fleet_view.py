@@ -175,7 +175,8 @@ class FleetSource:
         return dict(zip(columns, rows[0]))
 
     def view(self, capture_id: str, *, dialect: str | None, transport: str | None, entry: str | None,
-             max_size: int, frames: str = "all", progress: Callable[[int, int], None] | None = None,
+             max_size: int, lane: str | None = None, frames: str = "all",
+             progress: Callable[[int, int], None] | None = None,
              keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None) -> dict[str, Any]:
         """The capture folded as the page folds any, plus "fleet" (its row). Raises `InputError` (a
         `ReopenError` when its location is gone or changed) or `ApiError`."""
@@ -188,9 +189,10 @@ class FleetSource:
                                 f"{shlex.quote(self.path)})")
         if reopened.data is not None:
             view = build_fold_view(reopened.data, dialect=dialect, transport=transport, frames=frames,
-                                   progress=progress, keep=keep, capture=reopened.capture)
+                                   progress=progress, keep=keep, capture=reopened.capture, lane=lane)
         else:
-            loaded = fold_capture(reopened.capture, dialect=dialect, transport=transport, progress=progress)
+            loaded = fold_capture(reopened.capture, dialect=dialect, transport=transport, progress=progress,
+                                  lane=lane)
             view = loaded_view(loaded, None, frames=frames, keep=keep)
         view["fleet"] = {key: value for key, value in row.items() if key != "fingerprint"}
         return view

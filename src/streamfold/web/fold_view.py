@@ -69,7 +69,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
                     entry: str | None = None, max_inflated: int | None = None, frames: str = "all",
                     progress: Callable[[int, int], None] | None = None,
                     keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None,
-                    capture: Capture | None = None) -> dict[str, Any]:
+                    capture: Capture | None = None, lane: str | None = None) -> dict[str, Any]:
     """Load `data` through the services layer and build everything the page shows.
 
     `data` may be what a person has at hand (a HAR, curl output, a log), read
@@ -77,7 +77,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
     stream body it holds, and a log's or curl output's own lines (`file_view`). Raises
     `InputError` when it cannot be used. `max_inflated`: the page's request limit, which a gzip
     body must not inflate past (`TooLargeError` otherwise: see `read_posted`); `capture`: `data`
-    already read so (`read_posted`). `progress`: as for `services.load`.
+    already read so (`read_posted`). `progress`, `lane`: as for `services.load`.
     `frames`: "all" (rows in the view) or "range" (the frame index instead; `keep(result, body)`
     stores the fold (and its arrival times) for the range requests and returns its id, "fold_id" in the view).
     """
@@ -85,7 +85,7 @@ def build_fold_view(data: bytes, *, dialect: str | None = None, transport: str |
     if capture is None:
         capture = read_posted(data, entry=entry, max_size=max_inflated)
     loaded = fold_capture(capture, dialect=dialect, transport=transport, progress=progress, input_size=len(data),
-                          started=started)
+                          started=started, lane=lane)
     return loaded_view(loaded, data, frames=frames, keep=keep)
 
 

@@ -79,12 +79,13 @@ class StoreSource:
         return 200, {"store": self.name, "version": version, "captures": rows, "more": more}
 
     def view(self, capture_id: int, *, dialect: str | None, transport: str | None, max_size: int,
+             lane: str | None = None,
              frames: str = "all", progress: Callable[[int, int], None] | None = None,
              keep: Callable[[Result, bytes, Sequence[float], SpanMap], str] | None = None) -> dict[str, Any]:
         """Capture `capture_id` folded as `show DB#ID` folds it, as the page's fold view plus "stored"
         (what the store says about the exchange). Raises `StoreError` (an `InputError`)."""
         exchange, capture = self._read(capture_id, max_size)
-        loaded = fold_capture(capture, dialect=dialect, transport=transport, progress=progress)
+        loaded = fold_capture(capture, dialect=dialect, transport=transport, progress=progress, lane=lane)
         view = loaded_view(loaded, None, frames=frames, keep=keep)
         view["stored"] = {"id": exchange.id, "store": self.name, "method": exchange.method, "url": exchange.url,
                           "status": exchange.status, "outcome": exchange.outcome, "in_flight": exchange.outcome is None,

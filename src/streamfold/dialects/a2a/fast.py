@@ -1,10 +1,10 @@
 """A2A's hot payload shape as msgspec Structs: an A2A 0.3 `artifact-update` in its JSON-RPC
-response, for `A2A.fold_fast` (an agent that streams an artifact sends one such chunk a token).
+response, for `A2A.fold_fast_run` (an agent that streams an artifact sends one such chunk a token).
 
 Declared whole, with unknown fields refused, so any other event, a 1.0 `StreamResponse`, an
 artifact with a name, description or metadata, or an update with metadata fails validation and
 goes to `fold`. The artifact's `parts` stay the JSON they came as (`msgspec.Raw`): the native
-snapshot keeps each part as sent, with its members in their order, so `fold_fast` decodes them
+snapshot keeps each part as sent, with its members in their order, so `fold_fast_run` decodes them
 with the core's decoder (which checks their UTF-8, as msgspec does not when it skips them). The
 Structs only choose the fast way, never the result.
 

@@ -21,6 +21,7 @@ update or an artifact update (`shapes` reads A2A 0.3 and 1.0 alike). One stream 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import COMPLETE_SHALLOW, loads_utf8
@@ -31,13 +32,22 @@ from .._base import ERROR, INCOMPLETE, OTHER, STOP, Dialect, compact_json, fast_
 from .shapes import event_of, is_agent, state_name, texts, well_typed
 
 if TYPE_CHECKING:
-    from .fast import ArtifactChunk
+    from .fast import ArtifactUpdate
 
 __all__ = ["A2A"]
 
 _TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
 _INTERRUPTED = frozenset({"input-required", "auth-required"})
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_artifact_chunk")
+
+
+#: The parts of one text part, up to its text (`fold_fast_run` reads them by decoding the text alone).
+_ONE_TEXT_PART = b'[{"kind":"text","text":'
+_TEXT_AT = len(_ONE_TEXT_PART)
+
+
+def _not_hot(value: object) -> None:
+    raise AssertionError("no artifact is hot")
 
 
 class A2A(Dialect):
@@ -94,35 +104,80 @@ class A2A(Dialect):
         else:
             self._message(body, frame)
 
-    def fold_fast(self, value: ArtifactChunk, frame: int, event: bytes | None) -> bool:
-        """A 0.3 chunk decoded by `fast` that appends to the last artifact, still open, of this
-        stream's task, before any Message reply: its parts added as `fold` adds them (nothing to
-        report then). Anything else (a new, replaced or closed artifact, another task or version,
-        parts that are not UTF-8 JSON or long enough to nest past the core's cap) is `fold`'s."""
-        body = value.result
-        key = body.artifact.artifactId
-        held = self._artifacts.get(key)
-        if (body.append is not True or held is None or held["closed"] or self._version != "0.3"
-                or self._message_pieces or next(reversed(self._artifacts)) != key):
-            return False
-        task = self.merger.values.get(("id",))
-        raw = bytes(body.artifact.parts)
-        if task is None or task[0] != body.taskId or len(raw) >= COMPLETE_SHALLOW:
-            return False
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """0.3 chunks decoded by `fast`, each appending to the last artifact, still open, of this
+        stream's task, before any Message reply: their parts added as `fold` adds them (nothing to
+        report then), in one loop, the run's text in one `extend`. It stops at anything else (a new,
+        replaced or closed artifact, another task or version, parts that are not UTF-8 JSON or long
+        enough to nest past the core's cap), which is `fold`'s."""
+        decode, at, first = self.fast_decoder, position, frame - position
+        assert decode is not None
+        content = self.merger.buffer((0, "content"))
+        added: list[str] = []  # the run's text so far, and its frames, for one `extend`
+        frames: list[int] = []
+        # The artifact the last chunk appended to (its id, task and state), while nothing but its chunks comes:
+        # what the first chunk of it was checked for holds for the next.
+        hot_key = hot_task = None
+        hot: dict[str, Any] | None = None
+        add_part: Callable[[Any], None] = _not_hot  # the hot artifact's `parts.append` and `pieces.append`
+        add_piece: Callable[[Any], None] = _not_hot
         try:
-            parts = loads_utf8(raw)  # as the plain decoder reads them: each part as sent, in order
-        except ValueError:
-            return False
-        if type(parts) is not list:
-            return False
-        held["artifact"]["parts"] += parts
-        pieces = [(text, frame) for text in texts(parts)]
-        held["pieces"] += pieces
-        for text, at in pieces:
-            self.merger.append((0, "content"), text, at)
-        if body.lastChunk is True:
-            held["closed"] = True
-        return True
+            for at in range(position, len(pieces)):
+                body: ArtifactUpdate = decode(pieces[at][start:]).result
+                if body.append is not True:
+                    return at - position
+                key, task_id = body.artifact.artifactId, body.taskId
+                if key == hot_key and task_id == hot_task and hot is not None:
+                    held = hot
+                else:
+                    found = self._artifacts.get(key)
+                    if (found is None or found["closed"] or self._version != "0.3" or self._message_pieces
+                            or next(reversed(self._artifacts)) != key):
+                        return at - position
+                    task = self.merger.values.get(("id",))
+                    if task is None or task[0] != task_id:
+                        return at - position
+                    held = hot = found
+                    hot_key, hot_task = key, task_id
+                    add_part, add_piece = held["artifact"]["parts"].append, held["pieces"].append
+                index = first + at
+                raw = bytes(body.artifact.parts)
+                # The commonest parts, one text part as the SDKs write it, are read by decoding only their
+                # string: when what stands between the part's opening and its closing is one JSON string, the
+                # parts are exactly that one part (a string cannot nest, so no cap on depth applies).
+                text = None
+                if raw.startswith(_ONE_TEXT_PART) and raw.endswith(b"}]"):
+                    try:  # noqa: SIM105 - contextlib.suppress would cost a context manager a frame
+                        text = loads_utf8(raw[_TEXT_AT:-2])
+                    except ValueError:
+                        pass  # another member, or not one string: the parts are read whole below
+                if type(text) is str:
+                    add_part({"kind": "text", "text": text})
+                    add_piece((text, index))
+                    if text:
+                        added.append(text)
+                        frames.append(index)
+                else:
+                    if len(raw) >= COMPLETE_SHALLOW:
+                        return at - position
+                    parts = loads_utf8(raw)  # as the plain decoder reads them: each part as sent, in order
+                    if type(parts) is not list:
+                        return at - position
+                    held["artifact"]["parts"] += parts
+                    for text in texts(parts):
+                        add_piece((text, index))
+                        if text:
+                            added.append(text)
+                            frames.append(index)
+                if body.lastChunk is True:
+                    held["closed"] = True
+                    hot_key = hot_task = hot = None
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            content.extend(added, frames)
+        return len(pieces) - position
 
     def _not_an_event(self, value: object, frame: int) -> None:
         error = value.get("error") if type(value) is dict else None

@@ -1,5 +1,5 @@
 """AG-UI's hot payload shape as a msgspec Struct: the content of a text or reasoning message
-(`TEXT_MESSAGE_CONTENT`, `REASONING_MESSAGE_CONTENT`), for `AGUI.fold_fast`.
+(`TEXT_MESSAGE_CONTENT`, `REASONING_MESSAGE_CONTENT`), for `AGUI.fold_fast_run`.
 
 Declared whole (the event's own fields and the base event's `timestamp`), with unknown fields
 refused, so any other event, or one with a `rawEvent` or anything else, fails validation and goes

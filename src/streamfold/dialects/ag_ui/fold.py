@@ -23,16 +23,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._base import ERROR, INCOMPLETE, STOP, Dialect, compact_json, event_type, fast_decoder
+from .._base import ERROR, INCOMPLETE, STOP, compact_json, event_type, fast_decoder
 from .lifecycle import Lifecycle
 from .native import Conversation, this_turn
 from .patch import PatchError, PatchLimitError, State
+from .runs import REASONING, TEXT, ContentRuns
 
 if TYPE_CHECKING:
     from ...findings import Report
     from ...framing import FrameView
     from ...merge import Merger
-    from .fast import MessageContent
 
 __all__ = ["AGUI", "EVENT_TYPES"]
 
@@ -45,11 +45,11 @@ EVENT_TYPES = frozenset((
     "REASONING_ENCRYPTED_VALUE", "SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"))
 
 # What the open/closed bookkeeping is keyed by: (kind, id).
-_TEXT, _REASONING, _CALL, _STEP, _PHASE = "text message", "reasoning message", "tool call", "step", "reasoning"
+_CALL, _STEP, _PHASE = "tool call", "step", "reasoning"
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_message_content")
 
 
-class AGUI(Dialect):
+class AGUI(ContentRuns):
     name = "ag-ui"
     terminal_hint = "`RUN_FINISHED` (or `RUN_ERROR`)"
     done_is_terminal = False
@@ -74,12 +74,14 @@ class AGUI(Dialect):
         self._ids: dict[str, Any] = {}
         self._state = State()
         self._log: list[dict[str, Any]] = []  # steps, raw, custom, activities, encrypted values, in order
+        self._hot, self._hot_pieces, self._hot_buffer = None, [], None  # (see `ContentRuns`)
 
     @classmethod
     def claims(cls, value: object) -> bool:
         return event_type(value) in EVENT_TYPES
 
     def fold(self, value: object, frame: int) -> None:
+        self._hot = None
         kind = event_type(value)
         if kind is None:
             self.report.diagnostic("unexpected-payload", frame, f"frame {frame} is not an AG-UI event (no string "
@@ -99,17 +101,6 @@ class AGUI(Dialect):
             self.report.diagnostic("event-after-end", frame, f"frame {frame} ({kind}) comes after the run's "
                                    "`RUN_ERROR`: the verifier rejects any event after it", once=("ag-ui", "error"))
         handler(self, value, frame)
-
-    def fold_fast(self, value: MessageContent, frame: int, event: bytes | None) -> bool:
-        """A message's content decoded by `fast`, in an open run, for a message that started and
-        has not ended: its text added as `fold` adds it (nothing to report then). Anything else
-        is left to `fold`."""
-        what = _TEXT if value.type == "TEXT_MESSAGE_CONTENT" else _REASONING
-        if self._run != "open" or (what, value.message_id) not in self.lifecycle.open:
-            return False
-        if value.delta:
-            self._add_text(value.message_id, what, value.delta, frame)
-        return True
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -176,16 +167,16 @@ class AGUI(Dialect):
 
     # -- text and reasoning -------------------------------------------------------------
 
-    def _text_start(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
+    def _text_start(self, value: dict[str, Any], frame: int, what: str = TEXT) -> None:
         ident = self._id(value, "messageId", frame)
         if ident is None:
             return
         self.lifecycle.start(what, ident, frame)
         role = value.get("role")
-        self.conversation.message(ident, "reasoning" if what == _REASONING else role if type(role) is str
+        self.conversation.message(ident, "reasoning" if what == REASONING else role if type(role) is str
                                   else "assistant")
 
-    def _text_content(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
+    def _text_content(self, value: dict[str, Any], frame: int, what: str = TEXT) -> None:
         ident = self._id(value, "messageId", frame)
         if ident is None or not self.lifecycle.ongoing(what, ident, frame, str(value.get("type"))):
             return
@@ -193,23 +184,25 @@ class AGUI(Dialect):
         if delta:
             self._add_text(ident, what, delta, frame)
 
-    def _add_text(self, ident: str, what: str, delta: str, frame: int) -> None:
-        role = self.conversation.text(ident, "reasoning" if what == _REASONING else "assistant", delta)
+    def _add_text(self, ident: str, what: str, delta: str, frame: int) -> bool:
+        """Add a message's content; whether it is the reply's (not a user or system message echoed)."""
+        role = self.conversation.text(ident, "reasoning" if what == REASONING else "assistant", delta)
         if role not in ("assistant", "reasoning"):
-            return  # a user or system message the agent echoes is not its reply
-        buffer = self._reasoning if what == _REASONING else self._content
+            return False  # a user or system message the agent echoes is not its reply
+        buffer = self._reasoning if what == REASONING else self._content
         if ident not in self._replying:
             self._replying.add(ident)
             if buffer.length:
                 buffer.add("\n\n", frame)  # a new message: a blank line from the last one
         buffer.add(delta, frame)
+        return True
 
-    def _text_end(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
+    def _text_end(self, value: dict[str, Any], frame: int, what: str = TEXT) -> None:
         ident = self._id(value, "messageId", frame)
         if ident is not None:
             self.lifecycle.end(what, ident, frame, str(value.get("type")))
 
-    def _text_chunk(self, value: dict[str, Any], frame: int, what: str = _TEXT) -> None:
+    def _text_chunk(self, value: dict[str, Any], frame: int, what: str = TEXT) -> None:
         ident = value.get("messageId")
         if type(ident) is not str:
             ident = self._chunked.get(what)
@@ -219,23 +212,23 @@ class AGUI(Dialect):
                 return
         if (what, ident) not in self.lifecycle.open:
             self.lifecycle.start(what, ident, frame)
-            self.conversation.message(ident, "reasoning" if what == _REASONING else "assistant")
+            self.conversation.message(ident, "reasoning" if what == REASONING else "assistant")
         self._chunked[what] = ident
         delta = self.string(value.get("delta"), frame, f"the `delta` of a {value.get('type')} event")
         if delta:
             self._add_text(ident, what, delta, frame)
 
     def _reasoning_start(self, value: dict[str, Any], frame: int) -> None:
-        self._text_start(value, frame, _REASONING)
+        self._text_start(value, frame, REASONING)
 
     def _reasoning_content(self, value: dict[str, Any], frame: int) -> None:
-        self._text_content(value, frame, _REASONING)
+        self._text_content(value, frame, REASONING)
 
     def _reasoning_end(self, value: dict[str, Any], frame: int) -> None:
-        self._text_end(value, frame, _REASONING)
+        self._text_end(value, frame, REASONING)
 
     def _reasoning_chunk(self, value: dict[str, Any], frame: int) -> None:
-        self._text_chunk(value, frame, _REASONING)
+        self._text_chunk(value, frame, REASONING)
 
     def _phase(self, value: dict[str, Any], frame: int) -> None:
         ident = self._id(value, "messageId", frame)
@@ -356,7 +349,7 @@ class AGUI(Dialect):
             ident, role, content = message.get("id"), message.get("role"), message.get("content")
             if (role in ("assistant", "reasoning") and type(ident) is str and type(content) is str and content
                     and ident not in self._replying):
-                self._add_text(ident, _REASONING if role == "reasoning" else _TEXT, content, frame)
+                self._add_text(ident, REASONING if role == "reasoning" else TEXT, content, frame)
             calls = message.get("toolCalls")
             for call in calls if role == "assistant" and type(calls) is list else ():
                 self._snapshot_call(call, frame)

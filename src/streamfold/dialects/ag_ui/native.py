@@ -55,6 +55,11 @@ class Conversation:
         self._pieces.setdefault(message_id, []).append(delta)
         return message.get("role", role)
 
+    def pieces(self, message_id: str) -> list[str]:
+        """The text of a message so far, as the pieces `text` appended (the list itself: appending to it
+        is `text` without the lookups)."""
+        return self._pieces.setdefault(message_id, [])
+
     def tool_call(self, call_id: str, name: str | None, parent: str | None) -> None:
         last = self.messages[-1] if self.messages else None
         if parent is not None and last is not None and last["id"] == parent and last.get("role") == "assistant":

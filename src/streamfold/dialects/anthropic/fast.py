@@ -1,6 +1,6 @@
-"""Anthropic's hot payload shape as msgspec Structs (see `Dialect.fold_fast`): a
+"""Anthropic's hot payload shape as msgspec Structs (see `Dialect.fold_fast_run`): a
 `content_block_delta` event whose delta is a `text_delta`, `thinking_delta` or
-`input_json_delta` (`Anthropic.fold_fast`), declared whole and with unknown
+`input_json_delta` (`Anthropic.fold_fast_run`), declared whole and with unknown
 fields refused (which also keeps msgspec from skipping bytes it never checks as
 UTF-8). A payload that does not fit is decoded again as plain JSON and folded by
 `fold`: the Structs only choose the fast way, never the result.

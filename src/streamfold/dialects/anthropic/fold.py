@@ -11,14 +11,14 @@ lines (A1); a missing or different `event:` name is only reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, TOOL_CALLS, compact_json, event_type, fast_decoder
-from .blocks import CHOICE, ContentBlocks
+from .blocks import CHOICE, Block, ContentBlocks
 from .native import snapshot
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_block_delta")
 
-__all__ = ["Anthropic"]
+__all__ = ["Anthropic", "messages_usage"]
 
 EVENT_TYPES = frozenset({
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
@@ -132,31 +132,66 @@ class Anthropic(ContentBlocks):
                 f"an object without a string `type` ({compact_json(value, 80)}): not an Anthropic event; ignored",
                 once=("no-type",))
 
-    def fold_fast(self, value: BlockDelta, frame: int, event: bytes | None) -> bool:
-        """A `content_block_delta` decoded by `fast` (text, thinking or tool input), named by its
-        `event:` line as it should be, for an open block of its kind: folded as `fold` folds it.
-        Anything else (no or another event name, a block of another kind, a closed or unknown
-        block, a server tool's input) is left to `fold`."""
-        if event != b"event: content_block_delta":
-            return False
-        index, delta = value.index, value.delta
-        block = self._blocks.get(index)
-        if block is None or block.kind != delta.block or block.stop is not None:
-            return False
-        block.last_frame = frame
-        piece = delta.piece
-        if block.kind == "text":
-            if piece:
-                self._content.add(piece, frame)
-                block.pieces.append(piece)
-        elif block.kind == "thinking":
-            if piece:
-                self.merger.append((CHOICE, "reasoning"), piece, frame)
-                block.pieces.append(piece)
-        else:
-            block.saw_input = True
-            self.merger.append((CHOICE, "tool", index, "arguments"), piece, frame)
-        return True
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """`content_block_delta` events decoded by `fast` (text, thinking or tool input), named by
+        their `event:` line as they should be, each for an open block of its kind: folded as `fold`
+        folds them, in one loop, the text of the run in one `extend`. It stops at anything else (no
+        or another event name, a block of another kind, a closed or unknown block, a server tool's
+        input), which is `fold`'s."""
+        if events is None:  # a run without `event:` lines: `fold` tells what it is missing
+            return 0
+        decode, content, blocks, at = self.fast_decoder, self._content, self._blocks, position
+        assert decode is not None
+        first = frame - position
+        texts: list[str] = []  # the text of the run so far, and its frames, for one `extend`
+        frames: list[int] = []
+        # The block the last delta went to, looked up and checked once while its deltas come, and that delta's
+        # frame (its `last_frame` when another block's delta comes, or the loop ends).
+        hot: Block | None = None
+        hot_index = last = -1
+        try:
+            for at in range(position, len(pieces)):
+                if events[at] != b"event: content_block_delta":
+                    return at - position
+                value: BlockDelta = decode(pieces[at][start:])
+                index, delta = value.index, value.delta
+                if index == hot_index and hot is not None:
+                    block = hot
+                    if block.kind != delta.block:
+                        return at - position
+                else:
+                    found = blocks.get(index)
+                    if found is None or found.kind != delta.block or found.stop is not None:
+                        return at - position
+                    if hot is not None:
+                        hot.last_frame = last
+                    block = hot = found
+                    hot_index = index
+                last = first + at
+                piece = delta.piece
+                if block.kind == "text":
+                    if piece:
+                        texts.append(piece)
+                        frames.append(last)
+                        block.pieces.append(piece)
+                    continue
+                content.extend(texts, frames)  # first, so the journal keeps the frames' order
+                texts, frames = [], []
+                if block.kind == "thinking":
+                    if piece:
+                        self.merger.append((CHOICE, "reasoning"), piece, last)
+                        block.pieces.append(piece)
+                else:
+                    block.saw_input = True
+                    self.merger.append((CHOICE, "tool", index, "arguments"), piece, last)
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            content.extend(texts, frames)
+            if hot is not None:
+                hot.last_frame = last
+        return len(pieces) - position
 
     def _event_mismatch(self, event: str | None, kind: object, frame: int) -> None:
         if event is None:
@@ -271,30 +306,33 @@ class Anthropic(ContentBlocks):
     # -- vocabulary -------------------------------------------------------------
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
-        if type(raw) is not dict:
-            return None
-        # U2: Anthropic's `input_tokens` EXCLUDES cache reads and cache writes
-        # (unlike OpenAI's prompt_tokens); the prompt is the sum of the three.
-        input_tokens = raw.get("input_tokens")
-        output_tokens = raw.get("output_tokens")
-        cache_read = raw.get("cache_read_input_tokens")
-        cache_creation = raw.get("cache_creation_input_tokens")
-        details = raw.get("output_tokens_details")
-        total = None
-        if type(input_tokens) is int and type(output_tokens) is int:
-            total = input_tokens + output_tokens
-            for extra in (cache_read, cache_creation):
-                if type(extra) is int:
-                    total += extra
-        return {
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "reasoning_tokens": details.get("thinking_tokens") if type(details) is dict else None,
-            "cache_read_tokens": cache_read,
-            "total_tokens": total,
-        }
+        return messages_usage(raw)
 
     def native(self) -> dict[str, Any] | None:
         return snapshot(self._message, self._stop, self._blocks, self.merger)
 
 
+def messages_usage(raw: object) -> dict[str, Any] | None:
+    """The Messages API's usage object (or one of its shape: Managed Agents' per-request `model_usage`), normalised."""
+    if type(raw) is not dict:
+        return None
+    # U2: Anthropic's `input_tokens` EXCLUDES cache reads and cache writes
+    # (unlike OpenAI's prompt_tokens); the prompt is the sum of the three.
+    input_tokens = raw.get("input_tokens")
+    output_tokens = raw.get("output_tokens")
+    cache_read = raw.get("cache_read_input_tokens")
+    cache_creation = raw.get("cache_creation_input_tokens")
+    details = raw.get("output_tokens_details")
+    total = None
+    if type(input_tokens) is int and type(output_tokens) is int:
+        total = input_tokens + output_tokens
+        for extra in (cache_read, cache_creation):
+            if type(extra) is int:
+                total += extra
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "reasoning_tokens": details.get("thinking_tokens") if type(details) is dict else None,
+        "cache_read_tokens": cache_read,
+        "total_tokens": total,
+    }

@@ -1,10 +1,10 @@
 """Bedrock's hot payload shape as a msgspec Struct: a `contentBlockDelta` that carries text
-(`Bedrock.fold_fast`), with the random-length `p` padding every payload has.
+(`Bedrock.fold_fast_run`), with the random-length `p` padding every payload has.
 
 Declared whole, with unknown fields refused, so a delta of any other kind (tool input,
 reasoning, a citation, a tool result) fails validation and goes to `fold`; that also keeps
 msgspec from skipping bytes it never checks as UTF-8. The event name is the message's
-`:event-type` header, which `fold_fast` checks. The Struct only chooses the fast way, never
+`:event-type` header, which `fold_fast_run` checks. The Struct only chooses the fast way, never
 the result.
 
 Importing this module raises ImportError without msgspec; the dialect then has no fast path.

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import loads
@@ -131,17 +131,34 @@ class Bedrock(Dialect):
             self.report.diagnostic("unknown-event", frame, f"unknown Bedrock event {event!r}; ignored",
                                    severity=Severity.INFO, once=event, event=event)
 
-    def fold_fast(self, value: TextBlockDelta, frame: int, event: bytes | None) -> bool:
-        """A `contentBlockDelta` of text decoded by `fast`, named so by its `:event-type` header (a
-        run holds only `event` messages), for an open text block: appended as `fold` appends it.
-        Anything else (another event, a block not open yet or of another kind) is left to `fold`."""
-        if event != b"contentBlockDelta" or self._blocks.get(value.index) != "text":
-            return False
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """`contentBlockDelta`s of text decoded by `fast`, named so by their `:event-type` header (a run
+        holds only `event` messages), each for an open text block: appended as `fold` appends them, in
+        one loop, the run's text in one `extend`. It stops at anything else (another event, a block not
+        open yet or of another kind), which is `fold`'s."""
         buffer = self.merger.texts.get(_CONTENT)
-        if type(buffer) is not TextBuffer:  # (the text block opened it; anything else is `fold`'s)
-            return False
-        buffer.add(value.delta.text, frame)
-        return True
+        if events is None or type(buffer) is not TextBuffer:  # (the text block opened it; else it is `fold`'s)
+            return 0
+        decode, blocks, at, first = self.fast_decoder, self._blocks, position, frame - position
+        assert decode is not None
+        added: list[str] = []  # the run's text so far, and its frames, for one `extend`
+        frames: list[int] = []
+        try:
+            for at in range(position, len(pieces)):
+                if events[at] != b"contentBlockDelta":
+                    return at - position
+                value: TextBlockDelta = decode(pieces[at][start:])
+                if blocks.get(value.index) != "text":
+                    return at - position
+                if value.delta.text:
+                    added.append(value.delta.text)
+                    frames.append(first + at)
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            buffer.extend(added, frames)
+        return len(pieces) - position
 
     # -- ConverseStream ---------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """Cohere's hot payload shape as msgspec Structs: a `content-delta` event with text
-or thinking, for `Cohere.fold_fast`.
+or thinking, for `Cohere.fold_fast_run`.
 
 Declared whole and with unknown fields refused (`forbid_unknown_fields`), which also
 keeps msgspec from skipping bytes it never checks as UTF-8: a payload that does not

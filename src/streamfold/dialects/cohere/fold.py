@@ -20,6 +20,7 @@ same). The single message is choice 0:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
@@ -28,7 +29,7 @@ from ...merge import EMPTY_VALUES, Merger
 from .._base import ERROR, LENGTH, STOP, TOOL_CALLS, Dialect, compact_json, dumps_arguments, event_type, fast_decoder
 
 if TYPE_CHECKING:
-    from ...merge import ToolCallPath
+    from ...merge import TextBuffer, ToolCallPath
     from ...result import Result
     from .fast import CohereContentDelta
 
@@ -142,18 +143,39 @@ class Cohere(Dialect):
             # citation-end closes nothing we keep; debug carries the raw prompt: both ignorable.
             self._unexpected(f"unknown event type {kind!r}; ignored", frame, kind)
 
-    def fold_fast(self, value: CohereContentDelta, frame: int, event: bytes | None) -> bool:
-        """A `content-delta` decoded by the Structs below, for a content item already open (or without an
-        index): its text or thinking appended as `fold` appends it. A delta that would open an
-        item is left to `fold`."""
-        index, content = value.index, value.delta.message.content
-        piece, buffer = ((content.text, self._content) if content.text is not None
-                         else (content.thinking, self._reasoning))
-        if piece:
-            if index is not None and index not in self._items:
-                return False
-            buffer.add(piece, frame)
-        return True
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """`content-delta`s decoded by the Structs below, each for a content item already open (or
+        without an index): its text or thinking appended as `fold` appends it, in one loop, a stretch
+        of text (or of thinking) in one `extend`. It stops at a delta that would open an item, which
+        is `fold`'s."""
+        decode, items, at, first = self.fast_decoder, self._items, position, frame - position
+        assert decode is not None
+        waiting: TextBuffer | None = None  # the buffer the waiting pieces are for
+        texts: list[str] = []
+        frames: list[int] = []
+        try:
+            for at in range(position, len(pieces)):
+                value: CohereContentDelta = decode(pieces[at][start:])
+                index, content = value.index, value.delta.message.content
+                piece, buffer = ((content.text, self._content) if content.text is not None
+                                 else (content.thinking, self._reasoning))
+                if not piece:
+                    continue
+                if index is not None and index not in items:
+                    return at - position
+                if buffer is not waiting:
+                    if waiting is not None:
+                        waiting.extend(texts, frames)
+                    waiting, texts, frames = buffer, [], []
+                texts.append(piece)
+                frames.append(first + at)
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            if waiting is not None:
+                waiting.extend(texts, frames)
+        return len(pieces) - position
 
     def _content_delta(self, value: dict[str, Any], frame: int) -> None:
         content = _message(value).get("content")

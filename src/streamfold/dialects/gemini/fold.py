@@ -17,11 +17,13 @@ still folds). A prompt blocked before any candidate
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import raw_decode
 from ...findings import Severity
 from .._base import CONTENT_FILTER, INCOMPLETE, LENGTH, STOP, dumps_arguments, fast_decoder
+from ..gemini_live.events import LIVE_ONLY_FIELDS
 from .native import snapshot as _snapshot
 from .native import usage as _usage
 from .parts import Parts
@@ -85,10 +87,12 @@ class Gemini(Parts):
 
     @classmethod
     def claims(cls, value: object) -> bool:
-        if type(value) is not dict:
+        if type(value) is not dict or "invocationId" in value:  # (an ADK event: its usage is a Gemini call's)
             return False
-        if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:
+        if "candidates" in value or "promptFeedback" in value:
             return True
+        if "usageMetadata" in value:
+            return LIVE_ONLY_FIELDS.isdisjoint(value)  # a Live message may carry its usage too
         # Google's error envelope: {"error": {"code": 429, "message": ..., "status": "RESOURCE_EXHAUSTED"}}
         error = value.get("error")
         return type(error) is dict and type(error.get("status")) is str and "message" in error and len(value) == 1
@@ -194,6 +198,52 @@ class Gemini(Parts):
         if chunk.usageMetadata:
             self.merger.replace(("usage",), chunk.usageMetadata, frame)  # G1: cumulative, last wins
         return True
+
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """`fold_fast` of each chunk in one loop, the texts a candidate's run grows by handed over in one
+        `extend` and the usage, cumulative, replaced by the run's first and last (the value and the frames
+        `replace` a chunk keeps). With events journalled, each chunk's changes are its own, in order: the
+        chunks then go one by one."""
+        if self.merger.journal is not None:
+            return super().fold_fast_run(pieces, position, start, frame, events)
+        decode, first, at = self.fast_decoder, frame - position, position
+        assert decode is not None
+        hot: Candidate | None = None
+        added: list[str] = []  # the hot candidate's texts since its last hand-over, and their frames
+        frames: list[int] = []
+        usage: Any = None  # the run's last usage and its frame, replaced at the end
+        usage_frame = 0
+        try:
+            for at in range(position, len(pieces)):
+                chunk: GeminiChunk = decode(pieces[at][start:])
+                if not self._identified or len(chunk.candidates) != 1:
+                    return at - position
+                candidate = chunk.candidates[0]
+                state = self._candidates.get(candidate.index or 0)
+                if state is not hot or state is None:
+                    if state is None or not state.real or state.role is None or state.run is None:
+                        return at - position
+                    _hand_over(hot, added, frames)
+                    hot = state
+                index = first + at
+                for part in candidate.content.parts:
+                    if part.text:
+                        added.append(part.text)
+                        frames.append(index)
+                if chunk.usageMetadata:
+                    if usage is None:  # the first: where the usage starts, if it is new
+                        self.merger.replace(("usage",), chunk.usageMetadata, index)
+                    usage, usage_frame = chunk.usageMetadata, index
+        except (ValueError, RecursionError):
+            pass
+        else:
+            at = len(pieces)
+        finally:
+            _hand_over(hot, added, frames)
+            if usage is not None:
+                self.merger.replace(("usage",), usage, usage_frame)
+        return at - position
 
     def _candidate(self, candidate: dict[str, Any], frame: int) -> None:
         index = candidate.get("index")
@@ -388,3 +438,13 @@ class Gemini(Parts):
         return _snapshot(self._candidates, self._prompt_feedback, self._create_time, self._model_status)
 
 
+def _hand_over(state: Candidate | None, texts: list[str], frames: list[int]) -> None:
+    """The texts a fast run added to `state`'s open text run, into its buffer in one call; the lists emptied."""
+    if state is not None and texts:
+        buffer, run = state.content, state.run
+        assert run is not None
+        buffer.extend(texts, frames)
+        run.end = buffer.length
+        run.last_frame = frames[-1]
+    texts.clear()
+    frames.clear()

@@ -34,4 +34,7 @@ SPEC = DialectSpec(
         ("request-on-stream", Severity.WARNING, "a request from the server (sampling, elicitation) on a 2026-07-28 "
          "stream, where servers answer an InputRequiredResult instead"),
         ("input-required", Severity.INFO, "the response is an InputRequiredResult (2026-07-28): the server needs "
-         "the client's answers before it gives the result; the finish reason is `input_required`")))
+         "the client's answers before it gives the result; the finish reason is `input_required`"),
+        ("mcp-header-missing", Severity.WARNING, "a 2026-07-28 request without the `Mcp-Method` header (or, for "
+         "tools/call, resources/read and prompts/get, `Mcp-Name`), which servers must refuse (400, -32020); this one "
+         "streamed an answer anyway")))

@@ -29,13 +29,18 @@ stream (`request-on-stream`) but answers an `InputRequiredResult` (`resultType: 
 finish of its own (`input_required`, the reply incomplete until the client answers and retries); and a
 `subscriptions/listen` request's response is a long-lived stream of change notifications, acknowledged
 first and ended by a `SubscriptionsListenResult` only when the server closes it gracefully. A stream
-without such a message is read by the earlier versions' rules (a capture's `MCP-Protocol-Version`
-request header is not read yet).
+without such a message is read by the rules of the version the request's `MCP-Protocol-Version` header
+names, when the capture has its request (a HAR, a stored capture), else by the earlier versions' rules. Its
+`Mcp-Method` header names the method answered (`subscriptions/listen`: a listen stream); a 2026-07-28
+request without it (or without `Mcp-Name` where the method names a tool, resource or prompt) is one a
+server must refuse: `mcp-header-missing`.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._json import COMPLETE_SHALLOW, loads_utf8
@@ -59,6 +64,10 @@ _MESSAGE_EVENTS = (None, b"event: message", b"event:message")
 RESULT, TOOL_ERROR, INPUT_REQUIRED = "result", "isError", "input_required"
 #: The protocol version a stream's own messages can show, and where a listen stream names its subscription.
 MODERN = "2026-07-28"
+#: A protocol version as MCP spells them (a date): compared as text.
+_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: The methods whose target (`params.name` or `params.uri`) a 2026-07-28 request repeats in `Mcp-Name`.
+_NAMED_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
 
@@ -135,24 +144,33 @@ class MCP(Dialect):
             return
         self._message(value, frame)
 
-    def fold_fast(self, value: Notification, frame: int, event: bytes | None) -> bool:
-        """A notification decoded by `fast`, in a frame the mcp SDK reads (no event name, or
-        `message`), kept as `_method` keeps it; its params unread until `native`. Params that are not
-        UTF-8, or long enough to nest past the core's cap, are left to `fold`, which says so."""
-        if event not in _MESSAGE_EVENTS or self.carrier is not None:
-            return False
-        params = bytes(value.params)
-        if len(params) >= COMPLETE_SHALLOW - 2:
-            return False  # `{"params": ...}` may nest deeper than the cap: the plain decoder tells
-        if b"_meta" in params or b"\\u" in params or value.method == "notifications/subscriptions/acknowledged":
-            return False  # maybe a listen stream's (its `_meta`, a key spelled with escapes): the plain way reads it
-        if not params.isascii():
-            try:
-                params.decode()
-            except UnicodeDecodeError:
-                return False
-        self._notifications.append((value.method, params))
-        return True
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """Notifications decoded by `fast`, in frames the mcp SDK reads (no event name, or `message`),
+        kept as `_method` keeps them, in one loop; their params unread until `native`. It stops at
+        params that are not UTF-8, or long enough to nest past the core's cap, and at anything
+        else: `fold` says what they are."""
+        if self.carrier is not None:
+            return 0
+        decode, kept, at = self.fast_decoder, self._notifications, position
+        assert decode is not None
+        try:
+            for at in range(position, len(pieces)):
+                if events is not None and events[at] not in _MESSAGE_EVENTS:
+                    return at - position
+                value: Notification = decode(pieces[at][start:])
+                params = bytes(value.params)
+                if len(params) >= COMPLETE_SHALLOW - 2:
+                    return at - position  # `{"params": ...}` may nest deeper than the cap: the plain decoder tells
+                if (b"_meta" in params or b"\\u" in params
+                        or value.method == "notifications/subscriptions/acknowledged"):
+                    return at - position  # maybe a listen stream's (its `_meta`, a key spelled with escapes)
+                if not params.isascii():
+                    params.decode()  # UnicodeDecodeError is a ValueError: `fold` says so
+                kept.append((value.method, params))
+        except (ValueError, RecursionError):
+            return at - position
+        return len(pieces) - position
 
     def _message(self, value: object, frame: int) -> None:
         if type(value) is not dict:
@@ -279,6 +297,7 @@ class MCP(Dialect):
         self.in_stream_error(frame, f"the MCP server {what}{detail}: {text}", raw=json.dumps(error, ensure_ascii=False))
 
     def finish(self, last_frame: int) -> None:
+        self._read_request()
         if self.version == MODERN and self._requests:
             self.report.diagnostic(
                 "request-on-stream", self._request_frames[0],
@@ -315,6 +334,24 @@ class MCP(Dialect):
             if frames and frames[0].id:
                 return index, frames[0].id
         return None
+
+    def _read_request(self) -> None:
+        """What the request's headers say, where the stream's messages said nothing of their version."""
+        headers = self.request_headers
+        asked = headers.get("mcp-protocol-version", "").strip()
+        if not (_VERSION.fullmatch(asked) and asked >= MODERN):
+            return
+        method = headers.get("mcp-method", "").strip()
+        if self.version is None:
+            self.version, self._listen = MODERN, method == "subscriptions/listen"
+        missing = [name for name, needed in (("Mcp-Method", True), ("Mcp-Name", method in _NAMED_METHODS))
+                   if needed and not headers.get(name.lower(), "").strip()]
+        if missing:
+            self.report.diagnostic(
+                "mcp-header-missing", None,
+                f"the request asked for MCP {asked} without the {' and '.join(missing)} header"
+                f"{'s' if len(missing) > 1 else ''} that version requires (a server must refuse it: HTTP 400, "
+                "-32020); this server streamed an answer anyway", missing=missing)
 
     def native(self) -> dict[str, Any] | None:
         kept = [entry[1] for entry in self._notifications if type(entry) is tuple]

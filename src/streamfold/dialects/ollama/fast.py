@@ -1,12 +1,12 @@
 """Ollama's hot payload shape as msgspec Structs: a chat line (`message`) or a
-generate line (`response`) that only adds text, for `Ollama.fold_fast`.
+generate line (`response`) that only adds text, for `Ollama.fold_fast_run`.
 
 Declared whole and with unknown fields refused (`forbid_unknown_fields`), so a
 line with anything `fold` would act on beyond appending text (tool calls,
 logprobs, an error) fails validation; that also keeps msgspec from skipping
 bytes it never checks as UTF-8. A payload that does not fit is decoded again as
 plain JSON and folded by `fold`: the Structs only choose the fast way, never the
-result. The last line (`done: true`) is `fold_fast`'s to refuse.
+result. The last line (`done: true`) is `fold_fast_run`'s to refuse.
 
 Importing this module raises ImportError without msgspec; the dialect then
 has no fast path.

@@ -20,5 +20,5 @@ SPEC = DialectSpec(
     keys=frozenset({"event_id"}), request_paths=("/realtime",), fast_path=f"{__name__}.fast",
     codes=vendor_codes(
         "openai-realtime",
-        ("realtime-other-responses", Severity.INFO, "the session holds more responses than the first one, which is "
-         "the one folded; the others are listed with their ids")))
+        ("realtime-other-responses", Severity.INFO, "the session holds more responses than the one folded (the "
+         "first, or the one asked for); the others are listed with their ids")))

@@ -1,6 +1,6 @@
 """The Realtime API's hot payload shape as a msgspec Struct: a text delta of a response's message
 (`response.output_text.delta`, the audio transcript's, and their beta names), for
-`OpenAIRealtime.fold_fast`.
+`OpenAIRealtime.fold_fast_run`.
 
 Declared whole, with unknown fields refused, so an event of another type or with anything `fold`
 would read beyond the response, the item and the text (a `response` object, say) fails

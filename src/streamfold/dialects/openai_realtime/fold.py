@@ -4,7 +4,8 @@ A Realtime session is a conversation: one socket carries `session.*`,
 `conversation.*` and `input_audio_buffer.*` events and any number of
 responses, each from `response.created` to `response.done`. The fold follows
 ONE reply, the first response of the session (the first `response.created`,
-or the first `response_id` an event names); events of later responses are
+or the first `response_id` an event names), or the one `fold(..., lane=ID)` names;
+the responses are the Result's lanes, and events of the others are
 skipped and listed at the end (`realtime-other-responses`), as the
 `websocket` transport lists a second Responses lane.
 
@@ -32,6 +33,7 @@ error of the stream; it ends the reply only while the followed response is open
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
@@ -41,7 +43,7 @@ from .._base import CONTENT_FILTER, ERROR, INCOMPLETE, LENGTH, STOP, Dialect, co
 from .native import listed
 
 if TYPE_CHECKING:
-    from ...merge import ChoicePath
+    from ...merge import ChoicePath, TextBuffer
     from .fast import TextDelta
 
 __all__ = ["OpenAIRealtime"]
@@ -139,21 +141,40 @@ class OpenAIRealtime(Dialect):
                                    f"event type {kind!r} is not one streamfold folds for the Realtime API; ignored",
                                    severity=Severity.INFO, once=("openai-realtime", kind))
 
-    def fold_fast(self, value: TextDelta, frame: int, event: bytes | None) -> bool:
-        """A text delta decoded by `fast`, of the followed response, in the reply's modality, to a
-        message item that has had text before: appended as `fold` appends it (the role is held
-        then, so `fold`'s SET-ONCE of it is a no-op). Anything else is left to `fold`."""
-        if value.response_id != self._response_id or _MODALITIES[value.type] != self._modality:
-            return False
-        message = self._messages.get(value.item_id)
-        if message is None or message[3] is None or _ROLE not in self.merger.values:
-            return False
-        delta = value.delta
-        if delta:
-            content = self._content
-            content.add(delta, frame)
-            message[4] = content.length
-        return True
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """Text deltas decoded by `fast`, of the followed response, in the reply's modality, each to a
+        message item that has had text before: appended as `fold` appends them (the role is held then,
+        so `fold`'s SET-ONCE of it is a no-op), in one loop, a stretch of one item's in one `extend`.
+        It stops at anything else, which is `fold`'s."""
+        if _ROLE not in self.merger.values:
+            return 0
+        decode, content, messages, at = self.fast_decoder, self._content, self._messages, position
+        assert decode is not None
+        response, modality, first = self._response_id, self._modality, frame - position
+        extended: list[Any] | None = None  # the message the waiting `texts` are of
+        texts: list[str] = []
+        frames: list[int] = []
+        try:
+            for at in range(position, len(pieces)):
+                value: TextDelta = decode(pieces[at][start:])
+                if value.response_id != response or _MODALITIES[value.type] != modality:
+                    return at - position
+                message = messages.get(value.item_id)
+                if message is None or message[3] is None:
+                    return at - position
+                if not value.delta:
+                    continue
+                if message is not extended:
+                    _extend(content, extended, texts, frames)
+                    texts, frames, extended = [], [], message
+                texts.append(value.delta)
+                frames.append(first + at)
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            _extend(content, extended, texts, frames)
+        return len(pieces) - position
 
     def _follows(self, value: dict[str, Any], frame: int) -> bool:
         """Is this `response.*` event of the followed response? The first response named is followed."""
@@ -161,10 +182,12 @@ class OpenAIRealtime(Dialect):
         named = response.get("id") if type(response) is dict else value.get("response_id")
         if type(named) is not str or not named:
             return self._response_id is not None and not self._done
-        if self._response_id is None:
+        if named == self._response_id:
+            return True
+        self.saw_lane(named, "response", frame)
+        if self._response_id is None and self.follows(named):
             self._response_id = named
             self.merger.set_once(("id",), named, frame)
-        if named == self._response_id:
             return True
         self._others.setdefault(named, frame)
         return False
@@ -345,13 +368,14 @@ class OpenAIRealtime(Dialect):
         super().finish(last_frame)
         for key in self._calls.values():
             self.check_arguments(_CHOICE, key, last_frame)
-        if self._others:
+        if self._others and self._response_id is not None:  # else `lane-not-found` lists them
             first = min(self._others.values())
             listed = ", ".join(f"{rid} (from frame {at})" for rid, at in list(self._others.items())[:10])
             self.report.diagnostic(
                 "realtime-other-responses", first,
-                f"the session holds {len(self._others)} more response(s) than {self._response_id!r}, the first, "
-                f"which is the one folded: {listed}; their events are listed as frames but not folded",
+                f"the session holds {len(self._others)} more response(s) than {self._response_id!r}, "
+                f"{'the one asked for' if self.lane is not None else 'the first'}, which is the one folded: "
+                f"{listed}; their events are listed as frames but not folded (`--lane ID` folds another)",
                 responses=list(self._others))
 
     def normalise_usage(self, raw: object) -> dict[str, Any] | None:
@@ -376,3 +400,10 @@ class OpenAIRealtime(Dialect):
         return out or None
 
 
+def _extend(content: TextBuffer, message: list[Any] | None, texts: list[str], frames: list[int]) -> None:
+    """A message's deltas that waited, appended to the reply as `fold` appends each; the message's text
+    then ends where the reply's does."""
+    if texts:
+        assert message is not None
+        content.extend(texts, frames)
+        message[4] = content.length

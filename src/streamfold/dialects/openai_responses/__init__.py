@@ -37,4 +37,8 @@ SPEC = DialectSpec(
         ("unknown-event", Severity.INFO, "an event type streamfold does not fold; ignored"),
         ("response-id-changed", Severity.WARNING, "the response id changed within one stream"),
         ("no-final-response", Severity.WARNING, "the stream ended with `[DONE]` and no final response event"),
-        ("nonstandard-terminal", Severity.INFO, "a gateway's `response.done` instead of `response.completed`")))
+        ("nonstandard-terminal", Severity.INFO, "a gateway's `response.done` instead of `response.completed`"),
+        ("responses-other-agents", Severity.INFO, "a multi-agent response: events of agents other than the followed "
+         "one (the root, by default); listed, not folded"),
+        ("responses-inject-failed", Severity.WARNING, "WebSocket: input the client injected into a response was "
+         "not committed (`response.inject.failed`)")))

@@ -40,8 +40,9 @@ class ResponsesEvents(ResponsesItems):
             if type(call_id) is str:
                 by_call_id.setdefault((streamed.type, call_id), []).append(streamed)
         next_free = max(self._items, default=-1) + 1
+        agents = self._agents
         for position, final in enumerate(output):
-            if type(final) is not dict:
+            if type(final) is not dict or (agents.active and not agents.owns(final, self.lane)):
                 continue
             item = self._match(final, indexes[position] if by_rank else position, matched, by_call_id)
             if item is None:

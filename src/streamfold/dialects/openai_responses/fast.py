@@ -1,6 +1,6 @@
 """The hot payload shapes of a Responses stream, as msgspec Structs: a text,
 refusal, reasoning, reasoning summary or function argument delta event
-(`OpenAIResponses.fold_fast`). Each is declared whole and unknown fields are
+(`OpenAIResponses.fold_fast_run`). Each is declared whole and unknown fields are
 refused (`forbid_unknown_fields`), which also keeps msgspec from skipping
 bytes it never checks as UTF-8. A payload that does not fit is decoded again
 as plain JSON and folded by `fold`: the Structs only choose the fast way,

@@ -26,6 +26,7 @@ after the end are listed, not folded.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...findings import Report, Severity
@@ -101,6 +102,7 @@ class OpenAIResponses(BuiltinTools):
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
             "error": self._error_event,
+            "response.inject.created": self._agents.injected, "response.inject.failed": self._inject_failed,
         }
         self._handlers.update(self.builtin_handlers())
         for kind in _LIFECYCLE:
@@ -121,33 +123,64 @@ class OpenAIResponses(BuiltinTools):
 
     # -- the fold loop (once per frame: keep it lean) -------------------------
 
-    def fold_fast(self, value: ResponsesDelta, frame: int, event: bytes | None) -> bool:
-        """A delta event decoded by `fast` (text, refusal, reasoning, summary, arguments), next in
-        sequence, for a segment that exists (text: the one the last text delta extended), named by
-        its own type or by no event line: folded as `fold` folds it. Anything that would create an
-        item or a segment, a sequence gap or another event name is left to `fold`."""
-        if event is not None and event != value.event:
-            return False
-        top = self._max_seq
-        if top is None or value.sequence_number != top + 1:
-            return False
-        kind = value.kind
-        segment: Segment | None
-        if kind == "output_text":
-            segment = self._hot if (value.output_index, value.part) == self._hot_key else None
-        else:
-            item = self._items.get(value.output_index)
-            if item is None or item.type is None:
-                return False
-            part = value.part  # None for function arguments, which have one segment per item
-            segment = item.arguments if part is None else (item.summary if kind == "summary" else item.parts).get(part)
-        if segment is None:
-            return False
-        self._max_seq = value.sequence_number
-        if value.delta:
-            segment.deltas += 1
-            self._add(segment, value.delta, frame)
-        return True
+    def fold_fast_run(self, pieces: Sequence[bytes], position: int, start: int, frame: int,
+                      events: Sequence[bytes | None] | None) -> int:
+        """Delta events decoded by `fast` (text, refusal, reasoning, summary, arguments), each next
+        in sequence, for a segment that exists (text: the one the last text delta extended), named by
+        its own type or by no event line: folded as `fold` folds them, in one loop, the deltas that
+        extend the segment the last one did in one `extend`. It stops at anything that would create an
+        item or a segment, a sequence gap or another event name, which is `fold`'s."""
+        decode, at, first = self.fast_decoder, position, frame - position
+        assert decode is not None
+        seq = self._max_seq  # the last sequence number, in a local until the loop ends
+        if seq is None:
+            return 0
+        extended: Segment | None = None  # the segment the last delta went to: its next ones wait in `texts`
+        kind = index = part = None  # what named it: a delta that names it again goes there without a lookup
+        texts: list[str] = []
+        frames: list[int] = []
+        try:
+            for at in range(position, len(pieces)):
+                value: ResponsesDelta = decode(pieces[at][start:])
+                if events is not None and events[at] != value.event:
+                    return at - position
+                if value.sequence_number != seq + 1:
+                    return at - position
+                if value.output_index == index and value.part == part and value.kind == kind and extended is not None:
+                    segment = extended
+                else:
+                    found = self._fast_segment(value)
+                    if found is None:
+                        return at - position
+                    segment = found
+                seq = value.sequence_number
+                if not value.delta:
+                    continue
+                segment.deltas += 1
+                if segment is extended:
+                    texts.append(value.delta)
+                    frames.append(first + at)
+                    continue
+                _extend(extended, texts, frames)
+                texts, frames = [], []
+                self._add(segment, value.delta, first + at)
+                extended, kind, index, part = segment, value.kind, value.output_index, value.part
+        except (ValueError, RecursionError):
+            return at - position
+        finally:
+            _extend(extended, texts, frames)
+            self._max_seq = seq
+        return len(pieces) - position
+
+    def _fast_segment(self, value: ResponsesDelta) -> Segment | None:
+        """The segment a fast delta extends, if it exists (text: the one the last text delta extended)."""
+        if value.kind == "output_text":
+            return self._hot if (value.output_index, value.part) == self._hot_key else None
+        item = self._items.get(value.output_index)
+        if item is None or item.type is None:
+            return None
+        part = value.part  # None for function arguments, which have one segment per item
+        return item.arguments if part is None else (item.summary if value.kind == "summary" else item.parts).get(part)
 
     def fold(self, value: object, frame: int) -> None:
         if type(value) is not dict:
@@ -182,6 +215,10 @@ class OpenAIResponses(BuiltinTools):
                 f"the SSE event name {event!r} differs from the JSON type {kind!r}; streamfold (like the openai "
                 "SDK) dispatches on the JSON type, a client that dispatches on the event name does not",
                 severity=Severity.INFO, once=True, event=event, type=kind)
+        agents = self._agents
+        if (agents.active or self.lane is not None or "agent" in value) and \
+                not agents.follows(value, kind, self.lane, frame):
+            return
         if kind == "response.output_text.delta":
             delta = value.get("delta")
             if type(delta) is str and delta:
@@ -271,6 +308,9 @@ class OpenAIResponses(BuiltinTools):
                 self._settle(item.arguments.text)
                 self.merger.parse(item.arguments.text.path, frame)
 
+    def _inject_failed(self, value: dict[str, Any], frame: int) -> None:
+        self._agents.inject_failed(value, frame, self.report)
+
     def _error_event(self, value: dict[str, Any], frame: int) -> None:
         self._in_stream_error(value, frame, "an `error` event", value)
 
@@ -324,6 +364,10 @@ class OpenAIResponses(BuiltinTools):
                 f"{_SEQUENCE_REPORTS}, starting at frame {self._seq_unreported[0]}",
                 frames=list(self._seq_unreported))
         self._settle_all()
+        for agent, first in self._agents.seen.items():
+            self.saw_lane(agent, "agent", first)
+        self.followed_lane = self._agents.followed
+        self._agents.report_others(self.report, self.lane)
         for item in self._items.values():
             if item.done_frame is None:
                 self._close_block(item)
@@ -369,6 +413,16 @@ class OpenAIResponses(BuiltinTools):
     # -- export ---------------------------------------------------------------
 
     def native(self) -> dict[str, Any]:
-        return snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
+        out = snapshot(self._envelope, self.merger.get(("created",)), self._status, self._error, self._items)
+        agents = self._agents.snapshot(self.lane)
+        if agents is not None:
+            out["agents"] = agents
+        return out
 
 
+def _extend(segment: Segment | None, texts: list[str], frames: list[int]) -> None:
+    """The deltas that waited for `segment` (the owner of its text's last run), appended as `_add` of each would."""
+    if texts:
+        assert segment is not None
+        segment.runs[-1][1] += len(texts)
+        segment.text.buffer.extend(texts, frames)

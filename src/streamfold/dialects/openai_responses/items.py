@@ -25,6 +25,7 @@ from ...findings import Report, Severity
 from ...framing import FrameView
 from ...merge import Merger, TextBuffer
 from .._base import Dialect, compact_json
+from .agents import AgentLanes
 
 __all__ = ["CHOICE", "PART_KINDS", "TERMINAL", "Item", "ResponsesItems", "Segment", "Text"]
 
@@ -125,6 +126,7 @@ class ResponsesItems(Dialect):
         # The hot path: the part the last text delta went to.
         self._hot_key: tuple[Any, Any] | None = None
         self._hot: Segment | None = None
+        self._agents = AgentLanes()
 
     # -- segments: APPEND with the position of every piece kept -----------------
 

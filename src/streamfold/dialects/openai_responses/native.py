@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._json import copy_json
 from ...opaque import Opaque
+from .agents import ROOT, agent_name
 from .builtin import set_field
 from .items import PART_KINDS, Item, Segment
 
@@ -229,7 +230,8 @@ def read_response(value: object) -> dict[str, Any] | None:
     if not (isinstance(value, dict) and isinstance(value.get("output"), list)
             and (value.get("object") == "response" or (value.get("object") is None and "created_at" in value))):
         return None
-    items = [item for item in value["output"] if isinstance(item, dict)]
+    # A multi-agent response holds every agent's items: the reply is the root agent's, as the fold's default lane.
+    items = [item for item in value["output"] if isinstance(item, dict) and agent_name(item) in (None, ROOT)]
     summary = [part.get("text", "") for item in items if item.get("type") == "reasoning"
                for part in item.get("summary", []) if isinstance(part, dict)]
     details = value.get("incomplete_details")

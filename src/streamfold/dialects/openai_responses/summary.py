@@ -22,6 +22,10 @@ def summarize(value: object) -> str:
                 where += f":{value.get(key)}"
         where += "]"
     head = f"{kind.removeprefix('response.')}{where}"
+    agent = value.get("agent")
+    name = agent.get("agent_name") if type(agent) is dict else None
+    if type(name) is str and name:  # a multi-agent response: whose event it is
+        head += f" {name[:60]}"
     # The final values of built-in tool fields: custom tool `input`, code, an apply_patch `diff`, a shell `command`
     # (an `error` event's `code` is its error code).
     keys = ("delta", "text", "arguments", "refusal") + (() if kind == "error" else ("input", "code", "diff", "command"))
@@ -36,7 +40,7 @@ def summarize(value: object) -> str:
         return f"{head} partial image {value.get('partial_image_index')} ({len(image)} base64 chars)"
     item = value.get("item")
     if type(item) is dict:
-        bits = [str(item.get(k)) for k in ("type", "name", "call_id", "id") if item.get(k)]
+        bits = [str(item.get(k)) for k in ("type", "action", "name", "call_id", "id") if item.get(k)]
         return f"{head} {' '.join(bits)}"
     if kind == "error":
         return f"error {value.get('code') or ''}: {compact_json(value.get('message'), 100)}".replace(" : ", ": ")

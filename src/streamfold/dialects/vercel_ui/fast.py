@@ -1,5 +1,5 @@
 """The UI message stream's hot payload shape as a msgspec Struct: a text or reasoning delta
-(`text-delta`, `reasoning-delta`), for `VercelUI.fold_fast`.
+(`text-delta`, `reasoning-delta`), for `VercelUI.fold_fast_run`.
 
 Declared whole, with unknown fields refused, so any other chunk, or a delta with
 `providerMetadata` or anything else, fails validation and goes to `fold`; that also keeps msgspec

@@ -37,28 +37,34 @@ from .._base import (
     OTHER,
     STOP,
     TOOL_CALLS,
-    Dialect,
     compact_json,
     dumps_arguments,
     event_type,
     fast_decoder,
 )
 from .parts import approval, kept_pieces
+from .runs import DeltaRuns
 from .shapes import DATA_PREFIX, fits
 
 if TYPE_CHECKING:
     from ...merge import TextBuffer, ToolPath
-    from .fast import PartDelta
 
 __all__ = ["VercelUI"]
 
 _USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens")
 _FAST_SHAPES = fast_decoder(f"{__package__}.fast", "decode_part_delta")
-#: The part each delta type `fast` decodes appends to.
-_DELTA_PARTS = {"text-delta": "text", "reasoning-delta": "reasoning"}
+#: Where a tool chunk's `providerMetadata` goes on the part, as the SDK's reader puts it: the call's, until the
+#: chunk gives the tool an output state (`output-available`, `output-error`), then the result's.
+_METADATA_OF = {"tool-input-start": "callProviderMetadata", "tool-input-available": "callProviderMetadata",
+                "tool-input-error": "resultProviderMetadata", "tool-output-available": "resultProviderMetadata",
+                "tool-output-error": "resultProviderMetadata"}
+#: The tool chunks whose update of the part leaves its `inputEncoding` out (only the input's start and deltas
+#: carry it), so the reader deletes it.
+_ENCODING_DROPPED = frozenset({"tool-input-available", "tool-input-error", "tool-output-available",
+                               "tool-output-error"})
 
 
-class VercelUI(Dialect):
+class VercelUI(DeltaRuns):
     name = "vercel-ui"
     finish_reasons: ClassVar[dict[str, str]] = {
         "stop": STOP, "length": LENGTH, "content-filter": CONTENT_FILTER, "tool-calls": TOOL_CALLS,
@@ -69,6 +75,7 @@ class VercelUI(Dialect):
                  frames: FrameView | None = None) -> None:
         super().__init__(merger, report, frames)
         self.fast_decoder = _FAST_SHAPES
+        self._hot, self._hot_buffer, self._hot_run = None, None, []  # (see `DeltaRuns`)
         self._content = self.merger.buffer((0, "content"))
         self._reasoning = self.merger.buffer((0, "reasoning"))
         #: The message's parts in order, as JSON values (see `message.export_message`).
@@ -94,6 +101,7 @@ class VercelUI(Dialect):
     # -- the fold loop -------------------------------------------------------
 
     def fold(self, value: object, frame: int) -> None:
+        self._hot = None
         kind = event_type(value)
         if kind is None or type(value) is not dict:
             self.report.diagnostic("unexpected-payload", frame,
@@ -144,17 +152,6 @@ class VercelUI(Dialect):
         if piece:
             self._append(kind, part, piece, frame)
 
-    def fold_fast(self, value: PartDelta, frame: int, event: bytes | None) -> bool:
-        """A text or reasoning delta decoded by `fast`, for a part that is open: appended as `fold`
-        appends it (nothing to report then). A delta for a part never opened is left to `fold`."""
-        kind = _DELTA_PARTS[value.type]
-        part = self._open.get((kind, value.id))
-        if part is None:
-            return False
-        if value.delta:
-            self._append(kind, part, value.delta, frame)
-        return True
-
     def _append(self, kind: str, part: dict[str, Any], piece: str, frame: int) -> None:
         """A delta's text, to its buffer and to its part's runs."""
         buffer = self._buffer(kind)
@@ -202,11 +199,17 @@ class VercelUI(Dialect):
         if tool is None:
             return
         path: ToolPath = (0, "tool", tool["key"], "arguments")
-        if opens:  # ai 7 keeps the encoding the last input chunk named, and drops it when one names none
+        if kind == "tool-input-start":  # a `text` input is the text itself, not JSON (ai 7: a custom tool's)
+            tool["textInput"] = value.get("inputEncoding") == "text"
             if value.get("inputEncoding") is not None:
                 tool["inputEncoding"] = value["inputEncoding"]
             else:
                 tool.pop("inputEncoding", None)
+        elif kind in _ENCODING_DROPPED:  # the reader updates the part without it, which deletes it
+            tool.pop("inputEncoding", None)
+        metadata = value.get("providerMetadata")
+        if metadata is not None and kind in _METADATA_OF:  # the SDK's reader: a call's, or its result's
+            tool[_METADATA_OF[kind]] = metadata
         if kind == "tool-input-delta":
             piece = self.string(value.get("inputTextDelta"), frame, "the `inputTextDelta` of a tool-input-delta")
             if piece:
@@ -216,6 +219,8 @@ class VercelUI(Dialect):
             tool["state"] = "input-available" if kind == "tool-input-available" else "output-error"
             if "input" in value:
                 self._whole_input(tool, value["input"], frame)
+            if tool.get("textInput"):
+                self.merger.parse(path, frame, as_text=True)
             if kind == "tool-input-error":
                 tool["errorText"] = value.get("errorText")
                 self._tool_error(tool, "its input was rejected", value.get("errorText"), frame)
@@ -259,9 +264,11 @@ class VercelUI(Dialect):
         """`tool-input-available`'s whole input: the arguments when none streamed; when some did and
         they parse to another value, the whole input wins, as it does in the SDK's reader."""
         path: ToolPath = (0, "tool", tool["key"], "arguments")
+        text = tool["textInput"] = bool(tool.get("textInput")) and type(whole) is str
         if tool["streamed"]:
-            streamed = self.merger.parse(path, frame)
-            if streamed.error is None and streamed.value == whole:
+            streamed = self.merger.parse(path, frame) if not text else None
+            if (streamed is None and self.merger.text(path) == whole) or (
+                    streamed is not None and streamed.error is None and streamed.value == whole):
                 return
             self.report.diagnostic(
                 "final-text-mismatch", frame,
@@ -269,7 +276,7 @@ class VercelUI(Dialect):
                 f"{compact_json(self.merger.text(path), 80)} is not the `input` of tool-input-available "
                 f"{compact_json(whole, 80)}; the whole input is kept, as the ai SDK's reader keeps it",
                 choice=0, tool_call=tool["key"])
-        self.merger.replace_text(path, [(dumps_arguments(whole), frame)])
+        self.merger.replace_text(path, [(whole if text else dumps_arguments(whole), frame)])
 
     def _tool_error(self, tool: dict[str, Any], what: str, text: object, frame: int) -> None:
         self.report.diagnostic(
@@ -383,6 +390,8 @@ class VercelUI(Dialect):
         for kind in sorted(self._stale):
             self._rebuild(kind)
         for tool in self._tools.values():
+            if tool.get("textInput"):
+                self.merger.parse((0, "tool", tool["key"], "arguments"), last_frame, as_text=True)
             self.check_arguments(0, tool["key"], last_frame)
 
     def normalise_finish(self, raw: str, has_tool_calls: bool) -> str:

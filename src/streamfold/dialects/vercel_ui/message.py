@@ -3,9 +3,10 @@ shaped as the `ai` package's `readUIMessageStream` yields it; and the frames-tab
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from .._base import arguments_text, compact_json
+from .._base import compact_json, dumps_arguments
 
 if TYPE_CHECKING:
     from ...result import Result
@@ -38,7 +39,7 @@ def export_message(result: Result) -> dict[str, Any]:
                         # Unparseable input keeps its text (never a null in its place).
                         "input": None if call is None else call.parsed if call.error is None else call.arguments})
             for field in ("output", "errorText", "providerExecuted", "preliminary", "title", "approval", "toolMetadata",
-                          "inputEncoding", "callProviderMetadata"):
+                          "inputEncoding", "callProviderMetadata", "resultProviderMetadata"):
                 if field in part:
                     out[field] = part[field]
             parts.append(out)
@@ -52,6 +53,18 @@ def export_message(result: Result) -> dict[str, Any]:
 
 
 _MESSAGE_KEYS = frozenset({"id", "role", "metadata", "parts"})
+
+
+def _input_arguments(value: object) -> str:
+    """A tool part's `input` (any JSON value: a string is a text input's, ai 7) as the arguments text; but for
+    the text of a JSON object or array that does not parse, which is how an export keeps input that did not
+    parse (never a null in its place)."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return dumps_arguments(value)
 
 
 def read_message(value: object) -> dict[str, Any] | None:
@@ -70,7 +83,7 @@ def read_message(value: object) -> dict[str, Any] | None:
     return {"content": "".join(str(part.get("text") or "") for part in parts if part["type"] == "text"),
             "reasoning": "".join(str(part.get("text") or "") for part in parts if part["type"] == "reasoning") or None,
             "tool_calls": [(part.get("toolName") if part["type"] == "dynamic-tool" else part["type"][5:],
-                            arguments_text(part.get("input"))) for part in tools],
+                            _input_arguments(part.get("input"))) for part in tools],
             "tool_call_ids": [part.get("toolCallId") for part in tools],
             "usage": usage}
 

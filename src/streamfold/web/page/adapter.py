@@ -64,7 +64,7 @@ def _meta(args: list[Any], body: bytes | None, progress: Progress | None) -> dic
 
 
 def _fold(args: list[Any], body: bytes | None, progress: Progress | None) -> dict[str, Any]:
-    options = fold_options(*args[1:4])
+    options = fold_options(*args[1:5])
     if args[0] is not None:  # a capture of the dropped store
         return _api.stored_fold(int(args[0]), options, frames="range", progress=progress)
     data = body or b""

@@ -1,6 +1,6 @@
 import { backend } from './backend.js';
 import { noteOpenCapture, storedName, storedSummary } from './captures.js';
-import { $, clear, h, MARKED_ALL, setChildren, streamNodes } from './dom.js';
+import { $, clear, h, MARKED_ALL, setChildren, streamNodes, tooltipText } from './dom.js';
 import { fleetSummary } from './fleet.js';
 import { formatCount, plural, formatSeconds } from './format.js';
 import { frameLoader, showFoldProgress, stubFrames } from './frames.js';
@@ -26,9 +26,23 @@ export function showAlert(message) {
   alert.hidden = false;
 }
 
-// The inspect view's fold: the options, and the HAR entry picked.
+// The inspect view's fold: the options, and the HAR entry and the lane picked.
 function inspectOptions() {
-  return { ...foldOptions(), entry: state.entry };
+  return { ...foldOptions(), entry: state.entry, lane: state.lane };
+}
+
+// A capture that interleaves replies (stream_ids, responses, agents): the lane folded, and the others to pick.
+// A lane's id is the stream's, so untrusted: text only.
+function renderLanePicker(view) {
+  const lanes = (view && view.result && view.result.lanes) || [];
+  $('lane-bar').hidden = lanes.length < 2;
+  if (lanes.length < 2) return;
+  $('lane-label').textContent = `Lane (${lanes[0].kind})`;
+  setChildren($('lane-select'), ...lanes.map((lane) => Object.assign(
+    h('option', { text: `${tooltipText(lane.id)} · from frame ${lane.first_frame}` }), { value: lane.id })));
+  const followed = lanes.find((lane) => lane.followed);
+  $('lane-select').value = followed ? followed.id : '';
+  $('lane-note').textContent = `${formatCount(lanes.length)} replies interleaved; one is folded at a time`;
 }
 
 // A HAR (a cassette, a trace log) of several entries: the entry folded, and the others to pick (streamed ones
@@ -61,9 +75,15 @@ function entryLabel(entry) {
 }
 
 export function setupEntryPicker() {
+  $('lane-select').addEventListener('change', async () => {
+    if (!state.capture) return;
+    state.lane = $('lane-select').value;
+    await foldCapture(state.capture);
+  });
   $('entry-select').addEventListener('change', async () => {
     if (!state.capture) return;
     state.entry = $('entry-select').value;
+    state.lane = null; // another entry: its own lanes
     await foldCapture(state.capture);
     // A fold that failed (an entry with no body) leaves the last one shown: its entry is the one picked.
     renderEntryPicker(state.view);
@@ -79,7 +99,7 @@ export function foldOptions() {
 // Whether it was shown (false: refused, failed, or another fold started meanwhile).
 export async function foldCapture(capture) {
   const token = ++state.foldToken;
-  if (capture !== state.capture) state.entry = null; // another capture: the server picks its entry
+  if (capture !== state.capture) state.entry = state.lane = null; // another capture: the server picks them
   state.capture = capture;
   noteOpenCapture(capture);
   showAlert(null);
@@ -176,6 +196,7 @@ function load(view) {
   step('index');
   renderSummary();
   renderEntryPicker(view);
+  renderLanePicker(view);
   renderResult();
   step('result');
   frameLoader.start(view);

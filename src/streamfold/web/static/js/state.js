@@ -15,6 +15,7 @@ export const state = {
   hovered: -1,
   foldToken: 0,
   entry: null,        // the HAR entry picked (its index, as text), or null: the one the server picks
+  lane: null,         // the lane picked (a capture interleaving replies: its id), or null: the dialect's default
 };
 
 export const timings = {};

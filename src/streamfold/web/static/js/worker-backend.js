@@ -132,7 +132,7 @@ export const workerBackend = Object.freeze({
   openedFile() { return refused('Opening the command line\'s FILE'); },
 
   async fold(capture, options, onProgress) {
-    const order = [options.dialect ?? null, options.transport ?? null, options.entry ?? null];
+    const order = [options.dialect ?? null, options.transport ?? null, options.entry ?? null, options.lane ?? null];
     if (capture.fleet !== undefined) return refused('A fleet');
     if (capture.stored !== undefined) {
       return call('fold', [capture.stored, ...order], null, { cancellable: true, onProgress: (done, total) => onProgress('fold', done, total) });
