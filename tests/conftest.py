@@ -60,11 +60,11 @@ def _fewer_examples(item: pytest.Item) -> None:
             chosen, max_examples=max(10, int(chosen.max_examples * _SHARE)))
 
 
-#: The tests CI's two other Pythons share between them rather than both running each (.ci/run): two in five of
-#: them, in collection order, are marked `one_half`, the rest `other_half` (by test, not by file: a few files hold
-#: most of their time, and every module's tests, so every part of the code, meet both Pythons). All of them: with
-#: the dialects of late 2026, running the core's on both took the ten minutes CI has.
-_SHARED = ("tests/",)
+#: The tests CI's two other Pythons run (.ci/run): half of them, none twice, picked in a cycle within each module
+#: (`side_one` for 3.10, the slower interpreter, two in ten; `side_two` for 3.13, three in ten; the other half
+#: runs on 3.11 alone), so that every module's code meets both and what differs between Pythons shows. All of
+#: them on both, then three in five of them, took CI past its ten minutes on a machine half as fast.
+_SIDE_CYCLE = ("side_one", "side_two", None, "side_two", None, "side_one", "side_two", None, None, None)
 
 
 def _where(item: pytest.Item, root: pathlib.Path) -> str:
@@ -74,8 +74,7 @@ def _where(item: pytest.Item, root: pathlib.Path) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
     SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types); and
-    `one_half` and `other_half`, the rest shared out, each part of which one of the other two Pythons runs
-    and the other does not."""
+    `side_one` and `side_two`, the half of the rest that one of the other two Pythons runs (`_SIDE_CYCLE`)."""
     root = config.rootpath
     for item in items:
         where = _where(item, root)
@@ -89,8 +88,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.server)
         if _SHARE < 1:
             _fewer_examples(item)
-    # Halved among the tests the other Pythons run, so that each half weighs the same.
-    shared = [item for item in items if _where(item, root).startswith(_SHARED)
-              and not any(item.get_closest_marker(name) for name in ("browser", "sdk", "server", "once"))]
-    for position, item in enumerate(shared):  # two in five for 3.10, the slower interpreter; three for 3.13
-        item.add_marker(pytest.mark.one_half if position % 5 < 2 else pytest.mark.other_half)
+    per_module: dict[str, int] = {}
+    for item in items:
+        if any(item.get_closest_marker(name) for name in ("browser", "sdk", "server", "once")):
+            continue
+        where = _where(item, root)
+        position = per_module[where] = per_module.get(where, -1) + 1
+        side = _SIDE_CYCLE[position % len(_SIDE_CYCLE)]
+        if side is not None:
+            item.add_marker(getattr(pytest.mark, side))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker more than the CPUs this process may use. A third of the suite's time is spent waiting
+    on browsers, servers and `streamfold` processes, when a worker leaves its CPU idle."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus + 1
