@@ -31,11 +31,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from streamfold.testing import plugin
 
         config.pluginmanager.register(plugin, "streamfold")
-    # xdist's workers take a module each rather than its tests one by one: a module's fixtures (a Chromium, the
-    # static page's Python warmed in its profile, a Dask cluster, a server, the docs' build) start once, not
-    # on every worker.
-    if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadfile"
 
 
 #: Tests whose outcome does not depend on the Python they run on: lint, types, what reads the source as text,
