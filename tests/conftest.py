@@ -75,7 +75,7 @@ def _where(item: pytest.Item, root: pathlib.Path) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks what CI runs on one Python only (.ci/run): `browser` (drives Chromium), `sdk` (the vendors'
     SDKs as clients, tests/sdk), `server` (real servers and processes) and `once` (lint and types); and
-    `side_one` and `side_two`, the half of the rest that one of the other two Pythons runs (`_SIDE_CYCLE`)."""
+    `side_one` and `side_two`, three in ten of the rest, each run by one of the other two Pythons (`_SIDE_CYCLE`)."""
     root = config.rootpath
     for item in items:
         where = _where(item, root)
