@@ -45,8 +45,8 @@ def _fields(table: str, *, storage: bool, without_id: bool = False) -> list[pa.F
 # Schemas are values, made once: building one costs more than nesting a capture's rows.
 @functools.cache
 def arrow_schema(table: str, *, storage: bool = False) -> pa.Schema:
-    """The Arrow schema of one table of `SCHEMA`. `storage`: JSON columns as plain strings (how Python
-    values are turned into Arrow; `cast` to the real schema then makes them JSON)."""
+    """The Arrow schema of one table of `SCHEMA`. `storage`: JSON columns as plain strings (for an engine that
+    does not know Arrow's JSON extension type, such as Spark's `mapInArrow`)."""
     return pa.schema(_fields(table, storage=storage))
 
 
@@ -62,10 +62,11 @@ def nest(captures: Iterable[Mapping[str, Sequence[Row]]], *, frames: bool = Fals
     """Folded captures (each the rows `tables.table_rows()` made for one) as one folded batch, built a column
     at a time from the rows' tuples."""
     captures = list(captures)
-    storage = folded_schema(frames=frames, storage=True)
+    # Arrays are made in their real types, JSON columns too: casting the table after costs a fifth of the nesting.
+    schema = folded_schema(frames=frames)
     ids = SCHEMA["captures"].names
     own = _columns([one["captures"][0] for one in captures], len(ids))
-    arrays = [pa.array(values, type=storage.field(name).type) for name, values in zip(ids, own)]
+    arrays = [pa.array(values, type=schema.field(name).type) for name, values in zip(ids, own)]
     for name in CHILD_TABLES:
         if not frames and name == "frames":
             continue
@@ -73,12 +74,12 @@ def nest(captures: Iterable[Mapping[str, Sequence[Row]]], *, frames: bool = Fals
         for one in captures:
             rows.extend(one.get(name, ()))
             offsets.append(len(rows))
-        item = storage.field(name).type.value_type
+        item = schema.field(name).type.value_type
         values = _columns(rows, len(SCHEMA[name].columns))[1:]  # less `capture_id`: the row it nests in
         struct = pa.StructArray.from_arrays([pa.array(column, type=field.type) for column, field in zip(values, item)],
                                             fields=list(item))
         arrays.append(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct))
-    return pa.Table.from_arrays(arrays, schema=storage).cast(folded_schema(frames=frames))
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _columns(rows: Sequence[Row], width: int) -> list[Sequence[Any]]:

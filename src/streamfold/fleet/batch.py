@@ -24,7 +24,6 @@ back whole, so one bad capture costs its row and nothing else.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -34,7 +33,7 @@ import pyarrow as pa
 
 from ..services.capture import Capture, InputError
 from ..services.inputs import read_capture
-from ..services.load import fold_capture
+from ..services.load import Loaded, fold_capture
 from ..store.stored import stored_capture
 from ..tables import CaptureInfo, Row, table_rows, unreadable_rows
 from .arrow import nest
@@ -123,32 +122,30 @@ def _collector_skips_what_lives_on() -> Iterator[None]:
 
 def fold_record(record: Mapping[str, Any], *, frames: bool = False) -> Iterator[dict[str, list[Row]]]:
     """The rows of `streamfold.tables` for each capture one input row holds."""
-    info = _info(record)
     try:
         if record["read_error"] is not None or record["data"] is None:
             raise InputError(record["read_error"] or "the source gave no bytes for it")
         if record["kind"] == "file":
-            yield from _file_captures(record, info, frames)
+            yield from _file_captures(record, frames)
             return
         capture = _stored(record) if record["kind"] == "stored" else body_capture(record)
-        yield _fold(capture, record["capture_id"], info, frames)
+        yield _fold(capture, record["capture_id"], record, None, frames)
     except InputError as exc:
-        yield unreadable_rows(record["capture_id"], str(exc), capture=info, frames=frames)
+        yield unreadable_rows(record["capture_id"], str(exc), capture=_info(record), frames=frames)
     except RecursionError:
-        yield unreadable_rows(record["capture_id"], "the capture is nested too deeply to read", capture=info,
-                                frames=frames)
+        yield unreadable_rows(record["capture_id"], "the capture is nested too deeply to read",
+                              capture=_info(record), frames=frames)
     except Exception as exc:  # a bug in streamfold: it costs this capture's row, not the fleet's run
         yield unreadable_rows(record["capture_id"], f"streamfold failed on it ({type(exc).__name__}: {exc}); "
-                                "this is a bug in streamfold, please report it", capture=info, frames=frames)
+                              "this is a bug in streamfold, please report it", capture=_info(record), frames=frames)
 
 
-def _file_captures(record: Mapping[str, Any], info: CaptureInfo,
-                   frames: bool) -> Iterator[dict[str, list[Row]]]:
+def _file_captures(record: Mapping[str, Any], frames: bool) -> Iterator[dict[str, list[Row]]]:
     data, input_format = record["data"], record["input_format"] or "auto"
     first = read_capture(data, input_format=input_format)
     wanted = [entry.index for entry in first.entries if entry.streamed or entry.failed]
     if first.entry is None or len(wanted) <= 1:
-        yield _fold(first, _entry_id(record, first.entry), _with_entry(info, first.entry), frames)
+        yield _fold(first, _entry_id(record, first.entry), record, first.entry, frames)
         return
     for index in wanted:
         capture_id = _entry_id(record, index)
@@ -156,22 +153,15 @@ def _file_captures(record: Mapping[str, Any], info: CaptureInfo,
             capture = first if index == first.entry else read_capture(data, input_format=input_format,
                                                                       entry=str(index))
         except InputError as exc:
-            yield unreadable_rows(capture_id, str(exc), capture=_with_entry(info, index), frames=frames)
+            yield unreadable_rows(capture_id, str(exc), capture=_info(record, index), frames=frames)
             continue
-        yield _fold(capture, capture_id, _with_entry(info, index), frames)
+        yield _fold(capture, capture_id, record, index, frames)
 
 
-def _fold(capture: Capture, capture_id: str, info: CaptureInfo, frames: bool) -> dict[str, list[Row]]:
+def _fold(capture: Capture, capture_id: str, record: Mapping[str, Any], entry: int | None,
+          frames: bool) -> dict[str, list[Row]]:
     loaded = fold_capture(capture)
-    timing = loaded.timing
-    filled = CaptureInfo(
-        source=capture.source, location=info.location, entry=info.entry, method=info.method,
-        url=info.url or capture.url, request_model=info.request_model, started_at=info.started_at,
-        status=info.status if info.status is not None else capture.status, outcome=info.outcome,
-        ttfb=None if timing is None else timing.ttfb, ttft=None if timing is None else timing.ttft,
-        duration=None if timing is None else timing.duration, body_bytes=len(capture.body),
-        read_count=len(capture.reads) if capture.reads else None, fingerprint=info.fingerprint)
-    return table_rows(loaded.result, capture_id, capture=filled, frames=frames)
+    return table_rows(loaded.result, capture_id, capture=_info(record, entry, loaded), frames=frames)
 
 
 def body_capture(record: Mapping[str, Any]) -> Capture:
@@ -204,18 +194,23 @@ def _pairs(headers: list[dict[str, str]] | None) -> tuple[tuple[str, str], ...]:
     return tuple((pair["name"], pair["value"]) for pair in headers or ())
 
 
-def _info(record: Mapping[str, Any]) -> CaptureInfo:
-    started = record["started_at"]
+def _info(record: Mapping[str, Any], entry: int | None = None, loaded: Loaded | None = None) -> CaptureInfo:
+    """What is known of a capture: its record's metadata, the entry of a file that holds many, and (when it
+    was folded) what its reading and folding told: the body's source, URL, status and timing."""
+    started, status, url, data = record["started_at"], record["status"], record["url"], record["data"]
+    capture = timing = None
+    if loaded is not None:
+        capture, timing = loaded.capture, loaded.timing
+        url, status, data = url or capture.url, capture.status if status is None else status, capture.body
     return CaptureInfo(
-        source=record["source"], location=record["location"], entry=record["entry"], method=record["method"],
-        url=record["url"], request_model=record["request_model"],
-        started_at=started if isinstance(started, datetime.datetime) else None, status=record["status"],
-        outcome=record["outcome"], body_bytes=len(record["data"]) if record["data"] is not None else None,
+        source=record["source"] if capture is None else capture.source, location=record["location"],
+        entry=record["entry"] if entry is None else str(entry), method=record["method"], url=url,
+        request_model=record["request_model"], started_at=started if isinstance(started, datetime.datetime) else None,
+        status=status, outcome=record["outcome"], ttfb=None if timing is None else timing.ttfb,
+        ttft=None if timing is None else timing.ttft, duration=None if timing is None else timing.duration,
+        body_bytes=None if data is None else len(data),
+        read_count=len(capture.reads) if capture is not None and capture.reads else None,
         fingerprint=record["fingerprint"])
-
-
-def _with_entry(info: CaptureInfo, entry: int | None) -> CaptureInfo:
-    return info if entry is None else dataclasses.replace(info, entry=str(entry))
 
 
 def _entry_id(record: Mapping[str, Any], entry: int | None) -> str:
