@@ -35,25 +35,29 @@ OUTCOME_CLASSES: Mapping[str, str] = {
 
 #: Codes of the notes that say the body was not folded as a stream (`services._wrong_input`).
 _NOT_A_STREAM = frozenset({"html-page", "not-text"})
+_NO_CODES: frozenset[str] = frozenset()
 
 
 def outcome_class(result: Result, *, recorded: str | None = None, status: int | None = None) -> str:
     """The class of `OUTCOME_CLASSES` for a folded capture. `recorded`: how the recording says the exchange
     ended (the store's `complete`, `client-cut`, `upstream-cut`, `failed`), `status`: its HTTP status."""
-    codes = {diagnostic.code for diagnostic in result.diagnostics}
+    # Each test asked only when there is something to test (a fleet asks this of millions of clean replies).
+    codes = {diagnostic.code for diagnostic in result.diagnostics} if result.diagnostics else _NO_CODES
     if codes & _NOT_A_STREAM:
         return "not-a-stream"
     if recorded == "client-cut":
         return "client-cut"
     if (recorded == "failed" or (status is not None and status >= 400) or "error-response" in codes
-            or any(error.code == "in-stream-error" for error in result.errors)):
+            or (result.errors and any(error.code == "in-stream-error" for error in result.errors))):
         return "errored"
     if not result.complete:
         return "upstream-cut"
     if result.errors:
         return "damaged"
-    if any(call.error is not None for choice in result.choices for call in choice.tool_calls):
-        return "arguments-invalid"
-    if any(choice.finish_reason == "length" for choice in result.choices):
-        return "short"
-    return "complete"
+    short = False
+    for choice in result.choices:
+        for call in choice.tool_calls:
+            if call.error is not None:
+                return "arguments-invalid"
+        short = short or choice.finish_reason == "length"
+    return "short" if short else "complete"

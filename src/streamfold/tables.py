@@ -248,13 +248,16 @@ def table_rows(result: Result, capture_id: str, *, capture: CaptureInfo | None =
             choice.finish_reason, choice.finish_reason_raw, len(choice.tool_calls),
             [block.type for block in blocks], [block.index for block in blocks],
             [block.frames[0] for block in blocks], [block.frames[1] for block in blocks]))
-        out["tool_calls"].extend((
-            capture_id, choice.index, call.index, call.key, call.id, call.name, call.arguments,
-            None if call.error is not None else dumps_compact(call.parsed), call.error)
-            for call in choice.tool_calls)
-    out["findings"].extend(_finding_row(capture_id, position, error) for position, error in enumerate(result.errors))
-    out["findings"].extend(_finding_row(capture_id, position, diagnostic)
-                           for position, diagnostic in enumerate(result.diagnostics))
+        if choice.tool_calls:
+            out["tool_calls"].extend([
+                (capture_id, choice.index, call.index, call.key, call.id, call.name, call.arguments,
+                 None if call.error is not None else dumps_compact(call.parsed), call.error)
+                for call in choice.tool_calls])
+    if result.errors or result.diagnostics:
+        out["findings"].extend([_finding_row(capture_id, position, error)
+                                for position, error in enumerate(result.errors)])
+        out["findings"].extend([_finding_row(capture_id, position, diagnostic)
+                                for position, diagnostic in enumerate(result.diagnostics)])
     if frames:
         out["frames"] = _frame_rows(result, capture_id)
     return out
@@ -285,7 +288,15 @@ _NOTHING = Result("unknown", "unknown", False, None, None, {}, (), None, (), ())
 def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> Row:
     counts = result.frame_counts
     errors, diagnostics = result.errors, result.diagnostics
-    codes = dict.fromkeys([*(error.code for error in errors), *(diagnostic.code for diagnostic in diagnostics)])
+    # Loops, not generators: a fleet makes this row millions of times, mostly for replies with one choice
+    # and no findings, where a generator's set-up costs more than its work.
+    codes = dict.fromkeys([*[error.code for error in errors], *[diagnostic.code for diagnostic in diagnostics]]
+                          ) if errors or diagnostics else {}
+    calls, finish_reason = 0, None
+    for choice in result.choices:
+        calls += len(choice.tool_calls)
+        if finish_reason is None and choice.finish_reason:
+            finish_reason = choice.finish_reason
     opaque_count, opaque_dropped = _opaque_counts(result)
     return (
         capture_id, info.source, info.location, info.entry, info.method, info.url, _host(info.url),
@@ -293,10 +304,7 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> Row:
         outcome_class(result, recorded=info.outcome, status=info.status), None,
         result.transport, result.dialect, result.complete, result.model, result.id,
         counts.get("total", 0), counts.get("data", 0), counts.get("comments", 0), counts.get("invalid", 0),
-        len(result.choices), sum(len(choice.tool_calls) for choice in result.choices),
-        len(errors), len(diagnostics),
-        next((choice.finish_reason for choice in result.choices if choice.finish_reason), None),
-        [str(code) for code in codes],
+        len(result.choices), calls, len(errors), len(diagnostics), finish_reason, [str(code) for code in codes],
         info.body_bytes, info.read_count, _float(info.ttfb), _float(info.ttft), _float(info.duration),
         opaque_count, opaque_dropped,
         None if result.native is None else dumps_compact(result.native),
