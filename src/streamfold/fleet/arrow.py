@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..tables import SCHEMA, Row
 
-__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split"]
+__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "row_text", "split"]
 
 #: The tables nested in a folded batch, in `SCHEMA`'s order (`frames` only when asked for).
 CHILD_TABLES = tuple(name for name in SCHEMA if name != "captures")
@@ -66,7 +66,7 @@ def nest(captures: Iterable[Mapping[str, Sequence[Row]]], *, frames: bool = Fals
     schema = folded_schema(frames=frames)
     ids = SCHEMA["captures"].names
     own = _columns([one["captures"][0] for one in captures], len(ids))
-    arrays = [pa.array(values, type=schema.field(name).type) for name, values in zip(ids, own)]
+    arrays = [_array(values, schema.field(name).type) for name, values in zip(ids, own)]
     for name in CHILD_TABLES:
         if not frames and name == "frames":
             continue
@@ -76,10 +76,34 @@ def nest(captures: Iterable[Mapping[str, Sequence[Row]]], *, frames: bool = Fals
             offsets.append(len(rows))
         item = schema.field(name).type.value_type
         values = _columns(rows, len(SCHEMA[name].columns))[1:]  # less `capture_id`: the row it nests in
-        struct = pa.StructArray.from_arrays([pa.array(column, type=field.type) for column, field in zip(values, item)],
+        struct = pa.StructArray.from_arrays([_array(column, field.type) for column, field in zip(values, item)],
                                             fields=list(item))
         arrays.append(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _array(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
+    try:
+        return pa.array(values, type=type_)
+    except UnicodeEncodeError:  # a lone surrogate: Arrow holds only UTF-8 (see `row_text`)
+        return pa.array([_valid(value) for value in values], type=type_)
+
+
+def _valid(value: Any) -> Any:
+    if isinstance(value, str):
+        return row_text(value)
+    return [_valid(item) for item in value] if isinstance(value, list) else value
+
+
+def row_text(text: str) -> str:
+    """`text` as a table can hold it, UTF-8: the lone surrogates a Python string may carry (a path's bytes that
+    are not UTF-8, which Python keeps as U+DC80-U+DCFF; a JSON record's lone escape) written as the escapes
+    `\\xNN` of their bytes, as `ls -b` shows such a name (`sources.path_of` reads a path back from them)."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _columns(rows: Sequence[Row], width: int) -> list[Sequence[Any]]:

@@ -35,11 +35,14 @@ import pyarrow.parquet as pq
 from ..tables import SCHEMA, TABLES_SCHEMA_VERSION
 from .arrow import split
 
-__all__ = ["MANIFEST", "FleetDir", "FleetError", "partition_of"]
+__all__ = ["MANIFEST", "FleetDir", "FleetError", "partition_of", "refuse_undecodable"]
 
 MANIFEST = "manifest.json"
 _STATE = "_fleet"
 _LEDGER = "ledger.jsonl"
+#: A ledger line's JSON (`json.dumps` with separators makes an encoder a call: a directory of small files
+#: writes a line a file). ASCII, so a path's undecodable bytes (lone surrogates) are written as escapes.
+_LINE = json.JSONEncoder(separators=(",", ":"))
 _PART = re.compile(r"part-[A-Za-z0-9_.-]+\.parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -61,11 +64,21 @@ def partition_of(day: str, dialect: str) -> str:
     return f"day={day}/dialect={_UNSAFE.sub('_', dialect) or 'unknown'}"
 
 
+def refuse_undecodable(path: Path) -> None:
+    """Raise `FleetError` for a fleet directory whose path is not UTF-8: Arrow and DuckDB take paths as text."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise FleetError(f"the fleet directory {str(path).encode('utf-8', 'surrogateescape')!r} has a name that is "
+                         "not UTF-8 text, which Parquet and DuckDB cannot open: choose another") from None
+
+
 class FleetDir:
     """An open fleet directory, held by this process alone until `close()`."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        refuse_undecodable(self.path)
         self._state = self.path / _STATE
         try:
             self._state.mkdir(parents=True, exist_ok=True)
@@ -172,7 +185,7 @@ class FleetDir:
         if not lines:
             return
         with open(self._state / _LEDGER, "a", encoding="utf-8") as ledger:
-            ledger.write("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+            ledger.write("".join(_LINE.encode(line) + "\n" for line in lines))
             ledger.flush()
             os.fsync(ledger.fileno())
 
@@ -197,7 +210,9 @@ class FleetDir:
         self.manifest["tables"] = totals
         self.manifest["updated"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         temporary = self.path / f"{MANIFEST}.tmp"
-        temporary.write_text(json.dumps(self.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        # A lone surrogate (a SOURCE's bytes that are not UTF-8) written as its JSON escape, which reads back as it.
+        temporary.write_text(json.dumps(self.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8",
+                             errors="backslashreplace")
         os.replace(temporary, self.path / MANIFEST)
 
     def _totals(self) -> dict[str, dict[str, int]]:

@@ -29,7 +29,7 @@ import duckdb
 
 from ..tables import SCHEMA
 from .arrow import arrow_schema
-from .layout import MANIFEST, FleetError
+from .layout import MANIFEST, FleetError, refuse_undecodable
 
 __all__ = ["open_fleet", "rows_of", "table_files"]
 
@@ -51,6 +51,7 @@ def table_files(root: Path, table: str) -> list[str]:
 def open_fleet(path: str | Path) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection (in memory; nothing is written to the fleet) with a view per table."""
     root = Path(path)
+    refuse_undecodable(root)
     if not (root / MANIFEST).is_file():
         raise FleetError(f"{str(root)!r} is not a fleet directory (it has no {MANIFEST}): make one with "
                          f"`streamfold fleet fold SOURCE... --out {root}`")

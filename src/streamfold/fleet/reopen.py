@@ -28,7 +28,7 @@ from ..services.inputs import read_capture
 from ..store import StoreError, get_exchange
 from .batch import body_capture
 from .records import Done, jsonl_records, parquet_records, stored_fingerprint
-from .sources import Input, expand, told
+from .sources import Input, expand, path_of, told
 
 __all__ = ["ReopenError", "Reopened", "reopen"]
 
@@ -56,6 +56,7 @@ def reopen(row: Mapping[str, Any], *, entry: str | None = None, max_size: int | 
     location = row.get("location")
     if not location:
         raise ReopenError(f"the fleet does not say where capture {row.get('capture_id')!r} came from")
+    location = path_of(location)
     if row.get("source") == "store":
         return Reopened(_stored(location, row.get("fingerprint"), max_size))
     item = _input(location)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from ..store.schema import SQLITE_MAGIC
 from .records import Done, empty_record, is_records_line, jsonl_records, parquet_records, store_records
 
-__all__ = ["UNTOLD", "Failure", "Input", "expand", "records_of", "told"]
+__all__ = ["UNTOLD", "Failure", "Input", "expand", "path_of", "records_of", "told"]
 
 _GLOB = frozenset("*?[")
 #: The kind of a local file not opened yet.
@@ -166,6 +167,16 @@ def _remote(source: str) -> list[Input | Failure]:
         if isinstance(item, Input) and item.kind == "store":
             return [Failure(item.key, "a capture store must be a local file (copy it here first)")]
     return found
+
+
+def path_of(text: str) -> str:
+    """The path a table's `location` names: itself, or, when no such file exists, the path whose bytes its
+    `\\xNN` escapes stand for (`arrow.row_text` wrote a name that is not UTF-8 so)."""
+    local = text.removeprefix("file://")
+    if "\\x" not in local or os.path.lexists(local):
+        return text
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda match: bytes([int(match[1], 16)]), local.encode("utf-8"))
+    return os.fsdecode(raw)
 
 
 def _kind(head: bytes) -> str:
