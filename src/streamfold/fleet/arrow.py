@@ -99,6 +99,13 @@ def row_text(text: str) -> str:
     """`text` as a table can hold it, UTF-8: the lone surrogates a Python string may carry (a path's bytes that
     are not UTF-8, which Python keeps as U+DC80-U+DCFF; a JSON record's lone escape) written as the escapes
     `\\xNN` of their bytes, as `ls -b` shows such a name (`sources.path_of` reads a path back from them)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
     try:
         raw = text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:

@@ -32,6 +32,7 @@ from .._json import loads_utf8
 from ..store.bulk import exchange_rows, iter_exchanges
 from ..store.reader import StoredExchange
 from ..store.rows import DamagedCaptureError
+from .arrow import row_text
 from .batch import INPUT_SCHEMA
 
 __all__ = ["Done", "empty_record", "is_records_line", "jsonl_records", "parquet_records", "store_records",
@@ -117,8 +118,9 @@ def parquet_records(key: str, open_: Callable[[], Any], done: Done,
 
 
 def _record(key: str, entry: str, value: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
-    name = value.get("id")
-    capture_id = f"{key}#{name}" if isinstance(name, (str, int)) and not isinstance(name, bool) else f"{key}:{entry}"
+    name, key = value.get("id"), row_text(key)
+    capture_id = (f"{key}#{row_text(str(name))}" if isinstance(name, (str, int)) and not isinstance(name, bool)
+                  else f"{key}:{entry}")
     record = empty_record(capture_id, "body")
     record.update(location=key, entry=entry, fingerprint=fingerprint, source="records")
     problems: list[str] = []
@@ -162,7 +164,7 @@ def _body(value: Mapping[str, Any], problems: list[str]) -> bytes | None:
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+    return row_text(value) if isinstance(value, str) else None
 
 
 def _time(value: Any, problems: list[str]) -> datetime.datetime | None:
@@ -186,7 +188,8 @@ def _headers(value: Any) -> list[dict[str, str]] | None:
         pairs = [tuple(pair) for pair in value if isinstance(pair, (list, tuple)) and len(pair) == 2]
     else:
         return None
-    return [{"name": name, "value": text} for name, text in pairs if isinstance(name, str) and isinstance(text, str)]
+    return [{"name": row_text(name), "value": row_text(text)} for name, text in pairs
+            if isinstance(name, str) and isinstance(text, str)]
 
 
 def _arrivals(value: Any) -> list[tuple[int, float]] | None:
@@ -213,22 +216,23 @@ def store_records(path: str, done: Done) -> Iterator[dict[str, Any]]:
     its end time and size are its fingerprint, and only the exchanges a fleet does not hold with that
     fingerprint are read, through one connection. A damaged exchange is an unreadable row; the rest go on."""
     wanted: dict[int, str] = {}
+    label = row_text(path)  # the store's path as the tables hold it; `path` itself is opened
     for row in exchange_rows(path):
         if row["in_flight"]:
             continue
         fingerprint = stored_fingerprint(row["ended_at"], row["body_bytes"])
-        if not done.holds(f"{path}#{row['id']}", fingerprint):
+        if not done.holds(f"{label}#{row['id']}", fingerprint):
             wanted[row["id"]] = fingerprint
     ids, start = list(wanted), 0
     while start < len(ids):
         try:
             for stored in iter_exchanges(path, ids[start:]):
                 start += 1
-                yield _stored_record(path, stored, wanted[stored.id])
+                yield _stored_record(label, stored, wanted[stored.id])
         except DamagedCaptureError as exc:
             damaged, start = ids[start], start + 1
-            record = empty_record(f"{path}#{damaged}", "stored")
-            record.update(read_error=str(exc), source="store", location=f"{path}#{damaged}", entry=str(damaged),
+            record = empty_record(f"{label}#{damaged}", "stored")
+            record.update(read_error=str(exc), source="store", location=f"{label}#{damaged}", entry=str(damaged),
                           fingerprint=wanted[damaged])
             yield record
 

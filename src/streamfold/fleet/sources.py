@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..store.schema import SQLITE_MAGIC
+from .arrow import row_text
 from .records import Done, empty_record, is_records_line, jsonl_records, parquet_records, store_records
 
 __all__ = ["UNTOLD", "Failure", "Input", "expand", "path_of", "records_of", "told"]
@@ -237,10 +238,10 @@ def _read_start(path: str, size: int) -> bytes:
 
 def _file_record(item: Input, data: bytes | None = None) -> dict[str, Any]:
     """The row of a file that is one capture: `data`, its bytes when already read, else read now."""
-    record = empty_record(item.key, "file")
+    record = empty_record(row_text(item.key), "file")
     try:
         record["data"] = item.read() if data is None else data
     except OSError as exc:
         record["read_error"] = f"cannot be read: {exc.strerror or exc}"
-    record.update(location=item.key, fingerprint=item.fingerprint)
+    record.update(location=record["capture_id"], fingerprint=item.fingerprint)
     return record
