@@ -191,7 +191,7 @@ def _reads(record: Mapping[str, Any]) -> tuple[tuple[int, float], ...] | None:
 
 
 def _pairs(headers: list[dict[str, str]] | None) -> tuple[tuple[str, str], ...]:
-    return tuple((pair["name"], pair["value"]) for pair in headers or ())
+    return tuple([(pair["name"], pair["value"]) for pair in headers]) if headers else ()
 
 
 def _info(record: Mapping[str, Any], entry: int | None = None, loaded: Loaded | None = None) -> CaptureInfo:

