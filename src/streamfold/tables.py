@@ -19,6 +19,7 @@ stored tables tell the versions apart by it.
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -352,6 +353,7 @@ def _frame_rows(result: Result, capture_id: str) -> list[Row]:
             for frame in result.frames]
 
 
+@functools.lru_cache(maxsize=1024)  # a fleet's captures come from a handful of endpoints
 def _host(url: str | None) -> str | None:
     if not url:
         return None

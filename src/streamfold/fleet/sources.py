@@ -32,6 +32,7 @@ UNTOLD = ""
 #: The bytes a kind is told by, and the size below which a file is read whole to tell it.
 _HEAD = 4096
 _WHOLE = 1024 * 1024
+_READ_ONLY = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,8 @@ def _kind(head: bytes) -> str:
         return "store"
     if head.startswith(b"PAR1"):
         return "parquet"
-    if is_records_line(head.split(b"\n", 1)[0]):
+    end = head.find(b"\n")  # the first line, not a copy of the rest too
+    if is_records_line(head if end < 0 else head[:end]):
         return "jsonl"
     return "file"
 
@@ -229,7 +231,7 @@ def _read_start(path: str, size: int) -> bytes:
     """The first `size` bytes of a file (fewer: it is shorter), in one read: a fleet of small files spends
     more on reading them than on anything but the fold, and a buffered `open` costs twice the system
     calls."""
-    handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    handle = os.open(path, _READ_ONLY)
     try:
         return os.read(handle, size)
     finally:
