@@ -291,7 +291,7 @@ def _capture_row(result: Result, capture_id: str, info: CaptureInfo) -> Row:
     errors, diagnostics = result.errors, result.diagnostics
     # Loops, not generators: a fleet makes this row millions of times, mostly for replies with one choice
     # and no findings, where a generator's set-up costs more than its work.
-    codes = dict.fromkeys([*[error.code for error in errors], *[diagnostic.code for diagnostic in diagnostics]]
+    codes = dict.fromkeys([error.code for error in errors] + [diagnostic.code for diagnostic in diagnostics]
                           ) if errors or diagnostics else {}
     calls, finish_reason = 0, None
     for choice in result.choices:

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from fleet_helpers import fold_here, jsonl, rows, sse
-from streamfold.fleet.arrow import row_text
+from streamfold import fold
+from streamfold.fleet.arrow import nest
 from streamfold.fleet.layout import FleetError
 from streamfold.fleet.query import open_fleet
 from streamfold.fleet.reopen import reopen
-from streamfold.fleet.sources import path_of
+from streamfold.fleet.text import path_of, row_text
+from streamfold.tables import CaptureInfo, table_rows
 
 CHAT = '{"id":"c1","model":"m-1","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}'
 NOT_UTF8 = os.fsdecode(b"caf\xe9")  # Latin-1 bytes, as an old archive's file names are
@@ -77,3 +79,14 @@ def test_a_fleet_directory_whose_name_is_not_utf8_is_refused_in_a_sentence(tmp_p
                           capture_output=True, timeout=120, check=False)
     assert done.returncode != 0 and b"Traceback" not in done.stderr
     assert b"not UTF-8 text" in done.stderr and not out.exists()
+
+
+def test_nest_keeps_a_folded_row_whose_text_arrow_refuses() -> None:
+    """The last guard: text that reaches the rows by another way than a record (a reader of some input format
+    that keeps a lone surrogate) costs its escapes, not the batch."""
+    good = table_rows(fold(sse(CHAT)), "clean")
+    bad = table_rows(fold(sse(CHAT)), "a\ud800", capture=CaptureInfo(url=f"https://h.example/{NOT_UTF8}"))
+    folded = nest([good, bad])
+    assert folded.column("capture_id").to_pylist() == ["clean", "a\\xed\\xa0\\x80"]
+    assert folded.column("url").to_pylist() == [None, "https://h.example/caf\\xe9"]
+    assert folded.column("choices")[1].as_py()[0]["content"] == "Hi"

@@ -19,8 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..tables import SCHEMA, Row
+from .text import row_text
 
-__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "row_text", "split"]
+__all__ = ["CHILD_TABLES", "arrow_schema", "folded_schema", "nest", "split"]
 
 #: The tables nested in a folded batch, in `SCHEMA`'s order (`frames` only when asked for).
 CHILD_TABLES = tuple(name for name in SCHEMA if name != "captures")
@@ -93,24 +94,6 @@ def _valid(value: Any) -> Any:
     if isinstance(value, str):
         return row_text(value)
     return [_valid(item) for item in value] if isinstance(value, list) else value
-
-
-def row_text(text: str) -> str:
-    """`text` as a table can hold it, UTF-8: the lone surrogates a Python string may carry (a path's bytes that
-    are not UTF-8, which Python keeps as U+DC80-U+DCFF; a JSON record's lone escape) written as the escapes
-    `\\xNN` of their bytes, as `ls -b` shows such a name (`sources.path_of` reads a path back from them)."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        pass
-    try:
-        raw = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        raw = text.encode("utf-8", "surrogatepass")
-    return raw.decode("utf-8", "backslashreplace")
 
 
 def _columns(rows: Sequence[Row], width: int) -> list[Sequence[Any]]:

@@ -32,8 +32,8 @@ from .._json import loads_utf8
 from ..store.bulk import exchange_rows, iter_exchanges
 from ..store.reader import StoredExchange
 from ..store.rows import DamagedCaptureError
-from .arrow import row_text
 from .batch import INPUT_SCHEMA
+from .text import row_text
 
 __all__ = ["Done", "empty_record", "is_records_line", "jsonl_records", "parquet_records", "store_records",
            "stored_fingerprint"]

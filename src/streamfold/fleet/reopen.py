@@ -28,7 +28,8 @@ from ..services.inputs import read_capture
 from ..store import StoreError, get_exchange
 from .batch import body_capture
 from .records import Done, jsonl_records, parquet_records, stored_fingerprint
-from .sources import Input, expand, path_of, told
+from .sources import Input, expand, told
+from .text import path_of
 
 __all__ = ["ReopenError", "Reopened", "reopen"]
 

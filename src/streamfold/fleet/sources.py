@@ -15,16 +15,15 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..store.schema import SQLITE_MAGIC
-from .arrow import row_text
 from .records import Done, empty_record, is_records_line, jsonl_records, parquet_records, store_records
+from .text import row_text
 
-__all__ = ["UNTOLD", "Failure", "Input", "expand", "path_of", "records_of", "told"]
+__all__ = ["UNTOLD", "Failure", "Input", "expand", "records_of", "told"]
 
 _GLOB = frozenset("*?[")
 #: The kind of a local file not opened yet.
@@ -97,32 +96,30 @@ class _UnusableError(Exception):
 
 def _local(source: str, skip: str | None) -> list[Input | Failure]:
     path = source.removeprefix("file://")
-    paths: list[str]
-    walked = False
+    paths: list[str]  # absolute and normal
     if _GLOB & set(path):
-        paths = sorted(found for found in glob.glob(path, recursive=True) if os.path.isfile(found))
+        paths = sorted(os.path.abspath(found) for found in glob.glob(path, recursive=True) if os.path.isfile(found))
         if not paths:
             raise _UnusableError("the pattern matches no file")
     elif os.path.isdir(path):
-        # A walk's paths are absolute and normal already, its root made so once: `abspath` on each file costs
-        # a fleet of small files more than its `stat`.
-        paths, walked = _walk(os.path.abspath(path), skip), True
+        # Its root made absolute once, a walk's paths are: `abspath` on each file costs a fleet of small files
+        # more than its `stat`.
+        paths = _walk(os.path.abspath(path), skip)
         if not paths:
             raise _UnusableError("the directory holds no file")
     elif os.path.exists(path):
-        paths = [path]
+        paths = [os.path.abspath(path)]
     else:
         raise _UnusableError("no such file or directory")
     found: list[Input | Failure] = []
     for name in paths:
-        absolute = name if walked else os.path.abspath(name)
         try:
-            status = os.stat(absolute)
+            status = os.stat(name)
         except OSError as exc:
             found.append(Failure(name, f"cannot be read: {exc.strerror or exc}"))
             continue
         # Its kind is told when it is read (`records_of`): one open a file, not one to list it and one to read it.
-        found.append(Input(absolute, UNTOLD, status.st_size, f"{status.st_size}:{status.st_mtime_ns}"))
+        found.append(Input(name, UNTOLD, status.st_size, f"{status.st_size}:{status.st_mtime_ns}"))
     return found
 
 
@@ -169,16 +166,6 @@ def _remote(source: str) -> list[Input | Failure]:
         if isinstance(item, Input) and item.kind == "store":
             return [Failure(item.key, "a capture store must be a local file (copy it here first)")]
     return found
-
-
-def path_of(text: str) -> str:
-    """The path a table's `location` names: itself, or, when no such file exists, the path whose bytes its
-    `\\xNN` escapes stand for (`arrow.row_text` wrote a name that is not UTF-8 so)."""
-    local = text.removeprefix("file://")
-    if "\\x" not in local or os.path.lexists(local):
-        return text
-    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda match: bytes([int(match[1], 16)]), local.encode("utf-8"))
-    return os.fsdecode(raw)
 
 
 def _kind(head: bytes) -> str:
@@ -240,10 +227,11 @@ def _read_start(path: str, size: int) -> bytes:
 
 def _file_record(item: Input, data: bytes | None = None) -> dict[str, Any]:
     """The row of a file that is one capture: `data`, its bytes when already read, else read now."""
-    record = empty_record(row_text(item.key), "file")
+    label = row_text(item.key)  # its path as the tables hold it: the capture's id and where it is
+    record = empty_record(label, "file")
     try:
         record["data"] = item.read() if data is None else data
     except OSError as exc:
         record["read_error"] = f"cannot be read: {exc.strerror or exc}"
-    record.update(location=record["capture_id"], fingerprint=item.fingerprint)
+    record.update(location=label, fingerprint=item.fingerprint)
     return record
